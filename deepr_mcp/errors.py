@@ -1,0 +1,82 @@
+"""One error tree for the whole package.
+
+Services raise these with a message a user can act on (what was wrong, what is allowed);
+the wiring layer maps them once onto MCP: an ``isError`` tool result, or a JSON-RPC error
+for protocol misuse. Nothing else catches broad exceptions except fan-out boundaries.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BudgetExceeded",
+    "Conflict",
+    "DeeprError",
+    "InvalidInput",
+    "NotFound",
+    "PathRejected",
+    "ProviderError",
+    "QuotaExceeded",
+]
+
+
+class DeeprError(Exception):
+    """Base of every error deepr-mcp raises on purpose; its message is shown to the client."""
+
+    code: str = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(DeeprError):
+    """The caller sent something the tool cannot accept; the message says what is allowed."""
+
+    code = "invalid_input"
+
+
+class NotFound(DeeprError):
+    """A named thing (tool, campaign, expert, file, resource) does not exist."""
+
+    code = "not_found"
+
+
+class Conflict(DeeprError):
+    """The request is valid but not in the current state (cancel a finished campaign, ...)."""
+
+    code = "conflict"
+
+
+class PathRejected(InvalidInput):
+    """A sandbox path broke a rule; ``rule`` names which one."""
+
+    code = "path_rejected"
+
+    def __init__(self, path: str, rule: str, detail: str) -> None:
+        super().__init__(f"path {path!r} rejected ({rule}): {detail}")
+        self.path = path
+        self.rule = rule
+
+
+class QuotaExceeded(DeeprError):
+    """A write would take a sandbox past its byte or file-count quota."""
+
+    code = "quota_exceeded"
+
+
+class BudgetExceeded(DeeprError):
+    """Spending more would pass the campaign's budget without an approval."""
+
+    code = "budget_exceeded"
+
+
+class ProviderError(DeeprError):
+    """An LLM, search or fetch provider failed; the message names the provider and why."""
+
+    code = "provider_error"
+
+    def __init__(self, provider: str, message: str, *, status: int | None = None, retryable: bool = False) -> None:
+        super().__init__(f"{provider}: {message}")
+        self.provider = provider
+        self.status = status
+        self.retryable = retryable
