@@ -1,0 +1,14 @@
+"""The research tool catalogue: thin handlers grouped by domain, each from a pydantic model."""
+
+from __future__ import annotations
+
+from deepr_mcp.gateway.spec import ToolSpec
+from deepr_mcp.tools import catalogue
+
+
+def all_tools() -> list[ToolSpec]:
+    """Every catalogue tool, in a fresh list (the registry owns what it is given)."""
+    return [*catalogue.TOOLS]
+
+
+__all__ = ["all_tools"]

@@ -1,0 +1,41 @@
+"""Per-connection identity and state, read from the SDK's request context.
+
+The SDK hands lowlevel handlers a per-request ``ServerSession`` that wraps the
+connection-scoped ``Connection`` (with ``state`` for scratch data and ``exit_stack`` for
+teardown) but exposes it only as a private attribute. This module is the one place that
+reaches for it, so an SDK change breaks one function, not every handler.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from mcp.server.connection import Connection
+from mcp.server.context import ServerRequestContext
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+_ID_KEY = "deepr.connection_id"
+
+
+def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:
+    return ctx.session._connection
+
+
+def is_modern(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """2026-07-28 requests are one-shot: nothing persists between them on the server side."""
+    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+def connection_id(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """A stable id for a handshake-era connection; ``None`` for a one-shot modern request."""
+    if is_modern(ctx):
+        return None
+    state = connection_of(ctx).state
+    if _ID_KEY not in state:
+        state[_ID_KEY] = uuid.uuid4().hex
+    return state[_ID_KEY]
+
+
+def connection_state(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+    return connection_of(ctx).state

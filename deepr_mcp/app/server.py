@@ -1,0 +1,120 @@
+"""Wiring: the SDK's lowlevel ``Server`` with deepr-mcp's handlers, serving both protocol eras.
+
+Handlers here translate between MCP types and the gateway/services and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+
+from deepr_mcp import __version__
+from deepr_mcp.app.connections import connection_id, connection_state, is_modern
+from deepr_mcp.app.services import Services
+from deepr_mcp.gateway.outcome import ToolOutcome
+from deepr_mcp.gateway.spec import ToolSpec
+from deepr_mcp.tools.context import ToolContext
+
+__all__ = ["INSTRUCTIONS", "build_server"]
+
+INSTRUCTIONS = (
+    "deepr-mcp runs long, cited research as background campaigns. Its tools are found on demand: "
+    "call tool_search with what you want to do (e.g. 'start a research campaign'), then run the "
+    "tool it returns with tool_call(name, arguments). Any tool name from a search can be passed to "
+    "tool_call later without searching again."
+)
+
+_REVEALED_KEY = "deepr.revealed"
+
+Ctx = ServerRequestContext[Services, Any]
+
+
+class DeeprServer(Server[Services]):
+    """Announces ``tools.listChanged`` to every handshake client, whichever transport built the options."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+def to_mcp_tool(spec: ToolSpec) -> types.Tool:
+    return types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema)
+
+
+def to_call_result(outcome: ToolOutcome) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(text=outcome.text)],
+        structured_content=outcome.structured,
+        is_error=outcome.is_error,
+    )
+
+
+def tool_context(ctx: Ctx) -> ToolContext:
+    return ToolContext(
+        services=ctx.lifespan_context,
+        protocol_version=ctx.protocol_version,
+        connection_id=connection_id(ctx),
+        report_progress=ctx.session.report_progress,
+        connection_state=connection_state(ctx),
+    )
+
+
+def build_server(services: Services) -> DeeprServer:
+    """A server bound to already-open ``services`` (the caller's lifespan owns them)."""
+    gateway = services.gateway
+
+    @asynccontextmanager
+    async def lifespan(_: Server[Services]) -> AsyncIterator[Services]:
+        yield services
+
+    async def list_tools(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
+        return types.ListToolsResult(tools=[to_mcp_tool(spec) for spec in gateway.listed(revealed)])
+
+    async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == "tool_search":
+            outcome, found = gateway.search(params.arguments)
+            await _reveal(ctx, found)
+        elif params.name == "tool_call":
+            target = gateway.unwrap_call(params.arguments)
+            outcome = target if isinstance(target, ToolOutcome) else await gateway.invoke(tool_context(ctx), *target)
+        else:
+            outcome = await gateway.invoke(tool_context(ctx), params.name, params.arguments)
+        return to_call_result(outcome)
+
+    async def _reveal(ctx: Ctx, names: list[str]) -> None:
+        """Add hits to this connection's list; tell the client only if the list really changed."""
+        if not names or is_modern(ctx) or gateway.mode == "full":
+            return
+        revealed: set[str] = connection_state(ctx).setdefault(_REVEALED_KEY, set())
+        new = set(names) - revealed
+        if new:
+            revealed |= new
+            # Request-scoped: it rides this call's own response stream, so it cannot be lost
+            # the way a standalone-stream notification is before the client's GET stream attaches.
+            await ctx.session.send_notification(types.ToolListChangedNotification(), related_request_id=ctx.request_id)
+
+    return DeeprServer(
+        "deepr-mcp",
+        version=__version__,
+        title="deepr-mcp research server",
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        get_tool_input_schema=gateway.schema_of,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )

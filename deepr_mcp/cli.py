@@ -1,0 +1,122 @@
+"""Command line: argument parsing only; every command calls into app/ or a service."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+
+from deepr_mcp import __version__
+from deepr_mcp.config import Settings, load_settings
+from deepr_mcp.errors import DeeprError, InvalidInput
+
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT such as 127.0.0.1:8765, got {value!r}")
+    return host, int(port)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="deepr-mcp", description="MCP server for long-running, cited research.")
+    parser.add_argument("--version", action="version", version=f"deepr-mcp {__version__}")
+    parser.add_argument("--config", type=Path, help="TOML config file (default: the per-user config dir)")
+    parser.add_argument("--data-dir", type=Path, help="where state lives (env DEEPR_DATA_DIR)")
+    parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve MCP over stdio (default) or HTTP")
+    serve.add_argument("--http", type=_host_port, metavar="HOST:PORT", help="serve /mcp and /sse over HTTP")
+    serve.add_argument("--auth-token", help="require 'Authorization: Bearer TOKEN' (env DEEPR_AUTH_TOKEN)")
+    serve.add_argument("--mode", choices=["proxy", "search", "full"], help="gateway mode (env DEEPR_GATEWAY_MODE)")
+
+    tools = sub.add_parser("tools", help="inspect the tool catalogue without a client")
+    tools_sub = tools.add_subparsers(dest="tools_command", required=True)
+    search = tools_sub.add_parser("search", help="rank catalogue tools for a query")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=5)
+    tools_sub.add_parser("list", help="list every catalogue tool")
+
+    config = sub.add_parser("config", help="configuration")
+    config_sub = config.add_subparsers(dest="config_command", required=True)
+    config_sub.add_parser("show", help="print the effective configuration, secrets hidden")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, object] = {"data_dir": args.data_dir}
+    if getattr(args, "auth_token", None):
+        overrides["auth_token"] = args.auth_token
+    settings = load_settings(args.config, **overrides)
+    if getattr(args, "mode", None):
+        settings.gateway.mode = args.mode
+    if getattr(args, "http", None):
+        settings.http.host, settings.http.port = args.http
+    return settings
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if args.http:
+        from deepr_mcp.app.http import check_bind, serve_http
+
+        check_bind(settings)
+        anyio.run(serve_http, settings)
+    else:
+        from deepr_mcp.app.stdio import serve_stdio
+
+        anyio.run(serve_stdio, settings)
+    return 0
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    from deepr_mcp.gateway import ToolRegistry
+    from deepr_mcp.tools import all_tools
+
+    registry = ToolRegistry(all_tools())
+    if args.tools_command == "list":
+        for spec in registry:
+            print(f"{spec.name:<24} {spec.category:<12} {spec.summary()}")
+        return 0
+    if not args.query.strip():
+        raise InvalidInput("the query is empty; describe the task, e.g. 'start a research campaign'")
+    if not 1 <= args.limit <= 20:
+        raise InvalidInput(f"--limit must be 1-20, got {args.limit}")
+    hits = registry.search(args.query, args.limit)
+    if not hits:
+        print(f"no tool matches {args.query!r} among {len(registry)} tools; try other words")
+        return 1
+    width = max(len(h.name) for h in hits)
+    for hit in hits:
+        print(f"{hit.name:<{width}}  {hit.score:7.3f}  {hit.spec.summary()}")
+    return 0
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    print(json.dumps(_settings(args).public_dict(), indent=2))
+    return 0
+
+
+COMMANDS = {"serve": cmd_serve, "tools": cmd_tools, "config": cmd_config}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return COMMANDS[args.command](args)
+    except DeeprError as exc:
+        print(f"deepr-mcp: error: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""The one Settings model: defaults < TOML file < ``DEEPR_*`` environment < CLI flags.
+
+Sections map onto environment variables with one underscore after the section name, so
+``[gateway] mode`` is ``DEEPR_GATEWAY_MODE`` and ``[openai] base_url`` is
+``DEEPR_OPENAI_BASE_URL``. Secrets are ``SecretStr`` so ``config show`` never prints them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from deepr_mcp.errors import InvalidInput
+
+GatewayMode = Literal["proxy", "search", "full"]
+ProviderName = Literal["local", "openai", "anthropic"]
+BudgetDecisionName = Literal["approve_override", "optimize_for_cost", "abort"]
+
+CONFIG_ENV = "DEEPR_CONFIG"
+_explicit_config_file: ContextVar[Path | None] = ContextVar("deepr_config_file", default=None)
+
+
+def default_data_dir() -> Path:
+    """A per-user data directory, so two users (or two data dirs) never share state."""
+    return Path(platformdirs.user_data_dir("deepr-mcp", appauthor=False))
+
+
+def default_config_file() -> Path:
+    return Path(platformdirs.user_config_dir("deepr-mcp", appauthor=False)) / "config.toml"
+
+
+class GatewaySettings(BaseModel):
+    mode: GatewayMode = Field("proxy", description="proxy: tool_search + tool_call; search: reveal; full: all tools")
+    search_limit_max: int = Field(20, ge=1, le=100)
+
+
+class HttpSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+    max_body_bytes: int = Field(1_048_576, gt=0, description="Largest accepted request body")
+    allowed_origins: list[str] = Field(default_factory=list, description="Extra Origin values to accept")
+    allowed_hosts: list[str] = Field(default_factory=list, description="Extra Host values to accept")
+
+
+class OpenAISettings(BaseModel):
+    base_url: str = "https://api.openai.com/v1"
+    api_key: SecretStr | None = None
+    model: str = "gpt-4o-mini"
+    cheap_model: str | None = None
+
+
+class AnthropicSettings(BaseModel):
+    api_key: SecretStr | None = None
+    model: str = "claude-sonnet-4-20250514"
+    base_url: str = "https://api.anthropic.com"
+    cheap_model: str | None = None
+
+
+class PriceSettings(BaseModel):
+    input_per_mtok: float | None = Field(None, ge=0)
+    output_per_mtok: float | None = Field(None, ge=0)
+
+
+class BudgetSettings(BaseModel):
+    default: float = Field(1.0, gt=0, description="Dollars a campaign may spend before asking")
+    timeout_s: float = Field(300.0, gt=0, description="How long a budget question waits for an answer")
+    default_decision: BudgetDecisionName = "abort"
+
+
+class JobSettings(BaseModel):
+    max_concurrent: int = Field(2, ge=1, le=64)
+
+
+class SandboxSettings(BaseModel):
+    max_bytes: int = Field(50 * 1024 * 1024, gt=0)
+    max_files: int = Field(2000, gt=0)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="DEEPR_",
+        env_nested_delimiter="_",
+        env_nested_max_split=1,
+        extra="ignore",
+        validate_default=True,
+    )
+
+    data_dir: Path = Field(default_factory=default_data_dir)
+    auth_token: SecretStr | None = None
+    provider: ProviderName = "local"
+    gateway: GatewaySettings = Field(default_factory=GatewaySettings)
+    http: HttpSettings = Field(default_factory=HttpSettings)
+    openai: OpenAISettings = Field(default_factory=OpenAISettings)
+    anthropic: AnthropicSettings = Field(default_factory=AnthropicSettings)
+    price: PriceSettings = Field(default_factory=PriceSettings)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    jobs: JobSettings = Field(default_factory=JobSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+
+    @field_validator("data_dir")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = _explicit_config_file.get() or os.environ.get(CONFIG_ENV) or default_config_file()
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+
+    def public_dict(self) -> dict[str, Any]:
+        """The effective settings with every secret replaced by ``"***"`` (or ``null`` if unset)."""
+        return self.model_dump(mode="json")
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Build the effective settings; CLI flags arrive as ``overrides`` and win over everything.
+
+    Raises ``InvalidInput`` naming the bad field, instead of a pydantic traceback.
+    """
+    if config_file is None and os.environ.get(CONFIG_ENV):
+        config_file = Path(os.environ[CONFIG_ENV])
+    if config_file is not None and not config_file.is_file():
+        raise InvalidInput(f"config file {str(config_file)!r} does not exist")
+    token = _explicit_config_file.set(config_file)
+    try:
+        if config_file is not None:
+            with config_file.open("rb") as fh:
+                tomllib.load(fh)
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInput(f"config file {str(config_file)!r} is not valid TOML: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise InvalidInput(f"invalid configuration: {problems}") from None
+    finally:
+        _explicit_config_file.reset(token)
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and ``localhost``: the binds that need no auth token."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

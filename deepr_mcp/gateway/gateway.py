@@ -1,0 +1,194 @@
+"""The two gateway tools and the dispatch behind them.
+
+``tool_search`` ranks the catalogue and reveals hits to the connection; ``tool_call`` runs
+any catalogue tool by name. Every tool is also callable by its own name, revealed or not:
+clients differ in whether they ever re-read ``tools/list`` (Claude Desktop does not), and
+2026-07-28 clients have no connection to reveal to.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from typing import Any, Literal
+
+import jsonschema
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from deepr_mcp.config import GatewayMode
+from deepr_mcp.errors import DeeprError
+from deepr_mcp.gateway.outcome import ToolOutcome, to_outcome
+from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.gateway.spec import ToolSpec, clean_schema
+
+__all__ = ["GATEWAY_TOOL_NAMES", "Gateway", "ToolCallInput", "ToolSearchInput"]
+
+logger = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 2000
+
+
+class ToolSearchInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(description="The task, in words")
+    limit: int = Field(3, ge=1, le=20)
+    format: Literal["json", "markdown"] = "json"
+
+    @field_validator("query")
+    @classmethod
+    def _query_has_words(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must contain words describing the task, e.g. 'start a research campaign'")
+        if len(value) > MAX_QUERY_CHARS:
+            raise ValueError(f"is {len(value)} characters; at most {MAX_QUERY_CHARS} are allowed")
+        return value
+
+
+class ToolCallInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=64)
+    arguments: dict[str, Any] = Field(default_factory=dict, description="Per the tool's inputSchema")
+
+
+SEARCH_SPEC = ToolSpec(
+    name="tool_search",
+    description="Find research tools by describing the task; returns names and input schemas. Call this first.",
+    input_schema=clean_schema(ToolSearchInput.model_json_schema()),
+    category="gateway",
+    input_model=ToolSearchInput,
+)
+CALL_SPEC = ToolSpec(
+    name="tool_call",
+    description="Run a tool found with tool_search: name plus arguments matching its inputSchema.",
+    input_schema=clean_schema(ToolCallInput.model_json_schema()),
+    category="gateway",
+    input_model=ToolCallInput,
+)
+GATEWAY_TOOL_NAMES = frozenset({SEARCH_SPEC.name, CALL_SPEC.name})
+
+
+def describe_validation_error(tool: str, exc: ValidationError) -> str:
+    """One line per problem, naming the argument, what was wrong and what is allowed."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        if err["type"] == "extra_forbidden":
+            parts.append(f"{where}: unknown argument")
+        elif err["type"] == "missing":
+            parts.append(f"{where}: required")
+        else:
+            parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
+    return f"invalid arguments for {tool}: " + "; ".join(parts)
+
+
+class Gateway:
+    """Owns what each mode lists and how a call reaches its handler."""
+
+    def __init__(self, registry: ToolRegistry, mode: GatewayMode) -> None:
+        self.registry = registry
+        self.mode = mode
+
+    def listed(self, revealed: Iterable[str] = ()) -> list[ToolSpec]:
+        """The tools ``tools/list`` shows: what the mode promises plus what was revealed."""
+        if self.mode == "full":
+            return [SEARCH_SPEC, CALL_SPEC, *self.registry]
+        base = [SEARCH_SPEC, CALL_SPEC] if self.mode == "proxy" else [SEARCH_SPEC]
+        extra = [spec for name in sorted(set(revealed)) if (spec := self.registry.get(name)) is not None]
+        return base + extra
+
+    def schema_of(self, name: str) -> dict[str, Any] | None:
+        for spec in (SEARCH_SPEC, CALL_SPEC):
+            if spec.name == name:
+                return spec.input_schema
+        spec = self.registry.get(name)
+        return spec.input_schema if spec is not None else None
+
+    def search(self, arguments: dict[str, Any] | None) -> tuple[ToolOutcome, list[str]]:
+        """Run ``tool_search``; returns the answer and the names it found (to reveal)."""
+        try:
+            args = ToolSearchInput.model_validate(arguments or {})
+        except ValidationError as exc:
+            return ToolOutcome.error(describe_validation_error("tool_search", exc)), []
+        hits = self.registry.search(args.query, args.limit)
+        names = [hit.name for hit in hits]
+        via = "tool_call" if self.mode == "proxy" else "its name"
+        structured = {
+            "query": args.query,
+            "hits": [
+                {
+                    "name": h.name,
+                    "description": h.spec.description,
+                    "inputSchema": h.spec.input_schema,
+                    "score": h.score,
+                }
+                for h in hits
+            ],
+            "call_with": "tool_call with {name, arguments}" if self.mode == "proxy" else "the tool's own name",
+        }
+        if not hits:
+            structured["hint"] = "No tool matched; try other words, or catalogue_list to browse."
+        if args.format == "markdown":
+            text = self._markdown(args.query, hits, via)
+            if not hits:
+                text += "\n" + structured["hint"]
+        else:
+            text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+        return ToolOutcome(text=text, structured=structured), names
+
+    @staticmethod
+    def _markdown(query: str, hits: list[Any], via: str) -> str:
+        lines = [f"Tools for {query!r} (call via {via}):"]
+        for hit in hits:
+            schema = json.dumps(hit.spec.input_schema, ensure_ascii=False, separators=(",", ":"))
+            lines.append(f"- **{hit.name}** ({hit.score}): {hit.spec.description}\n  schema: `{schema}`")
+        return "\n".join(lines)
+
+    def unwrap_call(self, arguments: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | ToolOutcome:
+        """Validate ``tool_call``'s own arguments; return the target and its arguments."""
+        try:
+            args = ToolCallInput.model_validate(arguments or {})
+        except ValidationError as exc:
+            return ToolOutcome.error(describe_validation_error("tool_call", exc))
+        if args.name in GATEWAY_TOOL_NAMES:
+            return ToolOutcome.error(f"tool_call runs catalogue tools; call {args.name} directly")
+        return args.name, args.arguments
+
+    def unknown(self, name: str) -> ToolOutcome:
+        close = self.registry.closest_names(name)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        return ToolOutcome.error(f"unknown tool {name!r}.{hint} Use tool_search to find tools.", suggestions=close)
+
+    async def invoke(self, ctx: Any, name: str, arguments: dict[str, Any] | None) -> ToolOutcome:
+        """Validate against the target's schema, run it, and map every failure to a tool error."""
+        spec = self.registry.get(name)
+        if spec is None or spec.handler is None:
+            return self.unknown(name)
+        arguments = arguments or {}
+        if spec.input_model is not None:
+            try:
+                spec.input_model.model_validate(arguments)
+            except ValidationError as exc:
+                return ToolOutcome.error(describe_validation_error(name, exc), inputSchema=spec.input_schema)
+        else:
+            problem = _jsonschema_problem(spec.input_schema, arguments)
+            if problem is not None:
+                return ToolOutcome.error(f"invalid arguments for {name}: {problem}", inputSchema=spec.input_schema)
+        try:
+            return to_outcome(await spec.handler(ctx, arguments))
+        except DeeprError as exc:
+            return ToolOutcome.from_exception(exc)
+        except Exception:
+            logger.exception("tool %s failed", name)
+            return ToolOutcome.error(f"internal error in {name}; the server logged the details and keeps serving")
+
+
+def _jsonschema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    try:
+        jsonschema.validate(arguments, schema)
+    except jsonschema.ValidationError as exc:
+        where = ".".join(str(p) for p in exc.absolute_path) or "arguments"
+        return f"{where}: {exc.message}"
+    except jsonschema.SchemaError:
+        return None
+    return None

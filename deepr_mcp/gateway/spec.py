@@ -1,0 +1,92 @@
+"""What a catalogue tool is: a name, a description, an input schema and a handler.
+
+``ToolSpec`` is public API (outside checks import it). Tools written in this package are
+declared with ``define_tool`` from a pydantic input model, so the ``inputSchema`` clients
+see and the validation the handler relies on come from one source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+__all__ = ["SearchHit", "ToolHandler", "ToolSpec", "clean_schema", "define_tool"]
+
+ToolHandler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+"""``async handler(ctx, arguments) -> result``: arguments are already validated against the schema."""
+
+
+@dataclass(slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    category: str = "general"
+    handler: ToolHandler | None = None
+    input_model: type[BaseModel] | None = field(default=None, repr=False, compare=False)
+
+    def summary(self) -> str:
+        """The first sentence of the description, for one-line listings."""
+        first = self.description.strip().split("\n", 1)[0]
+        return first.split(". ", 1)[0].rstrip(".") + "."
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    name: str
+    score: float
+    spec: ToolSpec
+
+
+def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop pydantic's auto-generated ``title`` keys: they repeat the property names and cost tokens."""
+
+    def walk(node: Any, parent_key: str | None) -> Any:
+        if isinstance(node, dict):
+            return {
+                k: walk(v, k)
+                for k, v in node.items()
+                if not (k == "title" and parent_key != "properties" and isinstance(v, str))
+            }
+        if isinstance(node, list):
+            return [walk(v, None) for v in node]
+        return node
+
+    return walk(schema, None)
+
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+def define_tool(
+    name: str,
+    description: str,
+    input_model: type[InputT],
+    *,
+    category: str = "general",
+) -> Callable[[Callable[[Any, InputT], Awaitable[Any]]], ToolSpec]:
+    """Decorate ``async def handler(ctx, args: InputModel)`` and return its ``ToolSpec``.
+
+    The spec's handler receives the already-validated model instance rebuilt from the
+    arguments, so handlers never see raw JSON.
+    """
+
+    def decorate(func: Callable[[Any, InputT], Awaitable[Any]]) -> ToolSpec:
+        async def handler(ctx: Any, arguments: dict[str, Any]) -> Any:
+            return await func(ctx, input_model.model_validate(arguments))
+
+        schema = clean_schema(input_model.model_json_schema())
+        schema.setdefault("properties", {})
+        return ToolSpec(
+            name=name,
+            description=description,
+            input_schema=schema,
+            category=category,
+            handler=handler,
+            input_model=input_model,
+        )
+
+    return decorate
