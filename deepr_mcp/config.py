@@ -119,7 +119,11 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_file = _explicit_config_file.get() or os.environ.get(CONFIG_ENV) or default_config_file()
+        toml_file: Path | str | None = _explicit_config_file.get()
+        if toml_file is None:
+            # DEEPR_CONFIG set but empty means "no config file at all" (tests, sandboxes).
+            env_value = os.environ.get(CONFIG_ENV)
+            toml_file = default_config_file() if env_value is None else (env_value or None)
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
 
     def public_dict(self) -> dict[str, Any]:

@@ -165,6 +165,13 @@ class Gateway:
         if spec is None or spec.handler is None:
             return self.unknown(name)
         arguments = arguments or {}
+        unknown = _unknown_arguments(spec.input_schema, arguments)
+        if unknown:
+            allowed = ", ".join(sorted(spec.input_schema.get("properties", {}))) or "none"
+            return ToolOutcome.error(
+                f"invalid arguments for {name}: unknown argument(s) {', '.join(unknown)}; allowed: {allowed}",
+                inputSchema=spec.input_schema,
+            )
         if spec.input_model is not None:
             try:
                 spec.input_model.model_validate(arguments)
@@ -181,6 +188,14 @@ class Gateway:
         except Exception:
             logger.exception("tool %s failed", name)
             return ToolOutcome.error(f"internal error in {name}; the server logged the details and keeps serving")
+
+
+def _unknown_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+    """Arguments the schema does not name, unless it explicitly allows extras."""
+    if schema.get("additionalProperties") is True:
+        return []
+    known = schema.get("properties", {})
+    return sorted(k for k in arguments if k not in known)
 
 
 def _jsonschema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:

@@ -1,0 +1,158 @@
+"""Ways to reach a real deepr-mcp server the way clients do: in-process, stdio, HTTP, SSE.
+
+Async context managers rather than yield-fixtures, so every task group is entered and
+left in the test's own task (the SDK's anyio task groups require it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters
+
+from deepr_mcp.app.server import build_server
+from deepr_mcp.app.services import Services
+from deepr_mcp.config import Settings
+
+ERAS = {"legacy": "legacy", "modern": "auto"}
+"""Client ``mode`` per protocol era: the 2025-11-25 handshake, or 2026-07-28 via server/discover."""
+
+MODERN_VERSION = "2026-07-28"
+HANDSHAKE_VERSION = "2025-11-25"
+
+
+class Recorder:
+    """A client message handler that remembers every server notification it saw."""
+
+    def __init__(self) -> None:
+        self.notifications: list[Any] = []
+        self.changed = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            return
+        self.notifications.append(message)
+        self.changed.set()
+        self.changed = anyio.Event()
+
+    def methods(self) -> list[str]:
+        return [getattr(n, "method", type(n).__name__) for n in self.notifications]
+
+    def saw(self, method: str) -> bool:
+        return method in self.methods()
+
+
+def server_env(data_dir: Path, **env: str) -> dict[str, str]:
+    """Environment for a server subprocess: isolated data dir, no user config file."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("DEEPR_")}
+    base.update({"DEEPR_DATA_DIR": str(data_dir), "DEEPR_CONFIG": "", "PYTHONUNBUFFERED": "1", **env})
+    return base
+
+
+def stdio_params(data_dir: Path, **env: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "deepr_mcp", "serve"], env=server_env(data_dir, **env)
+    )
+
+
+@asynccontextmanager
+async def http_server(data_dir: Path, *extra_args: str, **env: str) -> AsyncIterator[str]:
+    """Run ``deepr-mcp serve --http 127.0.0.1:0`` as a subprocess; yield its base URL.
+
+    Its stderr is drained for the whole run so a chatty server can never block on a full pipe.
+    """
+    cmd = [sys.executable, "-m", "deepr_mcp", "serve", "--http", "127.0.0.1:0", *extra_args]
+    proc = await anyio.open_process(cmd, env=server_env(data_dir, **env), stdin=subprocess.DEVNULL, stdout=None)
+    announced: list[str] = []
+    ready = anyio.Event()
+
+    async def drain() -> None:
+        assert proc.stderr is not None
+        buffer = b""
+        async for chunk in proc.stderr:
+            buffer += chunk
+            if not ready.is_set() and b"\n" in buffer:
+                announced.append(buffer.split(b"\n", 1)[0].decode(errors="replace"))
+                ready.set()
+        ready.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(drain)
+        try:
+            with anyio.fail_after(30):
+                await ready.wait()
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", announced[0] if announced else "")
+            assert match, f"server did not announce its URL: {announced!r}"
+            yield f"http://127.0.0.1:{match.group(1)}"
+        finally:
+            if proc.returncode is None:
+                proc.terminate()
+            with anyio.move_on_after(10) as scope:
+                await proc.wait()
+            if scope.cancelled_caught:
+                proc.kill()
+                await proc.wait()
+            tg.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def inprocess_services(settings: Settings) -> AsyncIterator[Services]:
+    async with Services(settings) as services:
+        yield services
+
+
+@asynccontextmanager
+async def connect(
+    transport: str,
+    era: str,
+    data_dir: Path,
+    *,
+    gateway_mode: str = "proxy",
+    message_handler: Any = None,
+    **client_kwargs: Any,
+) -> AsyncIterator[Client]:
+    """A connected SDK ``Client`` over ``transport`` (inproc | stdio | http | sse) in ``era``."""
+    env = {"DEEPR_GATEWAY_MODE": gateway_mode}
+    mode = ERAS[era]
+    if transport == "inproc":
+        settings = Settings(data_dir=data_dir, gateway={"mode": gateway_mode})
+        async with Services(settings) as services:
+            async with Client(build_server(services), mode=mode, message_handler=message_handler, **client_kwargs) as c:
+                yield c
+    elif transport == "stdio":
+        async with Client(
+            stdio_params(data_dir, **env), mode=mode, message_handler=message_handler, **client_kwargs
+        ) as c:
+            yield c
+    elif transport == "http":
+        async with http_server(data_dir, **env) as base:
+            async with Client(f"{base}/mcp", mode=mode, message_handler=message_handler, **client_kwargs) as c:
+                yield c
+    elif transport == "sse":
+        async with http_server(data_dir, **env) as base:
+            async with Client(sse_client(f"{base}/sse"), mode="legacy", message_handler=message_handler) as c:
+                yield c
+    else:
+        raise ValueError(transport)
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def structured(result: types.CallToolResult) -> dict[str, Any]:
+    if result.structured_content is not None:
+        return result.structured_content
+    return json.loads(text_of(result))
