@@ -35,7 +35,7 @@ def test_bad_config_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(InvalidInput, match="not valid TOML"):
         load_settings(broken)
     monkeypatch.setenv("DEEPR_GATEWAY_MODE", "everything")
-    with pytest.raises(InvalidInput, match="gateway.mode"):
+    with pytest.raises(InvalidInput, match=r"gateway\.mode"):
         load_settings()
 
 
