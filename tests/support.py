@@ -11,8 +11,9 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,28 @@ async def http_server(data_dir: Path, *extra_args: str, **env: str) -> AsyncIter
                 proc.kill()
                 await proc.wait()
             tg.cancel_scope.cancel()
+
+
+@contextmanager
+def http_server_sync(data_dir: Path, *extra_args: str, **env: str) -> Iterator[str]:
+    """``http_server`` for synchronous tests (frameworks such as Haystack run their own loop)."""
+    cmd = [sys.executable, "-m", "deepr_mcp", "serve", "--http", "127.0.0.1:0", *extra_args]
+    log = data_dir / "server.stderr"
+    with log.open("w") as err:
+        proc = subprocess.Popen(cmd, env=server_env(data_dir, **env), stdin=subprocess.DEVNULL, stderr=err)
+    try:
+        deadline = time.monotonic() + 30
+        while not (match := re.search(r"http://127\.0\.0\.1:(\d+)/mcp", log.read_text())):
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{match.group(1)}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 @asynccontextmanager
