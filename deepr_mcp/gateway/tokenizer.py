@@ -21,7 +21,10 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 STOP_WORDS = frozenset(
     """a an and are as at be by can do does for from get got has have how i if in into is it its
     me my of on or our please should so some that the their them then there these this those to
-    up us was we what when where which who why will with would you your want need let lets""".split()
+    up us was we what when where which who why will with would you your want need let lets did done
+    been being am were could shall may might must than too very just also such only own same other
+    any each both few more most much many its itself they he she him her his hers about after before
+    over under again further once here all""".split()
 )
 
 # Words users type for the same action, as plain words (stemmed at import); applied to

@@ -1,0 +1,313 @@
+"""plan → gather (one step per sub-question) → synthesise, one resumable step at a time.
+
+The engine never loops on its own schedule: a runner asks for ``next_step``, may check the
+cost estimate against a budget or stop (cancel, pause), then calls ``run_step`` and persists
+the returned state. A state saved after any step resumes to the same report as a run that
+never stopped, because every step is deterministic given the state and the corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import anyio
+
+from deepr_mcp.errors import InvalidInput
+from deepr_mcp.gateway.tokenizer import tokenize
+from deepr_mcp.research import prompts
+from deepr_mcp.research.models import (
+    Belief,
+    EngineEvent,
+    Finding,
+    Gap,
+    Phase,
+    ResearchState,
+    StepRecord,
+    SubQuestion,
+)
+from deepr_mcp.research.providers.base import Completion, Provider
+
+PLAN = "plan"
+SYNTHESISE = "synthesise"
+GATHER_PREFIX = "gather:"
+WEAK_EVIDENCE = 0.5
+"""Below this share of a sub-question's terms found in any passage, it is reported as a gap."""
+EXPECTED_OUTPUT_TOKENS = {PLAN: 120, SYNTHESISE: 300, GATHER_PREFIX: 250}
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    id: str
+    text: str
+    source: str
+    location: str
+    score: float
+
+
+class PassageSearch(Protocol):
+    """What the engine needs from a corpus: ranked passages for a query (sync; run in a thread)."""
+
+    def search_passages(self, query: str, limit: int) -> Sequence[Passage]: ...
+
+
+class ArtifactSink(Protocol):
+    """Where intermediate artefacts and the final report go (a campaign's sandbox)."""
+
+    def write_text(self, path: str, text: str) -> None: ...
+
+
+class CostModel(Protocol):
+    def cost(self, model: str, input_tokens: int, output_tokens: int) -> float: ...
+
+
+def new_state(question: str, *, max_sub_questions: int = 5, passages_per_question: int = 6) -> ResearchState:
+    question = " ".join(question.split())
+    if len(question) < 3:
+        raise InvalidInput("the research question is empty or too short; ask a question of at least 3 characters")
+    if len(question) > 2000:
+        raise InvalidInput(f"the research question is {len(question)} characters; at most 2000 are allowed")
+    return ResearchState(
+        question=question, max_sub_questions=max_sub_questions, passages_per_question=passages_per_question
+    )
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+class Engine:
+    def __init__(
+        self,
+        corpus: PassageSearch,
+        provider: Provider,
+        cost_model: CostModel | None = None,
+        sink: ArtifactSink | None = None,
+    ) -> None:
+        self.corpus = corpus
+        self.provider = provider
+        self.cost_model = cost_model
+        self.sink = sink
+
+    # -- step plan -------------------------------------------------------------------------
+
+    def steps(self, state: ResearchState) -> list[str]:
+        if PLAN not in state.steps_done:
+            return [PLAN]
+        return [PLAN, *(GATHER_PREFIX + sq.id for sq in state.sub_questions), SYNTHESISE]
+
+    def next_step(self, state: ResearchState) -> str | None:
+        return next((s for s in self.steps(state) if s not in state.steps_done), None)
+
+    def progress(self, state: ResearchState) -> float:
+        total = len(self.steps(state)) if PLAN in state.steps_done else state.max_sub_questions + 2
+        return round(min(1.0, len(state.steps_done) / total), 4)
+
+    def phase_for(self, step: str | None) -> Phase:
+        if step is None:
+            return Phase.COMPLETE
+        if step == PLAN:
+            return Phase.PLANNING
+        if step == SYNTHESISE:
+            return Phase.SYNTHESIZING
+        return Phase.EXECUTING
+
+    def describe(self, state: ResearchState, step: str | None) -> str | None:
+        if step is None:
+            return None
+        if step.startswith(GATHER_PREFIX):
+            sq = self._sub_question(state, step)
+            return f"gathering evidence: {sq.text}"
+        return {PLAN: "planning sub-questions", SYNTHESISE: "writing the cited report"}[step]
+
+    def estimate_step_cost(self, state: ResearchState, step: str) -> float:
+        """Dollars the step will likely cost: prompt size from the state, expected output by step kind."""
+        if self.cost_model is None:
+            return 0.0
+        if step == PLAN:
+            prompt_tokens = 150 + estimate_tokens(state.question)
+        elif step == SYNTHESISE:
+            claims = sum(len(sq.findings) for sq in state.sub_questions)
+            prompt_tokens = 150 + estimate_tokens(state.question) + 40 * claims
+        else:
+            prompt_tokens = 200 + state.passages_per_question * 180
+        kind = GATHER_PREFIX if step.startswith(GATHER_PREFIX) else step
+        return self.cost_model.cost(self.provider.model, prompt_tokens, EXPECTED_OUTPUT_TOKENS[kind])
+
+    def event(self, state: ResearchState) -> EngineEvent:
+        step = self.next_step(state)
+        return EngineEvent(
+            phase=self.phase_for(step),
+            progress=self.progress(state),
+            active_task=self.describe(state, step),
+            cost=state.cost,
+            step=step,
+        )
+
+    # -- running ---------------------------------------------------------------------------
+
+    async def run_step(self, state: ResearchState, step: str) -> EngineEvent:
+        """Run one step on ``state`` in place; the state is consistent whether or not it finishes."""
+        if step in state.steps_done:
+            return self.event(state)
+        state.phase = self.phase_for(step)
+        if step == PLAN:
+            await self._plan(state)
+        elif step == SYNTHESISE:
+            await self._synthesise(state)
+        else:
+            await self._gather(state, self._sub_question(state, step))
+        state.steps_done.append(step)
+        if self.next_step(state) is None:
+            state.phase = Phase.COMPLETE
+        return self.event(state)
+
+    async def run(
+        self, state: ResearchState, on_event: Callable[[EngineEvent], Awaitable[None]] | None = None
+    ) -> ResearchState:
+        """Run every remaining step; for callers with no budget or stop logic (the CLI)."""
+        while (step := self.next_step(state)) is not None:
+            event = await self.run_step(state, step)
+            if on_event is not None:
+                await on_event(event)
+        return state
+
+    async def _complete(self, state: ResearchState, step: str, messages: list) -> Completion:
+        completion = await self.provider.complete(messages)
+        cost = 0.0
+        if self.cost_model is not None:
+            cost = self.cost_model.cost(
+                completion.model or self.provider.model, completion.usage.input_tokens, completion.usage.output_tokens
+            )
+        state.step_records.append(
+            StepRecord(
+                step=step,
+                provider=completion.provider or self.provider.name,
+                model=completion.model or self.provider.model,
+                input_tokens=completion.usage.input_tokens,
+                output_tokens=completion.usage.output_tokens,
+                cost=cost,
+            )
+        )
+        return completion
+
+    async def _plan(self, state: ResearchState) -> None:
+        completion = await self._complete(state, PLAN, prompts.plan_messages(state.question, state.max_sub_questions))
+        lines = prompts.parse_lines(completion.text)[: state.max_sub_questions] or [state.question]
+        state.sub_questions = [SubQuestion(id=f"sq{i + 1}", text=text) for i, text in enumerate(lines)]
+        plan = "\n".join(f"{i + 1}. {sq.text}" for i, sq in enumerate(state.sub_questions))
+        self._write("plan.md", f"# Plan\n\nQuestion: {state.question}\n\n{plan}\n")
+
+    async def _gather(self, state: ResearchState, sq: SubQuestion) -> None:
+        hits = list(await anyio.to_thread.run_sync(self.corpus.search_passages, sq.text, state.passages_per_question))
+        wanted = set(tokenize(sq.text))
+        coverage = {h.id: _coverage(wanted, h.text) for h in hits}
+        sq.evidence = round(max(coverage.values(), default=0.0), 4)
+        numbered = [(i + 1, h) for i, h in enumerate(hits)]
+        completion = await self._complete(
+            state, GATHER_PREFIX + sq.id, prompts.findings_messages(sq.text, [(n, h.text) for n, h in numbered])
+        )
+        by_number = dict(numbered)
+        findings = []
+        for claim, numbers in prompts.parse_findings(completion.text):
+            cited = [by_number[n] for n in numbers if n in by_number]
+            if not cited:
+                continue
+            grounding = max(_coverage(set(tokenize(claim)), h.text) for h in cited)
+            support = sum(1 for h in hits if _coverage(set(tokenize(claim)), h.text) >= 0.6)
+            confidence = 0.5 * grounding + 0.3 * max(coverage[h.id] for h in cited) + 0.2 * min(1.0, support / 3)
+            findings.append(Finding(claim=claim, passage_ids=[h.id for h in cited], confidence=round(confidence, 3)))
+            for h in cited:
+                state.cite(h.id, h.source, h.location, h.text[:200])
+        sq.findings = findings
+        if not findings or sq.evidence < WEAK_EVIDENCE:
+            sq.status = "unanswered" if not findings else "weak"
+        else:
+            sq.status = "answered"
+        notes = [f"# {sq.text}", "", f"evidence: {sq.evidence:.2f}, status: {sq.status}", ""]
+        notes += [f"- {f.claim} (confidence {f.confidence:.2f}; passages {', '.join(f.passage_ids)})" for f in findings]
+        notes += ["", "## Retrieved passages", ""]
+        notes += [f"[{n}] {h.source} {h.location} (score {h.score:.3f})\n{h.text}\n" for n, h in numbered]
+        self._write(f"notes/{sq.id}.md", "\n".join(notes))
+
+    async def _synthesise(self, state: ResearchState) -> None:
+        state.beliefs, state.gaps = beliefs_and_gaps(state)
+        lines = [f"{b.claim} " + "".join(f"[{n}]" for n in b.citations) for b in state.beliefs]
+        completion = await self._complete(state, SYNTHESISE, prompts.summary_messages(state.question, lines))
+        known = {c.number for c in state.passages.values()}
+        summary = prompts.strip_unknown_citations(completion.text.strip(), known)
+        state.report = render_report(state, summary)
+        self._write("final_report.md", state.report)
+
+    def _sub_question(self, state: ResearchState, step: str) -> SubQuestion:
+        wanted = step.removeprefix(GATHER_PREFIX)
+        return next(sq for sq in state.sub_questions if sq.id == wanted)
+
+    def _write(self, path: str, text: str) -> None:
+        if self.sink is not None:
+            self.sink.write_text(path, text)
+
+
+def _coverage(wanted: set[str], text: str) -> float:
+    if not wanted:
+        return 0.0
+    return len(wanted & set(tokenize(text))) / len(wanted)
+
+
+def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
+    beliefs, gaps = [], []
+    seen: set[str] = set()
+    for sq in state.sub_questions:
+        for finding in sq.findings:
+            if finding.claim in seen:  # the same sentence often answers several sub-questions
+                continue
+            seen.add(finding.claim)
+            numbers = [state.passages[pid].number for pid in finding.passage_ids if pid in state.passages]
+            beliefs.append(
+                Belief(claim=finding.claim, confidence=finding.confidence, citations=numbers, sub_question=sq.text)
+            )
+        if sq.status in ("weak", "unanswered"):
+            reason = (
+                "no passage in the corpus answers it"
+                if sq.status == "unanswered"
+                else f"only weak evidence (best passage covers {sq.evidence:.0%} of its terms)"
+            )
+            gaps.append(Gap(sub_question=sq.text, reason=reason))
+        elif sq.status == "pending":
+            gaps.append(Gap(sub_question=sq.text, reason="not researched (the campaign stopped before it)"))
+    beliefs.sort(key=lambda b: -b.confidence)
+    return beliefs, gaps
+
+
+def render_report(state: ResearchState, summary: str, *, partial_note: str | None = None) -> str:
+    """Markdown: summary, a section per sub-question, gaps, and the numbered sources list."""
+    out = [f"# Research report: {state.question}", ""]
+    if partial_note:
+        out += [f"> **Partial report.** {partial_note}", ""]
+    out += ["## Summary", "", summary or "No findings.", ""]
+    for sq in state.sub_questions:
+        out += [f"## {sq.text}", ""]
+        if sq.findings:
+            for f in sq.findings:
+                refs = "".join(f"[{state.passages[p].number}]" for p in f.passage_ids if p in state.passages)
+                out.append(f"- {f.claim} {refs} (confidence {f.confidence:.2f})")
+        elif sq.status == "pending":
+            out.append("_Not researched: the campaign stopped before this sub-question._")
+        else:
+            out.append("_The corpus holds no evidence for this sub-question._")
+        out.append("")
+    if state.gaps:
+        out += ["## Gaps", ""] + [f"- {g.sub_question} ({g.reason})" for g in state.gaps] + [""]
+    out += ["## Sources", ""]
+    for c in sorted(state.passages.values(), key=lambda c: c.number):
+        where = f", {c.location}" if c.location else ""
+        out.append(f"[{c.number}] {c.source}{where} (passage {c.passage_id})")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def partial_report(state: ResearchState, reason: str) -> str:
+    """The report from whatever was gathered, for an aborted or budget-stopped campaign."""
+    state.beliefs, state.gaps = beliefs_and_gaps(state)
+    summary = " ".join(f"{b.claim} " + "".join(f"[{n}]" for n in b.citations) for b in state.beliefs[:3])
+    return render_report(state, summary, partial_note=reason)

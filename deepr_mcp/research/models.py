@@ -1,0 +1,103 @@
+"""The research state: a plain, serialisable record the engine advances one step at a time.
+
+Everything a resumed run needs lives here, so a job runner can persist it after every step
+and continue from the last finished one after a stop, a crash or a budget question.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Phase(StrEnum):
+    QUEUED = "queued"
+    PLANNING = "planning"
+    EXECUTING = "executing"
+    SYNTHESIZING = "synthesizing"
+    COMPLETE = "complete"
+
+
+class Citation(BaseModel):
+    """A numbered reference in the report, resolving to one stored passage."""
+
+    number: int
+    passage_id: str
+    source: str
+    location: str = ""
+    quote: str = ""
+
+
+class Finding(BaseModel):
+    claim: str
+    passage_ids: list[str]
+    confidence: float = Field(ge=0, le=1)
+
+
+class SubQuestion(BaseModel):
+    id: str
+    text: str
+    status: Literal["pending", "answered", "weak", "unanswered"] = "pending"
+    findings: list[Finding] = Field(default_factory=list)
+    evidence: float = 0.0
+    """Best retrieval support seen for this sub-question (0..1); low means a gap."""
+
+
+class Belief(BaseModel):
+    claim: str
+    confidence: float = Field(ge=0, le=1)
+    citations: list[int]
+    sub_question: str
+
+
+class Gap(BaseModel):
+    sub_question: str
+    reason: str
+
+
+class StepRecord(BaseModel):
+    step: str
+    provider: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+
+class ResearchState(BaseModel):
+    question: str
+    phase: Phase = Phase.QUEUED
+    sub_questions: list[SubQuestion] = Field(default_factory=list)
+    passages: dict[str, Citation] = Field(default_factory=dict)
+    """Every passage cited so far, keyed by passage id; numbers are assigned in first-cited order."""
+    beliefs: list[Belief] = Field(default_factory=list)
+    gaps: list[Gap] = Field(default_factory=list)
+    report: str | None = None
+    steps_done: list[str] = Field(default_factory=list)
+    step_records: list[StepRecord] = Field(default_factory=list)
+    max_sub_questions: int = 5
+    passages_per_question: int = 6
+
+    @property
+    def cost(self) -> float:
+        return round(sum(r.cost for r in self.step_records), 6)
+
+    def cite(self, passage_id: str, source: str, location: str, quote: str) -> int:
+        """The citation number for a passage, assigning the next one on first use."""
+        if passage_id not in self.passages:
+            self.passages[passage_id] = Citation(
+                number=len(self.passages) + 1, passage_id=passage_id, source=source, location=location, quote=quote
+            )
+        return self.passages[passage_id].number
+
+
+class EngineEvent(BaseModel):
+    """What a job runner persists and announces after each step."""
+
+    phase: Phase
+    progress: float = Field(ge=0, le=1)
+    active_task: str | None = None
+    cost: float = 0.0
+    step: str | None = None
