@@ -1,0 +1,347 @@
+"""Runs campaigns in the background: start, pause, resume, cancel, restart recovery.
+
+The manager owns a task group entered by the server's lifespan. A campaign's task advances
+its engine one step at a time and saves the record after every step (one transaction), so
+a crash loses at most the step in flight and a restart continues from the last saved one.
+Between steps it honours cancel and pause, and checks the next step's cost estimate against
+the budget: nothing is spent past the budget without a decision.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+
+import anyio
+from anyio.abc import TaskGroup
+
+from deepr_mcp.errors import Conflict, DeeprError, InvalidInput
+from deepr_mcp.jobs.models import (
+    RUNNING_PHASES,
+    BudgetDecision,
+    BudgetQuestion,
+    Campaign,
+    CampaignPhase,
+    DecisionName,
+    utcnow,
+)
+from deepr_mcp.jobs.notifier import Notifier
+from deepr_mcp.jobs.store import CampaignStore
+from deepr_mcp.research.engine import Engine, new_state, partial_report
+from deepr_mcp.research.models import Phase
+
+logger = logging.getLogger(__name__)
+
+EngineFactory = Callable[[Campaign], Engine]
+AskBudget = Callable[[Campaign, BudgetQuestion], Awaitable[None]]
+"""Puts an open budget question in front of someone (elicitation, a pending tool answer...)."""
+
+RESOURCE_KINDS = ("status", "plan", "beliefs", "report")
+
+
+@dataclass
+class _Control:
+    """In-memory steering of one campaign's task; the record stays the source of truth."""
+
+    cancel: bool = False
+    pause: bool = False
+    running: bool = False
+    decision: BudgetDecision | None = None
+    decided: anyio.Event = field(default_factory=anyio.Event)
+    scope: anyio.CancelScope | None = None
+
+
+class JobManager:
+    def __init__(
+        self,
+        store: CampaignStore,
+        notifier: Notifier,
+        engine_factory: EngineFactory,
+        *,
+        max_concurrent: int = 2,
+        budget_timeout_s: float = 300.0,
+        budget_default: DecisionName = "abort",
+        ask_budget: AskBudget | None = None,
+    ) -> None:
+        self.store = store
+        self.notifier = notifier
+        self.engine_factory = engine_factory
+        self.budget_timeout_s = budget_timeout_s
+        self.budget_default: DecisionName = budget_default
+        self.ask_budget = ask_budget
+        self._limiter = anyio.CapacityLimiter(max_concurrent)
+        self._controls: dict[str, _Control] = {}
+        self._locks: dict[str, anyio.Lock] = {}
+        self._tg: TaskGroup | None = None
+
+    async def __aenter__(self) -> JobManager:
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        for campaign in await self.store.unfinished():  # restart recovery
+            if campaign.phase == CampaignPhase.PAUSED:
+                continue
+            if campaign.phase in RUNNING_PHASES or campaign.phase == CampaignPhase.AWAITING_APPROVAL:
+                campaign.phase = CampaignPhase.QUEUED
+                campaign.active_tasks = ["resuming after a restart"]
+                campaign.open_question = None
+                campaign = await self._save(campaign)
+            self._schedule(campaign.id)
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        assert self._tg is not None
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
+        self._tg = None
+
+    # -- commands ----------------------------------------------------------------------------
+
+    async def start(
+        self,
+        question: str,
+        *,
+        budget: float,
+        provider: str,
+        model: str,
+        owner_connection: str | None = None,
+        expert_id: str | None = None,
+        max_sub_questions: int = 5,
+    ) -> Campaign:
+        if budget <= 0:
+            raise InvalidInput(f"budget must be a positive number of dollars, got {budget}")
+        state = new_state(question, max_sub_questions=max_sub_questions)
+        campaign = Campaign(
+            question=state.question,
+            budget=budget,
+            provider=provider,
+            model=model,
+            owner_connection=owner_connection,
+            expert_id=expert_id,
+            research=state,
+            active_tasks=["waiting for a free worker"],
+        )
+        campaign = await self.store.create(campaign)
+        await self._announce(campaign)
+        self._schedule(campaign.id)
+        return campaign
+
+    async def cancel(self, campaign_id: str) -> Campaign:
+        async with self._lock(campaign_id):
+            campaign = await self.store.get(campaign_id)
+            if campaign.terminal:
+                raise Conflict(f"campaign {campaign_id} is already {campaign.phase.value}; nothing to cancel")
+            control = self._controls.setdefault(campaign_id, _Control())
+            control.cancel = True
+            control.decided.set()
+            if control.running:
+                return campaign  # its task stops at the next step boundary and records it
+            return await self._finish(campaign, CampaignPhase.CANCELLED, "cancelled before it ran to completion")
+
+    async def pause(self, campaign_id: str) -> Campaign:
+        async with self._lock(campaign_id):
+            campaign = await self.store.get(campaign_id)
+            if campaign.terminal or campaign.phase == CampaignPhase.PAUSED:
+                raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; only a running or queued one pauses")
+            control = self._controls.setdefault(campaign_id, _Control())
+            control.pause = True
+            if control.running:
+                return campaign
+            campaign.paused_from, campaign.phase = campaign.phase, CampaignPhase.PAUSED
+            campaign.active_tasks = []
+            return await self._save(campaign)
+
+    async def resume(self, campaign_id: str) -> Campaign:
+        async with self._lock(campaign_id):
+            campaign = await self.store.get(campaign_id)
+            if campaign.phase != CampaignPhase.PAUSED:
+                raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; only a paused campaign resumes")
+            campaign.phase, campaign.paused_from = CampaignPhase.QUEUED, None
+            campaign.active_tasks = ["waiting for a free worker"]
+            campaign = await self._save(campaign)
+        self._controls.pop(campaign_id, None)
+        self._schedule(campaign_id)
+        return campaign
+
+    async def set_budget(self, campaign_id: str, budget: float) -> Campaign:
+        async with self._lock(campaign_id):
+            campaign = await self.store.get(campaign_id)
+            if campaign.terminal:
+                raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; its budget no longer matters")
+            if budget <= campaign.cost:
+                raise InvalidInput(f"budget ${budget:.4f} must exceed the ${campaign.cost:.4f} already spent")
+            campaign.budget = budget
+            return await self._save(campaign)
+
+    async def decide(
+        self,
+        campaign_id: str,
+        decision: DecisionName,
+        *,
+        new_budget: float | None = None,
+        channel: str,
+        answered_by: str,
+    ) -> Campaign:
+        """Settle the campaign's open budget question; a late answer to a settled one is refused."""
+        campaign = await self.store.get(campaign_id)
+        control = self._controls.get(campaign_id)
+        if campaign.open_question is None or control is None or control.decision is not None:
+            raise Conflict(
+                f"campaign {campaign_id} has no open budget question (phase {campaign.phase.value}); "
+                "it was settled already or never asked"
+            )
+        if decision == "approve_override":
+            if new_budget is None:
+                raise InvalidInput("approve_override needs new_budget, in dollars, above what is already spent")
+            if new_budget <= campaign.cost:
+                raise InvalidInput(f"new_budget ${new_budget:.4f} must exceed the ${campaign.cost:.4f} already spent")
+        control.decision = BudgetDecision(
+            decision=decision, new_budget=new_budget, channel=channel, answered_by=answered_by
+        )
+        control.decided.set()
+        return campaign
+
+    # -- the campaign task -------------------------------------------------------------------
+
+    def _schedule(self, campaign_id: str) -> None:
+        assert self._tg is not None, "JobManager used outside its lifespan"
+        self._tg.start_soon(self._run, campaign_id)
+
+    async def _run(self, campaign_id: str) -> None:
+        async with self._limiter:
+            control = self._controls.setdefault(campaign_id, _Control())
+            control.running = True
+            try:
+                await self._drive(campaign_id, control)
+            except DeeprError as exc:
+                await self._fail(campaign_id, exc.message)
+            except Exception as exc:
+                logger.exception("campaign %s failed", campaign_id)
+                await self._fail(campaign_id, f"internal error: {type(exc).__name__}")
+            finally:
+                control.running = False
+
+    async def _drive(self, campaign_id: str, control: _Control) -> None:
+        campaign = await self.store.get(campaign_id)
+        if campaign.terminal or campaign.phase == CampaignPhase.PAUSED:
+            return
+        engine = self.engine_factory(campaign)
+        if campaign.started_at is None:
+            campaign.started_at = utcnow()
+        while True:
+            async with self._lock(campaign_id):
+                campaign = await self.store.get(campaign_id)
+                if control.cancel:
+                    await self._finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
+                    return
+                if control.pause:
+                    campaign.paused_from, campaign.phase = campaign.phase, CampaignPhase.PAUSED
+                    campaign.active_tasks = []
+                    await self._save(campaign)
+                    control.pause = False
+                    return
+            step = engine.next_step(campaign.research)
+            if step is None:
+                await self._finish(campaign, CampaignPhase.COMPLETE, None)
+                return
+            estimate = engine.estimate_step_cost(campaign.research, step)
+            if campaign.cost + estimate > campaign.budget:
+                outcome = await self._budget_question(campaign, control, step, estimate)
+                if outcome == "stop":
+                    return
+                if outcome == "again":
+                    engine = self.engine_factory(await self.store.get(campaign_id))
+                continue
+            campaign.phase = CampaignPhase(engine.phase_for(step).value)
+            campaign.active_tasks = [engine.describe(campaign.research, step) or step]
+            campaign = await self._save(campaign)
+            await engine.run_step(campaign.research, step)
+            event = engine.event(campaign.research)
+            campaign.progress = event.progress
+            if event.phase != Phase.COMPLETE:
+                campaign.phase = CampaignPhase(event.phase.value)
+            campaign = await self._save(campaign)
+
+    async def _budget_question(self, campaign: Campaign, control: _Control, step: str, estimate: float) -> str:
+        """Ask, wait (bounded), apply. Returns "go" (continue), "again" (re-estimate) or "stop"."""
+        question = BudgetQuestion(
+            id=f"{campaign.id}-q{len(campaign.decisions) + 1}",
+            estimated_cost=round(estimate, 6),
+            spent=campaign.cost,
+            budget=campaign.budget,
+            step=step,
+        )
+        control.decision, control.decided = None, anyio.Event()
+        campaign.phase = CampaignPhase.AWAITING_APPROVAL
+        campaign.open_question = question
+        campaign.active_tasks = [f"waiting for a budget decision (next step costs ~${estimate:.4f})"]
+        campaign = await self._save(campaign)
+        if self.ask_budget is not None:
+            self._tg.start_soon(self.ask_budget, campaign, question)  # type: ignore[union-attr]
+        with anyio.move_on_after(self.budget_timeout_s):
+            await control.decided.wait()
+        if control.cancel:
+            campaign.open_question = None
+            await self._finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
+            return "stop"
+        decision = control.decision or BudgetDecision(
+            decision=self.budget_default, channel="timeout", answered_by=f"default after {self.budget_timeout_s:g}s"
+        )
+        control.decision = decision
+        campaign = await self.store.get(campaign.id)
+        campaign.decisions.append(decision)
+        campaign.open_question = None
+        if decision.decision == "approve_override" and decision.new_budget is not None:
+            campaign.budget = decision.new_budget
+            await self._save(campaign)
+            return "go"
+        if decision.decision == "optimize_for_cost":
+            campaign.research.max_sub_questions = min(campaign.research.max_sub_questions, 3)
+            campaign.research.passages_per_question = min(campaign.research.passages_per_question, 3)
+            campaign.cost_mode = "cheap"
+            await self._save(campaign)
+            return "again"
+        await self._finish(campaign, CampaignPhase.CANCELLED, "aborted at the budget question", engine_partial=True)
+        return "stop"
+
+    # -- record keeping ----------------------------------------------------------------------
+
+    async def _finish(
+        self, campaign: Campaign, phase: CampaignPhase, reason: str | None, *, engine_partial: bool = False
+    ) -> Campaign:
+        campaign.phase = phase
+        campaign.active_tasks = []
+        campaign.finished_at = utcnow()
+        if phase == CampaignPhase.COMPLETE:
+            campaign.progress = 1.0
+        elif campaign.research.report is None and (engine_partial or campaign.research.sub_questions):
+            done = sum(1 for s in campaign.research.steps_done if s.startswith("gather:"))
+            note = f"{reason}: {done} of {len(campaign.research.sub_questions)} sub-questions were researched."
+            campaign.research.report = partial_report(campaign.research, note)
+            engine = self.engine_factory(campaign)
+            if engine.sink is not None:
+                engine.sink.write_text("final_report.md", campaign.research.report)
+        if reason and phase != CampaignPhase.COMPLETE:
+            campaign.error = reason if phase == CampaignPhase.FAILED else campaign.error
+        return await self._save(campaign)
+
+    async def _fail(self, campaign_id: str, message: str) -> None:
+        campaign = await self.store.get(campaign_id)
+        campaign.error = message
+        await self._finish(campaign, CampaignPhase.FAILED, message, engine_partial=True)
+
+    async def _save(self, campaign: Campaign) -> Campaign:
+        saved = await self.store.save(campaign)
+        await self._announce(saved)
+        return saved
+
+    async def _announce(self, campaign: Campaign) -> None:
+        for kind in RESOURCE_KINDS:
+            await self.notifier.publish(f"deepr://campaigns/{campaign.id}/{kind}")
+        self.notifier.changed(campaign.id)
+
+    def _lock(self, campaign_id: str) -> anyio.Lock:
+        return self._locks.setdefault(campaign_id, anyio.Lock())

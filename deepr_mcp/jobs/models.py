@@ -1,0 +1,101 @@
+"""A campaign is a record, not a live object: everything about it can be saved and re-read.
+
+The research engine's own state rides inside it, so a restarted server resumes a campaign
+from its last finished step.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from deepr_mcp.research.models import ResearchState
+
+
+class CampaignPhase(StrEnum):
+    QUEUED = "queued"
+    PLANNING = "planning"
+    EXECUTING = "executing"
+    SYNTHESIZING = "synthesizing"
+    COMPLETE = "complete"
+    AWAITING_APPROVAL = "awaiting_approval"
+    PAUSED = "paused"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+TERMINAL_PHASES = frozenset({CampaignPhase.COMPLETE, CampaignPhase.FAILED, CampaignPhase.CANCELLED})
+RUNNING_PHASES = frozenset({CampaignPhase.PLANNING, CampaignPhase.EXECUTING, CampaignPhase.SYNTHESIZING})
+
+DecisionName = Literal["approve_override", "optimize_for_cost", "abort"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_campaign_id() -> str:
+    """Short, URL- and path-safe, unguessable enough to be a capability in a shared server."""
+    return "c" + secrets.token_hex(6)
+
+
+class BudgetDecision(BaseModel):
+    decision: DecisionName
+    new_budget: float | None = None
+    channel: str
+    answered_by: str
+    at: datetime = Field(default_factory=utcnow)
+
+
+class BudgetQuestion(BaseModel):
+    """The one open budget question of a campaign, if any."""
+
+    id: str
+    estimated_cost: float
+    spent: float
+    budget: float
+    step: str
+    asked_at: datetime = Field(default_factory=utcnow)
+    channels_tried: list[str] = Field(default_factory=list)
+
+
+class Campaign(BaseModel):
+    id: str = Field(default_factory=new_campaign_id)
+    question: str
+    phase: CampaignPhase = CampaignPhase.QUEUED
+    progress: float = 0.0
+    active_tasks: list[str] = Field(default_factory=list)
+    budget: float
+    provider: str = "local"
+    model: str = ""
+    cost_mode: Literal["normal", "cheap"] = "normal"
+    """``cheap`` after an optimize_for_cost decision: the cheaper configured model, fewer passages."""
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    version: int = 0
+    """Bumped by every saved change; ``campaign_wait(since=…)`` compares against it."""
+    error: str | None = None
+    paused_from: CampaignPhase | None = None
+    expert_id: str | None = None
+    owner_connection: str | None = None
+    decisions: list[BudgetDecision] = Field(default_factory=list)
+    open_question: BudgetQuestion | None = None
+    research: ResearchState
+
+    @property
+    def cost(self) -> float:
+        return self.research.cost
+
+    @property
+    def terminal(self) -> bool:
+        return self.phase in TERMINAL_PHASES
+
+    def uris(self) -> dict[str, str]:
+        base = f"deepr://campaigns/{self.id}"
+        return {kind: f"{base}/{kind}" for kind in ("status", "plan", "beliefs", "report")}

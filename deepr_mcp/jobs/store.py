@@ -1,0 +1,174 @@
+"""Durable campaign records: a ``Protocol`` seam and the embedded SQLite (WAL) default.
+
+Each save is one transaction that bumps the record's version, so a crash leaves either the
+old record or the new one, never half of each; schema changes are numbered migrations.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import anyio
+
+from deepr_mcp.errors import Conflict, NotFound
+from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
+
+MIGRATIONS: Sequence[str] = (
+    # 1: campaigns as JSON records with the columns we filter and sort on.
+    """
+    CREATE TABLE campaigns (
+        id TEXT PRIMARY KEY,
+        phase TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        expert_id TEXT,
+        record TEXT NOT NULL
+    );
+    CREATE INDEX campaigns_phase ON campaigns(phase);
+    CREATE INDEX campaigns_created ON campaigns(created_at, id);
+    """,
+)
+
+
+class CampaignStore(Protocol):
+    async def get(self, campaign_id: str) -> Campaign: ...
+    async def create(self, campaign: Campaign) -> Campaign: ...
+    async def save(self, campaign: Campaign, *, expected_version: int | None = None) -> Campaign: ...
+    async def list(
+        self, *, phases: Sequence[CampaignPhase] | None = None, limit: int = 20, offset: int = 0
+    ) -> tuple[list[Campaign], int]: ...
+    async def unfinished(self) -> list[Campaign]: ...
+    async def delete(self, campaign_id: str) -> None: ...
+    async def ids(self) -> set[str]: ...
+    def close(self) -> None: ...
+
+
+class SqliteCampaignStore:
+    """One connection guarded by a lock; every call runs in a worker thread."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self._lock:
+            current = self._db.execute("PRAGMA user_version").fetchone()[0]
+            for number, sql in enumerate(MIGRATIONS[current:], start=current + 1):
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    for statement in filter(str.strip, sql.split(";")):
+                        self._db.execute(statement)
+                    self._db.execute(f"PRAGMA user_version={number}")
+                    self._db.execute("COMMIT")
+                except Exception:
+                    self._db.execute("ROLLBACK")
+                    raise
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    async def _run(self, fn, *args):  # type: ignore[no-untyped-def]
+        return await anyio.to_thread.run_sync(fn, *args)
+
+    def _get(self, campaign_id: str) -> Campaign:
+        with self._lock:
+            row = self._db.execute("SELECT record FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no campaign {campaign_id!r}; campaign_list shows the ids that exist")
+        return Campaign.model_validate_json(row[0])
+
+    async def get(self, campaign_id: str) -> Campaign:
+        return await self._run(self._get, campaign_id)
+
+    def _write(self, campaign: Campaign, expected_version: int | None, create: bool) -> Campaign:
+        updated = campaign.model_copy(update={"version": campaign.version + 1, "updated_at": utcnow()})
+        record = updated.model_dump_json()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT version FROM campaigns WHERE id = ?", (campaign.id,)).fetchone()
+                if create and row is not None:
+                    raise Conflict(f"campaign {campaign.id!r} already exists")
+                if not create and row is None:
+                    raise NotFound(f"no campaign {campaign.id!r}")
+                if expected_version is not None and row is not None and row[0] != expected_version:
+                    raise Conflict(f"campaign {campaign.id!r} changed meanwhile (version {row[0]})")
+                self._db.execute(
+                    "INSERT OR REPLACE INTO campaigns (id, phase, created_at, updated_at, version, expert_id, record)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        updated.id,
+                        updated.phase.value,
+                        updated.created_at.isoformat(),
+                        updated.updated_at.isoformat(),
+                        updated.version,
+                        updated.expert_id,
+                        record,
+                    ),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return updated
+
+    async def create(self, campaign: Campaign) -> Campaign:
+        return await self._run(self._write, campaign, None, True)
+
+    async def save(self, campaign: Campaign, *, expected_version: int | None = None) -> Campaign:
+        return await self._run(self._write, campaign, expected_version, False)
+
+    def _list(self, phases: Sequence[CampaignPhase] | None, limit: int, offset: int) -> tuple[list[Campaign], int]:
+        where, params = "", []
+        if phases:
+            where = f" WHERE phase IN ({','.join('?' * len(phases))})"
+            params = [p.value for p in phases]
+        with self._lock:
+            total = self._db.execute(f"SELECT COUNT(*) FROM campaigns{where}", params).fetchone()[0]
+            rows = self._db.execute(
+                f"SELECT record FROM campaigns{where} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            ).fetchall()
+        return [Campaign.model_validate_json(r[0]) for r in rows], int(total)
+
+    async def list(
+        self, *, phases: Sequence[CampaignPhase] | None = None, limit: int = 20, offset: int = 0
+    ) -> tuple[list[Campaign], int]:
+        return await self._run(self._list, phases, limit, offset)
+
+    async def unfinished(self) -> list[Campaign]:
+        open_phases = [p for p in CampaignPhase if p not in TERMINAL_PHASES]
+        campaigns, _ = await self.list(phases=open_phases, limit=1_000_000)
+        return sorted(campaigns, key=lambda c: (c.created_at, c.id))
+
+    def _delete(self, campaign_id: str) -> None:
+        with self._lock:
+            cur = self._db.execute("DELETE FROM campaigns WHERE id = ?", (campaign_id,))
+        if cur.rowcount == 0:
+            raise NotFound(f"no campaign {campaign_id!r}")
+
+    async def delete(self, campaign_id: str) -> None:
+        await self._run(self._delete, campaign_id)
+
+    def _ids(self) -> set[str]:
+        with self._lock:
+            return {r[0] for r in self._db.execute("SELECT id FROM campaigns")}
+
+    async def ids(self) -> set[str]:
+        return await self._run(self._ids)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

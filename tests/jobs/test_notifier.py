@@ -1,0 +1,90 @@
+"""The Notifier's fan-out contract: coalescing, isolation from stalled subscribers, the wait feed."""
+
+from __future__ import annotations
+
+import anyio
+
+from deepr_mcp.jobs.notifier import META_COUNT, Notifier
+
+
+async def test_each_subscriber_gets_updates_and_bursts_coalesce() -> None:
+    got: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
+
+    def sender(name: str):
+        async def send(uri: str, meta: dict) -> None:
+            got[name].append((uri, meta[META_COUNT]))
+            await anyio.sleep(0.05)  # a slowish client: later updates pile up behind this one
+
+        return send
+
+    async with Notifier() as notifier:
+        notifier.subscribe("a", "deepr://campaigns/c1/status", sender("a"))
+        notifier.subscribe("b", "deepr://campaigns/c1/status", sender("b"))
+        for _ in range(20):
+            await notifier.publish("deepr://campaigns/c1/status")
+        await anyio.sleep(0.3)
+    for name in "ab":
+        assert 1 <= len(got[name]) <= 3, got[name]  # 20 updates coalesced into a few sends
+        assert all(count == 2 for _, count in got[name])
+
+
+async def test_stalled_subscriber_is_dropped_and_never_delays_others() -> None:
+    fast: list[float] = []
+    stalled = anyio.Event()
+
+    async def stuck(uri: str, meta: dict) -> None:
+        stalled.set()
+        await anyio.sleep(3600)
+
+    async def quick(uri: str, meta: dict) -> None:
+        fast.append(anyio.current_time())
+
+    async with Notifier(send_timeout_s=0.2) as notifier:
+        notifier.subscribe("stuck", "u:1", stuck)
+        notifier.subscribe("quick", "u:1", quick)
+        start = anyio.current_time()
+        await notifier.publish("u:1")
+        await stalled.wait()
+        await notifier.publish("u:1")
+        await anyio.sleep(0.05)
+        assert len(fast) == 2 and fast[-1] - start < 0.2  # not held up by the stalled one
+        await anyio.sleep(0.3)
+        assert notifier.subscriber_count("u:1") == 1  # the stalled one was dropped
+        assert notifier.subscriptions_of("stuck") == set()
+
+
+async def test_unsubscribe_remove_and_counts() -> None:
+    async def send(uri: str, meta: dict) -> None:
+        return None
+
+    async with Notifier(max_subscriptions_per_connection=2) as notifier:
+        notifier.subscribe("a", "u:1", send)
+        notifier.subscribe("a", "u:2", send)
+        notifier.listen_opened(["u:1"])
+        assert notifier.subscriber_count("u:1") == 2
+        try:
+            notifier.subscribe("a", "u:3", send)
+            raise AssertionError("cap not enforced")
+        except Exception as exc:
+            assert "most allowed" in str(exc)
+        notifier.unsubscribe("a", "u:1")
+        notifier.listen_closed(["u:1"])
+        assert notifier.subscriber_count("u:1") == 0
+        notifier.remove("a")
+        assert notifier.subscriber_count("u:2") == 0
+
+
+async def test_wait_changed_wakes_every_waiter_and_times_out() -> None:
+    async with Notifier() as notifier:
+        woke: list[bool] = []
+
+        async def waiter() -> None:
+            woke.append(await notifier.wait_changed("c1", 5))
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(1000):
+                tg.start_soon(waiter)
+            await anyio.sleep(0.05)
+            notifier.changed("c1")
+        assert woke == [True] * 1000
+        assert await notifier.wait_changed("c1", 0.01) is False
