@@ -15,7 +15,6 @@ from typing import Protocol
 import anyio
 
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.gateway.tokenizer import tokenize
 from deepr_mcp.research import prompts
 from deepr_mcp.research.models import (
     Belief,
@@ -28,6 +27,7 @@ from deepr_mcp.research.models import (
     SubQuestion,
 )
 from deepr_mcp.research.providers.base import Completion, Provider
+from deepr_mcp.research.terms import coverage, terms
 
 PLAN = "plan"
 SYNTHESISE = "synthesise"
@@ -201,22 +201,22 @@ class Engine:
 
     async def _gather(self, state: ResearchState, sq: SubQuestion) -> None:
         hits = list(await anyio.to_thread.run_sync(self.corpus.search_passages, sq.text, state.passages_per_question))
-        wanted = set(tokenize(sq.text))
-        coverage = {h.id: _coverage(wanted, h.text) for h in hits}
-        sq.evidence = round(max(coverage.values(), default=0.0), 4)
+        wanted = terms(sq.text)
+        covered = {h.id: coverage(wanted, f"{h.location} {h.text}") for h in hits}
+        sq.evidence = round(max(covered.values(), default=0.0), 4)
         numbered = [(i + 1, h) for i, h in enumerate(hits)]
-        completion = await self._complete(
-            state, GATHER_PREFIX + sq.id, prompts.findings_messages(sq.text, [(n, h.text) for n, h in numbered])
-        )
+        messages = prompts.findings_messages(sq.text, [(n, h.location, h.text) for n, h in numbered])
+        completion = await self._complete(state, GATHER_PREFIX + sq.id, messages)
         by_number = dict(numbered)
         findings = []
         for claim, numbers in prompts.parse_findings(completion.text):
             cited = [by_number[n] for n in numbers if n in by_number]
             if not cited:
                 continue
-            grounding = max(_coverage(set(tokenize(claim)), h.text) for h in cited)
-            support = sum(1 for h in hits if _coverage(set(tokenize(claim)), h.text) >= 0.6)
-            confidence = 0.5 * grounding + 0.3 * max(coverage[h.id] for h in cited) + 0.2 * min(1.0, support / 3)
+            claim_terms = terms(claim)
+            grounding = max(coverage(claim_terms, h.text) for h in cited)
+            support = sum(1 for h in hits if coverage(claim_terms, h.text) >= 0.6)
+            confidence = 0.5 * grounding + 0.3 * max(covered[h.id] for h in cited) + 0.2 * min(1.0, support / 3)
             findings.append(Finding(claim=claim, passage_ids=[h.id for h in cited], confidence=round(confidence, 3)))
             for h in cited:
                 state.cite(h.id, h.source, h.location, h.text[:200])
@@ -247,12 +247,6 @@ class Engine:
     def _write(self, path: str, text: str) -> None:
         if self.sink is not None:
             self.sink.write_text(path, text)
-
-
-def _coverage(wanted: set[str], text: str) -> float:
-    if not wanted:
-        return 0.0
-    return len(wanted & set(tokenize(text))) / len(wanted)
 
 
 def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:

@@ -36,14 +36,15 @@ def plan_messages(question: str, max_questions: int) -> list[Message]:
     return [Message("system", system), Message("user", question)]
 
 
-def findings_messages(sub_question: str, passages: list[tuple[int, str]]) -> list[Message]:
+def findings_messages(sub_question: str, passages: list[tuple[int, str, str]]) -> list[Message]:
+    """``passages`` are ``(number, location, text)``; the location (a heading path) is context."""
     system = (
         f"TASK: {TASK_FINDINGS}\n"
         "Using only the numbered passages, write each fact that answers the sub-question on its own line as "
         "'- <claim> [n]', citing the passage numbers that state it. Quote or closely paraphrase the passage. "
         f"If the passages do not answer the sub-question, write only '{NO_EVIDENCE}'."
     )
-    body = "\n\n".join(f"[{n}] {text}" for n, text in passages)
+    body = "\n\n".join(f"[{n}] (from: {location or 'untitled'})\n{text}" for n, location, text in passages)
     return [Message("system", system), Message("user", f"Sub-question: {sub_question}\n\nPassages:\n{body}")]
 
 

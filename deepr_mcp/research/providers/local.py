@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import re
 
-from deepr_mcp.gateway.tokenizer import tokenize
 from deepr_mcp.research import prompts
 from deepr_mcp.research.providers.base import Completion, Message, Usage
+from deepr_mcp.research.terms import coverage, terms
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-_PASSAGE = re.compile(r"^\[(\d+)\]\s?(.*?)(?=^\[\d+\]\s|\Z)", re.S | re.M)
+_PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
 _CLAUSE_SPLIT = re.compile(r"\s*(?:;|,?\s+and\s+(?=(?:how|what|why|when|where|who|which)\b))\s*", re.I)
+_AUXILIARY = re.compile(
+    r"^(?:how|what|why|when|where|who|which)\s+(?:did|do|does|is|are|was|were|has|have|had|can|could)\b", re.I
+)
+_TRAILING_TIME = re.compile(r"\s+(?:today|now|nowadays|currently|recently)$", re.I)
 _LEADING = re.compile(
     r"^(?:how|what|why|when|where|who|which|whose|did|do|does|is|are|was|were|can|could|should|would|"
     r"will|has|have|had|the|a|an|of|in|on|to|for|about|tell me|explain|describe)\b\s*",
@@ -25,7 +29,7 @@ _LEADING = re.compile(
 
 MIN_SENTENCE_CHARS = 25
 MAX_FINDINGS = 3
-MIN_SCORE = 0.45
+MIN_SCORE = 0.4
 
 
 def estimate_tokens(text: str) -> int:
@@ -33,8 +37,13 @@ def estimate_tokens(text: str) -> int:
 
 
 def topic_of(question: str) -> str:
-    """The question with its leading question words stripped: 'how did X fail' -> 'X fail'."""
-    topic = question.strip().rstrip("?.! ")
+    """The subject of a question: 'why did the 1858 cable fail' -> '1858 cable'.
+
+    After an auxiliary ("did", "are") the last word is the main verb, so it is dropped.
+    """
+    topic = _TRAILING_TIME.sub("", question.strip().rstrip("?.! "))
+    if _AUXILIARY.match(topic) and len(topic.split()) > 3:
+        topic = topic.rsplit(" ", 1)[0]
     previous = None
     while previous != topic:
         previous, topic = topic, _LEADING.sub("", topic)
@@ -69,22 +78,22 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(" ".join(text.split())) if len(s.strip()) >= MIN_SENTENCE_CHARS]
 
 
-def best_sentences(sub_question: str, passages: list[tuple[int, str]]) -> list[tuple[str, int, float]]:
-    """Sentences ranked by the sub-question terms they and their passage contain.
+def best_sentences(sub_question: str, passages: list[tuple[int, str, str]]) -> list[tuple[str, int, float]]:
+    """Sentences ranked by the sub-question terms they and their passage (with its heading) contain.
 
-    The passage's share matters because a sentence like "It failed after three weeks" answers
-    "why did the 1858 cable fail" only through the passage around it.
+    The passage's share matters because "It failed after three weeks" answers "why did the 1858
+    cable fail" only through the passage and heading around it.
     """
-    wanted = set(tokenize(sub_question))
+    wanted = terms(sub_question)
     if not wanted:
         return []
     scored = []
-    for number, text in passages:
-        passage_cover = len(wanted & set(tokenize(text))) / len(wanted)
+    for number, location, text in passages:
+        passage_cover = coverage(wanted, f"{location} {text}")
         for index, sentence in enumerate(sentences(text)):
-            sentence_cover = len(wanted & set(tokenize(sentence))) / len(wanted)
-            if sentence_cover > 0:
-                score = 0.6 * sentence_cover + 0.4 * passage_cover
+            sentence_cover = coverage(wanted, sentence)
+            if sentence_cover > 0 or passage_cover >= 0.75:
+                score = 0.4 * sentence_cover + 0.6 * passage_cover
                 scored.append((round(score, 6), -number, -index, sentence, number))
     scored.sort(reverse=True)
     out, seen = [], set()
@@ -122,7 +131,7 @@ class LocalProvider:
     def _findings(user: str) -> str:
         head, _, body = user.partition("\n\nPassages:\n")
         sub_question = head.removeprefix("Sub-question: ").strip()
-        passages = [(int(n), text.strip()) for n, text in _PASSAGE.findall(body)]
+        passages = [(int(n), location, text.strip()) for n, location, text in _PASSAGE.findall(body)]
         ranked = [r for r in best_sentences(sub_question, passages) if r[2] >= MIN_SCORE]
         if not ranked:
             return prompts.NO_EVIDENCE
