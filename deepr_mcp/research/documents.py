@@ -163,7 +163,7 @@ def chunk(source: str, sections: list[Section]) -> list[Chunk]:
     out = []
     for section in sections:
         pieces = []
-        for match in re.finditer(r"\S(?:.*?\S)?(?=\n\s*\n|\Z)", section.text, re.S):
+        for match in re.finditer(r"\S(?:.*?\S)?(?=[ \t]*\n\s*\n|\s*\Z)", section.text, re.S):
             para = match.group(0)
             if len(para) <= MAX_CHARS:
                 pieces.append((section.start + match.start(), para))
