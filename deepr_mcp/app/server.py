@@ -16,6 +16,7 @@ from mcp.server.models import InitializationOptions
 
 from deepr_mcp import __version__
 from deepr_mcp.app.connections import connection_id, connection_state, is_modern
+from deepr_mcp.app.resources import build_resource_handlers
 from deepr_mcp.app.services import Services
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.gateway.spec import ToolSpec
@@ -117,4 +118,5 @@ def build_server(services: Services) -> DeeprServer:
         get_tool_input_schema=gateway.schema_of,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        **build_resource_handlers(services),
     )

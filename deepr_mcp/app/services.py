@@ -1,17 +1,32 @@
 """Every long-lived resource of one server process, opened and closed in one place.
 
 The transports never build services: stdio, streamable HTTP and legacy SSE all serve the
-same ``Services`` so that a campaign started over one is visible on the others.
+same ``Services`` so that a campaign started over one is visible on the others. Opened in
+order (stores, notifier, HTTP session, job manager) and closed in reverse.
 """
 
 from __future__ import annotations
 
 from contextlib import AsyncExitStack
 from types import TracebackType
+from typing import Any
+
+import aiohttp
+import anyio
 
 from deepr_mcp.config import Settings
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.jobs.manager import JobManager
+from deepr_mcp.jobs.models import Campaign
+from deepr_mcp.jobs.notifier import Notifier
+from deepr_mcp.jobs.store import SqliteCampaignStore
+from deepr_mcp.jobs.waiting import ProgressFn, Until, wait_for_campaign
+from deepr_mcp.research.engine import Engine, new_state
+from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.providers.local import LocalProvider
+from deepr_mcp.research.samples import SAMPLE_CORPUS
+from deepr_mcp.sandbox import SandboxManager
 from deepr_mcp.tools import all_tools
 
 
@@ -23,13 +38,99 @@ class Services:
         self.registry = ToolRegistry(all_tools())
         self.gateway = Gateway(self.registry, settings.gateway.mode)
         self._stack = AsyncExitStack()
+        self.http: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> Services:
-        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
-        await self._stack.__aenter__()
+        settings = self.settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        stack = await self._stack.__aenter__()
+        self.store = SqliteCampaignStore(settings.data_dir / "campaigns.db")
+        stack.callback(self.store.close)
+        self.corpus = Corpus(settings.data_dir / "corpus.db")
+        stack.callback(self.corpus.close)
+        self.sandboxes = SandboxManager(
+            settings.data_dir / "sandboxes", max_bytes=settings.sandbox.max_bytes, max_files=settings.sandbox.max_files
+        )
+        self.notifier = await stack.enter_async_context(Notifier())
+        self.http = await stack.enter_async_context(
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120), raise_for_status=False)
+        )
+        self.jobs = await stack.enter_async_context(
+            JobManager(
+                self.store,
+                self.notifier,
+                self.engine_for,
+                max_concurrent=settings.jobs.max_concurrent,
+                budget_timeout_s=settings.budget.timeout_s,
+                budget_default=settings.budget.default_decision,
+            )
+        )
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self._stack.__aexit__(exc_type, exc, tb)
+
+    # -- research wiring ---------------------------------------------------------------------
+
+    def provider_for(self, campaign: Campaign) -> Any:
+        return LocalProvider()
+
+    def engine_for(self, campaign: Campaign) -> Engine:
+        sandbox = self.sandboxes.create(campaign.id)
+        return Engine(self.corpus, self.provider_for(campaign), cost_model=None, sink=sandbox)
+
+    async def start_campaign(
+        self,
+        question: str,
+        *,
+        budget: float | None = None,
+        max_sub_questions: int = 5,
+        owner: str | None = None,
+        expert_id: str | None = None,
+    ) -> Campaign:
+        await self.ensure_sample_corpus()
+        return await self.jobs.start(
+            question,
+            budget=budget if budget is not None else self.settings.budget.default,
+            provider=self.settings.provider,
+            model=self.model_name(),
+            owner_connection=owner,
+            expert_id=expert_id,
+            max_sub_questions=max_sub_questions,
+        )
+
+    def model_name(self) -> str:
+        provider = self.settings.provider
+        if provider == "openai":
+            return self.settings.openai.model
+        if provider == "anthropic":
+            return self.settings.anthropic.model
+        return LocalProvider.model
+
+    async def ensure_sample_corpus(self) -> None:
+        """An empty corpus gets the bundled sample, so research works on first run with nothing set up."""
+        stats = await anyio.to_thread.run_sync(self.corpus.stats)
+        if stats["documents"] == 0:
+            await anyio.to_thread.run_sync(self.corpus.add_path, SAMPLE_CORPUS)
+
+    def estimate_campaign(self, question: str, max_sub_questions: int) -> dict[str, Any]:
+        state = new_state(question, max_sub_questions=max_sub_questions)
+        engine = Engine(self.corpus, LocalProvider(), cost_model=None)
+        steps = ["plan", *(f"gather:sq{i + 1}" for i in range(max_sub_questions)), "synthesise"]
+        per_step = {step: engine.estimate_step_cost(state, step) for step in steps}
+        return {
+            "provider": self.settings.provider,
+            "model": self.model_name(),
+            "steps": per_step,
+            "total": round(sum(per_step.values()), 6),
+            "default_budget": self.settings.budget.default,
+        }
+
+    async def wait_for_campaign(
+        self, campaign_id: str, *, until: Until, since: int | None, timeout_s: float, progress: ProgressFn
+    ) -> dict[str, Any]:
+        return await wait_for_campaign(
+            self.store, self.notifier, campaign_id, until=until, since=since, timeout_s=timeout_s, progress=progress
+        )

@@ -37,9 +37,7 @@ def satisfied(until: Until, baseline: Campaign, now: Campaign, since: int) -> bo
     return False  # "complete": only a terminal phase answers
 
 
-def answer(
-    campaign: Campaign, before: Campaign | None, since: int | None, waited_s: float, timed_out: bool
-) -> dict[str, Any]:
+def answer(campaign: Campaign, before: Campaign | None, waited_s: float, timed_out: bool) -> dict[str, Any]:
     changed: list[str] = []
     if before is not None:
         if before.phase != campaign.phase:
