@@ -77,6 +77,9 @@ class BudgetSettings(BaseModel):
 
 class JobSettings(BaseModel):
     max_concurrent: int = Field(2, ge=1, le=64)
+    step_delay_s: float = Field(
+        0.0, ge=0, le=60, description="Pause between research steps (demos, rate-limited providers)"
+    )
 
 
 class SandboxSettings(BaseModel):

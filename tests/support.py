@@ -48,6 +48,11 @@ class Recorder:
         self.changed.set()
         self.changed = anyio.Event()
 
+    async def wait_for(self, predicate: Any) -> None:
+        """Sleep until ``predicate(self)`` holds, waking on each new notification."""
+        while not predicate(self):
+            await self.changed.wait()
+
     def methods(self) -> list[str]:
         return [getattr(n, "method", type(n).__name__) for n in self.notifications]
 
@@ -136,6 +141,17 @@ async def inprocess_services(settings: Settings) -> AsyncIterator[Services]:
         yield services
 
 
+def config_env(config: dict[str, Any]) -> dict[str, str]:
+    """``{"jobs": {"step_delay_s": 0.2}}`` -> ``{"DEEPR_JOBS_STEP_DELAY_S": "0.2"}``."""
+    env = {}
+    for section, values in config.items():
+        if isinstance(values, dict):
+            env.update({f"DEEPR_{section}_{k}".upper(): str(v) for k, v in values.items()})
+        else:
+            env[f"DEEPR_{section}".upper()] = str(values)
+    return env
+
+
 @asynccontextmanager
 async def connect(
     transport: str,
@@ -143,21 +159,22 @@ async def connect(
     data_dir: Path,
     *,
     gateway_mode: str = "proxy",
+    config: dict[str, Any] | None = None,
     message_handler: Any = None,
     **client_kwargs: Any,
 ) -> AsyncIterator[Client]:
     """A connected SDK ``Client`` over ``transport`` (inproc | stdio | http | sse) in ``era``."""
-    env = {"DEEPR_GATEWAY_MODE": gateway_mode}
+    config = {"gateway": {"mode": gateway_mode}, **(config or {})}
+    env = config_env(config)
     mode = ERAS[era]
     if transport == "inproc":
-        settings = Settings(data_dir=data_dir, gateway={"mode": gateway_mode})
+        settings = Settings(data_dir=data_dir, **config)
         async with Services(settings) as services:
             async with Client(build_server(services), mode=mode, message_handler=message_handler, **client_kwargs) as c:
                 yield c
     elif transport == "stdio":
-        async with Client(
-            stdio_params(data_dir, **env), mode=mode, message_handler=message_handler, **client_kwargs
-        ) as c:
+        params = stdio_params(data_dir, **env)
+        async with Client(params, mode=mode, message_handler=message_handler, **client_kwargs) as c:
             yield c
     elif transport == "http":
         async with http_server(data_dir, **env) as base:

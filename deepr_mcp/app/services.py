@@ -63,6 +63,7 @@ class Services:
                 max_concurrent=settings.jobs.max_concurrent,
                 budget_timeout_s=settings.budget.timeout_s,
                 budget_default=settings.budget.default_decision,
+                step_delay_s=settings.jobs.step_delay_s,
             )
         )
         return self

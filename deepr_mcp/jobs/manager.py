@@ -64,6 +64,7 @@ class JobManager:
         budget_timeout_s: float = 300.0,
         budget_default: DecisionName = "abort",
         ask_budget: AskBudget | None = None,
+        step_delay_s: float = 0.0,
     ) -> None:
         self.store = store
         self.notifier = notifier
@@ -71,6 +72,7 @@ class JobManager:
         self.budget_timeout_s = budget_timeout_s
         self.budget_default: DecisionName = budget_default
         self.ask_budget = ask_budget
+        self.step_delay_s = step_delay_s
         self._limiter = anyio.CapacityLimiter(max_concurrent)
         self._controls: dict[str, _Control] = {}
         self._locks: dict[str, anyio.Lock] = {}
@@ -258,6 +260,8 @@ class JobManager:
             campaign.phase = CampaignPhase(engine.phase_for(step).value)
             campaign.active_tasks = [engine.describe(campaign.research, step) or step]
             campaign = await self._save(campaign)
+            if self.step_delay_s:
+                await anyio.sleep(self.step_delay_s)
             await engine.run_step(campaign.research, step)
             event = engine.event(campaign.research)
             campaign.progress = event.progress

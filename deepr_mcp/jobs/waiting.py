@@ -44,6 +44,8 @@ def answer(campaign: Campaign, before: Campaign | None, waited_s: float, timed_o
             changed.append(f"phase {before.phase.value} -> {campaign.phase.value}")
         if before.progress != campaign.progress:
             changed.append(f"progress {before.progress:.0%} -> {campaign.progress:.0%}")
+        if before.active_tasks != campaign.active_tasks and campaign.active_tasks:
+            changed.append(f"now: {campaign.active_tasks[0]}")
         if round(before.cost, 6) != round(campaign.cost, 6):
             changed.append(f"cost ${before.cost:.4f} -> ${campaign.cost:.4f}")
         if before.open_question is None and campaign.open_question is not None:

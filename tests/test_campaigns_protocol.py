@@ -1,0 +1,192 @@
+"""Campaigns as clients see them: start, follow (pull and push), read, steer, and the bad inputs."""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from tests.support import Recorder, config_env, connect, http_server, structured, text_of
+
+SLOW = {"jobs": {"step_delay_s": 0.15}}
+QUESTION = "Why did the first transatlantic telegraph cable fail?"
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool("tool_call", {"name": name, "arguments": arguments})
+    assert not result.is_error, text_of(result)
+    return structured(result)
+
+
+async def follow(client: Client, campaign_id: str) -> list[dict[str, Any]]:
+    """What a Claude-Desktop-like model does: campaign_wait until it is told to do something else."""
+    answers, since = [], None
+    with anyio.fail_after(60):
+        while True:
+            args: dict[str, Any] = {"campaign_id": campaign_id, "timeout_s": 20}
+            if since is not None:
+                args["since"] = since
+            answer = await call(client, "campaign_wait", args)
+            answers.append(answer)
+            since = answer["version"]
+            if answer["next"]["tool"] != "campaign_wait":
+                return answers
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+@pytest.mark.parametrize("transport", ["inproc", "stdio", "http"])
+async def test_start_follow_and_read_a_campaign(transport: str, era: str, data_dir: Path) -> None:
+    async with connect(transport, era, data_dir, config=SLOW) as client:
+        started = await call(client, "campaign_start", {"question": QUESTION, "budget": 0.5})
+        cid = started["campaign_id"]
+        assert started["resources"]["status"] == f"deepr://campaigns/{cid}/status"
+        answers = await follow(client, cid)
+        assert answers[-1]["phase"] == "complete" and answers[-1]["next"]["tool"] == "campaign_report"
+        assert len(answers) >= 3  # it woke on intermediate changes, not only at the end
+        phases = {a["phase"] for a in answers}
+        assert {"executing", "complete"} <= phases
+
+        report = await client.call_tool("tool_call", {"name": "campaign_report", "arguments": {"campaign_id": cid}})
+        text = text_of(report)
+        assert text.startswith(f"# Research report: {QUESTION}") and "## Sources" in text
+        assert re.search(r"\[\d+\]", text)
+
+        status = await client.read_resource(f"deepr://campaigns/{cid}/status")
+        body = json.loads(status.contents[0].text)
+        assert status.contents[0].mime_type == "application/json"
+        assert (body["phase"], body["progress"], body["cost"]) == ("complete", 1.0, 0.0)
+        report_resource = await client.read_resource(f"deepr://campaigns/{cid}/report")
+        assert report_resource.contents[0].mime_type == "text/markdown"
+        assert report_resource.contents[0].text == text
+        beliefs = await call(client, "campaign_beliefs", {"campaign_id": cid})
+        assert beliefs["beliefs"] and all(0 <= b["confidence"] <= 1 for b in beliefs["beliefs"])
+        listed = await call(client, "campaign_list", {"phase": "complete"})
+        assert cid in {c["campaign_id"] for c in listed["campaigns"]}
+        templates = (await client.list_resource_templates()).resource_templates
+        assert "deepr://campaigns/{id}/report" in {t.uri_template for t in templates}
+
+
+@pytest.mark.parametrize("subscribers", [2, 20])
+async def test_every_handshake_subscriber_gets_updates_through_complete(subscribers: int, data_dir: Path) -> None:
+    """Several agents on their own HTTP connections subscribe to one campaign's status."""
+    env = config_env(SLOW)
+    async with http_server(data_dir, **env) as base, AsyncExitStack() as stack:
+        recorders = [Recorder() for _ in range(subscribers)]
+        clients = [
+            await stack.enter_async_context(Client(f"{base}/mcp", mode="legacy", message_handler=r)) for r in recorders
+        ]
+        # Steps are slowed so every subscriber is in place before the campaign ends.
+        started = await call(clients[0], "campaign_start", {"question": QUESTION})
+        uri = started["resources"]["status"]
+        for client in clients:
+            await client.subscribe_resource(uri)
+        answers = await follow(clients[0], started["campaign_id"])
+        assert answers[-1]["phase"] == "complete"
+        finished = json.loads((await clients[0].read_resource(uri)).contents[0].text)["finished_at"]
+        with anyio.fail_after(10):  # every subscriber is told about the final state
+            for recorder in recorders:
+                await recorder.wait_for(lambda r: _latest_publish(r) >= finished)
+        for recorder in recorders:
+            updates = [n for n in recorder.notifications if isinstance(n, types.ResourceUpdatedNotification)]
+            assert {str(n.params.uri) for n in updates} == {uri}
+            assert max(n.params.meta["deepr/subscriberCount"] for n in updates) == subscribers
+
+
+def _latest_publish(recorder: Recorder) -> str:
+    stamps = [
+        n.params.meta["deepr/publishedAt"]
+        for n in recorder.notifications
+        if isinstance(n, types.ResourceUpdatedNotification) and n.params.meta
+    ]
+    return max(stamps, default="")
+
+
+async def test_modern_listen_stream_gets_updates(data_dir: Path) -> None:
+    async with connect("http", "modern", data_dir, config=SLOW) as client:
+        started = await call(client, "campaign_start", {"question": QUESTION})
+        uri = started["resources"]["status"]
+        seen: list[str] = []
+        with anyio.fail_after(30):
+            async with client.listen(resource_subscriptions=[uri]) as sub:
+                async for event in sub:
+                    seen.append(event.uri)
+                    status = json.loads((await client.read_resource(uri)).contents[0].text)
+                    if status["phase"] == "complete":
+                        break
+        assert seen and set(seen) == {uri}
+
+
+BAD = [
+    ("campaign_status", {"campaign_id": "cnope"}, "no campaign 'cnope'"),
+    ("campaign_status", {"campaign_id": "../etc"}, "campaign_id"),
+    ("campaign_start", {"question": "  "}, "question"),
+    ("campaign_start", {"question": "valid question?", "budget": -1}, "budget"),
+    ("campaign_wait", {"campaign_id": "cnope"}, "no campaign"),
+    ("campaign_wait", {"campaign_id": "cnope", "timeout_s": 120}, "timeout_s"),
+    ("campaign_wait", {"campaign_id": "cnope", "until": "forever"}, "until"),
+    ("campaign_list", {"phase": "sleeping"}, "phase"),
+    ("budget_decide", {"campaign_id": "cnope", "decision": "approve_override"}, "no campaign"),
+    ("budget_decide", {"campaign_id": "cnope", "decision": "maybe"}, "decision"),
+]
+
+
+async def test_bad_campaign_inputs_and_state_conflicts(data_dir: Path) -> None:
+    async with connect("inproc", "legacy", data_dir) as client:
+        for name, arguments, expected in BAD:
+            result = await client.call_tool("tool_call", {"name": name, "arguments": arguments})
+            assert result.is_error and expected in text_of(result), (name, text_of(result))
+        started = await call(client, "campaign_start", {"question": QUESTION})
+        cid = started["campaign_id"]
+        await follow(client, cid)
+        for name, expected in [
+            ("campaign_cancel", "already complete"),
+            ("campaign_resume", "only a paused campaign resumes"),
+            ("campaign_pause", "only a running or queued one pauses"),
+            ("budget_decide", "no open budget question"),
+        ]:
+            args: dict[str, Any] = {"campaign_id": cid}
+            if name == "budget_decide":
+                args["decision"] = "abort"
+            result = await client.call_tool("tool_call", {"name": name, "arguments": args})
+            assert result.is_error and expected in text_of(result), (name, text_of(result))
+        stale = await client.call_tool(
+            "tool_call", {"name": "campaign_wait", "arguments": {"campaign_id": cid, "since": 10_000}}
+        )
+        assert stale.is_error and "newer than" in text_of(stale)
+        finished = await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete"})
+        assert finished["phase"] == "complete" and finished["waited_s"] < 1  # answers at once
+        # Resource misuse is a JSON-RPC error; the connection keeps serving.
+        for uri, expected in [
+            ("deepr://campaigns/cnope/status", "not found"),
+            ("deepr://campaigns/x/bogus", "unknown resource kind"),
+            ("not a uri", "malformed"),
+        ]:
+            with pytest.raises(MCPError, match=expected):
+                await client.read_resource(uri)
+        for uri in ["not a uri", "deepr://campaigns/x/bogus", "x:" + "a" * 600]:
+            with pytest.raises(MCPError):
+                await client.subscribe_resource(uri)
+        await client.subscribe_resource("test://watched-resource")  # well formed: accepted, never fires
+        assert (await call(client, "campaign_status", {"campaign_id": cid}))["phase"] == "complete"
+
+
+async def test_pause_resume_cancel(data_dir: Path) -> None:
+    async with connect("inproc", "legacy", data_dir, config={"jobs": {"step_delay_s": 0.3}}) as client:
+        cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
+        await call(client, "campaign_pause", {"campaign_id": cid})
+        paused = await call(client, "campaign_wait", {"campaign_id": cid, "until": "phase", "timeout_s": 10})
+        assert paused["phase"] == "paused"
+        await call(client, "campaign_resume", {"campaign_id": cid})
+        await call(client, "campaign_cancel", {"campaign_id": cid})
+        done = await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 10})
+        assert done["phase"] == "cancelled"
+        report = await client.call_tool("campaign_report", {"campaign_id": cid})
+        assert "Partial report" in text_of(report) or "Not written yet" in text_of(report)
