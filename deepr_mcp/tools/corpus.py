@@ -1,0 +1,112 @@
+"""Corpus tools: the documents research draws on, searched with SQLite FTS5 bm25."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from pydantic import Field
+
+from deepr_mcp.gateway.spec import define_tool
+from deepr_mcp.tools.campaigns import Strict
+from deepr_mcp.tools.context import ToolContext
+
+
+class AddInput(Strict):
+    path: str = Field(min_length=1, max_length=4096, description="File or folder on the server's machine")
+
+
+@define_tool(
+    "corpus_add",
+    "Add documents (a file or a folder of .md, .txt, .rst, .html, .pdf) to the research corpus; "
+    "unchanged files are skipped, changed ones replaced.",
+    AddInput,
+    category="corpus",
+)
+async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
+    report = await anyio.to_thread.run_sync(ctx.services.corpus.add_path, args.path)
+    return {
+        "added": report.count("added"),
+        "replaced": report.count("replaced"),
+        "unchanged": report.count("unchanged"),
+        "failed": [{"path": f.path, "reason": f.reason} for f in report.files if f.status == "failed"],
+        "passages_indexed": report.passages,
+    }
+
+
+class SearchInput(Strict):
+    query: str = Field(min_length=1, max_length=2000, description="Words to look for in the documents")
+    limit: int = Field(5, ge=1, le=50)
+
+
+@define_tool(
+    "corpus_search",
+    "Search the research corpus for passages (bm25 ranking) with their source file and heading or page.",
+    SearchInput,
+    category="corpus",
+)
+async def corpus_search(ctx: ToolContext, args: SearchInput) -> dict[str, Any]:
+    await ctx.services.ensure_sample_corpus()
+    hits = await anyio.to_thread.run_sync(ctx.services.corpus.search, args.query, args.limit)
+    return {
+        "query": args.query,
+        "hits": [
+            {"passage_id": h.id, "score": h.score, "source": h.source, "location": h.location, "text": h.text}
+            for h in hits
+        ],
+    }
+
+
+class ListInput(Strict):
+    limit: int = Field(100, ge=1, le=1000)
+
+
+@define_tool(
+    "corpus_list",
+    "List the documents in the research corpus with their passage counts and sizes.",
+    ListInput,
+    category="corpus",
+)
+async def corpus_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
+    docs = await anyio.to_thread.run_sync(ctx.services.corpus.documents)
+    stats = await anyio.to_thread.run_sync(ctx.services.corpus.stats)
+    return {
+        **stats,
+        "items": [
+            {"path": d.path, "bytes": d.bytes, "passages": d.passages, "added_at": d.added_at}
+            for d in docs[: args.limit]
+        ],
+    }
+
+
+class RemoveInput(Strict):
+    path: str = Field(min_length=1, max_length=4096, description="A document path as corpus_list shows it")
+
+
+@define_tool(
+    "corpus_remove",
+    "Remove a document and its passages from the research corpus.",
+    RemoveInput,
+    category="corpus",
+)
+async def corpus_remove(ctx: ToolContext, args: RemoveInput) -> dict[str, Any]:
+    removed = await anyio.to_thread.run_sync(ctx.services.corpus.remove, args.path)
+    return {"path": args.path, "passages_removed": removed}
+
+
+class PassageInput(Strict):
+    passage_id: str = Field(min_length=1, max_length=200, description="A passage id from a citation or search")
+
+
+@define_tool(
+    "corpus_passage",
+    "Show the full text of one cited passage by its id, with its source file and location.",
+    PassageInput,
+    category="corpus",
+)
+async def corpus_passage(ctx: ToolContext, args: PassageInput) -> dict[str, Any]:
+    p = await anyio.to_thread.run_sync(ctx.services.corpus.passage, args.passage_id)
+    return {"passage_id": p.id, "source": p.source, "location": p.location, "text": p.text}
+
+
+TOOLS = [corpus_add, corpus_search, corpus_list, corpus_remove, corpus_passage]
