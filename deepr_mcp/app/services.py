@@ -24,6 +24,9 @@ from deepr_mcp.jobs.store import SqliteCampaignStore
 from deepr_mcp.jobs.waiting import ProgressFn, Until, wait_for_campaign
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.pricing import Pricing
+from deepr_mcp.research.providers.base import Provider
+from deepr_mcp.research.providers.factory import make_provider
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.samples import SAMPLE_CORPUS
 from deepr_mcp.sandbox import SandboxManager
@@ -75,12 +78,21 @@ class Services:
 
     # -- research wiring ---------------------------------------------------------------------
 
-    def provider_for(self, campaign: Campaign) -> Any:
-        return LocalProvider()
+    def provider_for(self, campaign: Campaign) -> Provider:
+        """The campaign's provider; after optimize_for_cost, the configured cheaper model if any."""
+        return make_provider(self.settings, self.http, campaign.provider, cheap=campaign.cost_mode == "cheap")
+
+    def pricing(self) -> Pricing:
+        price = self.settings.price
+        return Pricing(
+            override_model=self.model_name(),
+            override_input_per_mtok=price.input_per_mtok,
+            override_output_per_mtok=price.output_per_mtok,
+        )
 
     def engine_for(self, campaign: Campaign) -> Engine:
         sandbox = self.sandboxes.create(campaign.id)
-        return Engine(self.corpus, self.provider_for(campaign), cost_model=None, sink=sandbox)
+        return Engine(self.corpus, self.provider_for(campaign), cost_model=self.pricing(), sink=sandbox)
 
     async def start_campaign(
         self,
@@ -118,7 +130,8 @@ class Services:
 
     def estimate_campaign(self, question: str, max_sub_questions: int) -> dict[str, Any]:
         state = new_state(question, max_sub_questions=max_sub_questions)
-        engine = Engine(self.corpus, LocalProvider(), cost_model=None)
+        provider = make_provider(self.settings, self.http, self.settings.provider)
+        engine = Engine(self.corpus, provider, cost_model=self.pricing())
         steps = ["plan", *(f"gather:sq{i + 1}" for i in range(max_sub_questions)), "synthesise"]
         per_step = {step: engine.estimate_step_cost(state, step) for step in steps}
         return {

@@ -1,0 +1,35 @@
+"""Build the configured provider; the only place that reads provider settings."""
+
+from __future__ import annotations
+
+import aiohttp
+
+from deepr_mcp.config import Settings
+from deepr_mcp.errors import ProviderError
+from deepr_mcp.research.providers.anthropic_messages import AnthropicProvider
+from deepr_mcp.research.providers.base import Provider
+from deepr_mcp.research.providers.local import LocalProvider
+from deepr_mcp.research.providers.openai_compat import OpenAIProvider
+
+
+def make_provider(
+    settings: Settings, session: aiohttp.ClientSession | None, name: str, *, cheap: bool = False
+) -> Provider:
+    if name == "local":
+        return LocalProvider()
+    if session is None:
+        raise ProviderError(name, "no HTTP session; the server's lifespan opens one")
+    if name == "openai":
+        cfg = settings.openai
+        model = cfg.cheap_model if cheap and cfg.cheap_model else cfg.model
+        key = cfg.api_key.get_secret_value() if cfg.api_key else None
+        return OpenAIProvider(session, base_url=cfg.base_url, api_key=key, model=model)
+    if name == "anthropic":
+        cfg_a = settings.anthropic
+        if cfg_a.api_key is None:
+            raise ProviderError("anthropic", "no API key; set DEEPR_ANTHROPIC_API_KEY")
+        model = cfg_a.cheap_model if cheap and cfg_a.cheap_model else cfg_a.model
+        return AnthropicProvider(
+            session, api_key=cfg_a.api_key.get_secret_value(), model=model, base_url=cfg_a.base_url
+        )
+    raise ProviderError(name, "unknown provider; use local, openai or anthropic")
