@@ -17,7 +17,7 @@ from types import TracebackType
 import anyio
 from anyio.abc import TaskGroup
 
-from deepr_mcp.errors import Conflict, DeeprError, InvalidInput
+from deepr_mcp.errors import BudgetExceeded, Conflict, DeeprError, InvalidInput
 from deepr_mcp.jobs.models import (
     RUNNING_PHASES,
     BudgetDecision,
@@ -262,7 +262,18 @@ class JobManager:
             campaign = await self._save(campaign)
             if self.step_delay_s:
                 await anyio.sleep(self.step_delay_s)
-            await engine.run_step(campaign.research, step)
+            engine.spend_limit = campaign.budget
+            try:
+                await engine.run_step(campaign.research, step)
+            except BudgetExceeded:
+                # The prompt came out bigger than estimated: nothing was sent; ask before spending.
+                campaign = await self.store.get(campaign_id)
+                outcome = await self._budget_question(campaign, control, step, campaign.budget - campaign.cost + 1e-6)
+                if outcome == "stop":
+                    return
+                if outcome == "again":
+                    engine = self.engine_factory(await self.store.get(campaign_id))
+                continue
             event = engine.event(campaign.research)
             campaign.progress = event.progress
             if event.phase != Phase.COMPLETE:

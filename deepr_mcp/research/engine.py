@@ -14,7 +14,7 @@ from typing import Protocol
 
 import anyio
 
-from deepr_mcp.errors import InvalidInput
+from deepr_mcp.errors import BudgetExceeded, InvalidInput
 from deepr_mcp.research import prompts
 from deepr_mcp.research.models import (
     Belief,
@@ -34,7 +34,9 @@ SYNTHESISE = "synthesise"
 GATHER_PREFIX = "gather:"
 WEAK_EVIDENCE = 0.5
 """Below this share of a sub-question's terms found in any passage, it is reported as a gap."""
-EXPECTED_OUTPUT_TOKENS = {PLAN: 120, SYNTHESISE: 300, GATHER_PREFIX: 250}
+MAX_OUTPUT_TOKENS = {PLAN: 300, SYNTHESISE: 600, GATHER_PREFIX: 700}
+"""Each step's ``max_tokens``: the output cost of a step can never exceed this."""
+PASSAGE_MAX_CHARS = 1100
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +75,17 @@ def new_state(question: str, *, max_sub_questions: int = 5, passages_per_questio
     )
 
 
-def estimate_tokens(text: str) -> int:
-    return max(1, len(text) // 4)
+def upper_tokens(text: str) -> int:
+    """A deliberate over-estimate of a prompt's tokens (UTF-8 bytes / 3, plus framing).
+
+    Typical English runs about 4 characters a token; budgeting on 3 keeps an estimate an upper
+    bound, which is what "never spend past the budget" needs.
+    """
+    return len(text.encode("utf-8")) // 3 + 50
+
+
+def kind_of(step: str) -> str:
+    return GATHER_PREFIX if step.startswith(GATHER_PREFIX) else step
 
 
 class Engine:
@@ -89,6 +100,8 @@ class Engine:
         self.provider = provider
         self.cost_model = cost_model
         self.sink = sink
+        self.spend_limit: float | None = None
+        """When set, a call whose worst-case cost would pass it raises ``BudgetExceeded`` unsent."""
 
     # -- step plan -------------------------------------------------------------------------
 
@@ -122,18 +135,18 @@ class Engine:
         return {PLAN: "planning sub-questions", SYNTHESISE: "writing the cited report"}[step]
 
     def estimate_step_cost(self, state: ResearchState, step: str) -> float:
-        """Dollars the step will likely cost: prompt size from the state, expected output by step kind."""
+        """An upper bound in dollars: prompt size from the state, output at the step's ``max_tokens``."""
         if self.cost_model is None:
             return 0.0
         if step == PLAN:
-            prompt_tokens = 150 + estimate_tokens(state.question)
+            prompt = 600 + len(state.question)
         elif step == SYNTHESISE:
-            claims = sum(len(sq.findings) for sq in state.sub_questions)
-            prompt_tokens = 150 + estimate_tokens(state.question) + 40 * claims
+            claims = sum(len(f.claim) + 12 for sq in state.sub_questions for f in sq.findings)
+            prompt = 600 + len(state.question) + claims
         else:
-            prompt_tokens = 200 + state.passages_per_question * 180
-        kind = GATHER_PREFIX if step.startswith(GATHER_PREFIX) else step
-        return self.cost_model.cost(self.provider.model, prompt_tokens, EXPECTED_OUTPUT_TOKENS[kind])
+            prompt = 800 + state.passages_per_question * (PASSAGE_MAX_CHARS + 120)
+        tokens = prompt // 3 + 50
+        return self.cost_model.cost(self.provider.model, tokens, MAX_OUTPUT_TOKENS[kind_of(step)])
 
     def event(self, state: ResearchState) -> EngineEvent:
         step = self.next_step(state)
@@ -174,7 +187,15 @@ class Engine:
         return state
 
     async def _complete(self, state: ResearchState, step: str, messages: list) -> Completion:
-        completion = await self.provider.complete(messages)
+        max_tokens = MAX_OUTPUT_TOKENS[kind_of(step)]
+        if self.cost_model is not None and self.spend_limit is not None:
+            prompt_tokens = sum(upper_tokens(m.content) for m in messages)
+            upper = self.cost_model.cost(self.provider.model, prompt_tokens, max_tokens)
+            if state.cost + upper > self.spend_limit:
+                raise BudgetExceeded(
+                    f"step {step} could cost up to ${upper:.4f}; ${state.cost:.4f} of ${self.spend_limit:.4f} is spent"
+                )
+        completion = await self.provider.complete(messages, max_tokens=max_tokens)
         cost = 0.0
         if self.cost_model is not None:
             cost = self.cost_model.cost(
