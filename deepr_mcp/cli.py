@@ -43,6 +43,21 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=5)
     tools_sub.add_parser("list", help="list every catalogue tool")
 
+    research = sub.add_parser("research", help="research a question now and print the cited report")
+    research.add_argument("question")
+    research.add_argument("--provider", choices=["local", "openai", "anthropic"], help="env DEEPR_PROVIDER")
+    research.add_argument("--budget", type=float, help="dollar limit; asks before exceeding it")
+    research.add_argument("--corpus", type=Path, action="append", default=[], help="add these documents first")
+
+    corpus = sub.add_parser("corpus", help="the documents research draws on")
+    corpus_sub = corpus.add_subparsers(dest="corpus_command", required=True)
+    corpus_add = corpus_sub.add_parser("add", help="add files or folders (.md .txt .rst .html .pdf)")
+    corpus_add.add_argument("paths", nargs="+", type=Path)
+    corpus_search = corpus_sub.add_parser("search", help="search passages")
+    corpus_search.add_argument("query")
+    corpus_search.add_argument("--limit", type=int, default=5)
+    corpus_sub.add_parser("list", help="list documents")
+
     config = sub.add_parser("config", help="configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     config_sub.add_parser("show", help="print the effective configuration, secrets hidden")
@@ -98,12 +113,73 @@ def cmd_tools(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_research(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if args.provider:
+        settings.provider = args.provider
+    if args.budget is not None and args.budget <= 0:
+        raise InvalidInput(f"--budget must be a positive number of dollars, got {args.budget}")
+
+    async def run() -> int:
+        from deepr_mcp.app.services import Services
+        from deepr_mcp.app.terminal import run_research
+
+        async with Services(settings) as services:
+            for path in args.corpus:
+                report = await anyio.to_thread.run_sync(services.corpus.add_path, path)
+                print(
+                    f"corpus: {path}: {report.count('added')} added, {report.count('failed')} failed", file=sys.stderr
+                )
+            campaign = await run_research(
+                services, args.question, budget=args.budget, default_decision=settings.budget.default_decision
+            )
+            print(campaign.research.report or f"(no report: campaign {campaign.phase.value}: {campaign.error})")
+            print(f"sandbox: {settings.data_dir / 'sandboxes' / campaign.id}", file=sys.stderr)
+            return 0 if campaign.phase.value == "complete" else 1
+
+    return anyio.run(run)
+
+
+def cmd_corpus(args: argparse.Namespace) -> int:
+    from deepr_mcp.research.passages import Corpus
+
+    settings = _settings(args)
+    corpus = Corpus(settings.data_dir / "corpus.db")
+    try:
+        if args.corpus_command == "add":
+            failed = 0
+            for path in args.paths:
+                report = corpus.add_path(path)
+                for file in report.files:
+                    detail = f" ({file.reason})" if file.reason else f" ({file.passages} passages)"
+                    print(f"{file.status:<9} {file.path}{detail}")
+                failed += report.count("failed")
+            return 1 if failed else 0
+        if args.corpus_command == "search":
+            if not 1 <= args.limit <= 200:
+                raise InvalidInput(f"--limit must be 1-200, got {args.limit}")
+            for hit in corpus.search(args.query, args.limit):
+                print(f"{hit.score:7.3f}  {hit.source} [{hit.location}]\n         {hit.text[:160]}")
+            return 0
+        for doc in corpus.documents():
+            print(f"{doc.passages:5d} passages  {doc.bytes:9,d} bytes  {doc.path}")
+        return 0
+    finally:
+        corpus.close()
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     print(json.dumps(_settings(args).public_dict(), indent=2))
     return 0
 
 
-COMMANDS = {"serve": cmd_serve, "tools": cmd_tools, "config": cmd_config}
+COMMANDS = {
+    "serve": cmd_serve,
+    "tools": cmd_tools,
+    "research": cmd_research,
+    "corpus": cmd_corpus,
+    "config": cmd_config,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Protocol
 
 import anyio
@@ -317,7 +318,7 @@ def render_report(state: ResearchState, summary: str, *, partial_note: str | Non
     out += ["## Sources", ""]
     for c in sorted(state.passages.values(), key=lambda c: c.number):
         where = f", {c.location}" if c.location else ""
-        out.append(f"[{c.number}] {c.source}{where} (passage {c.passage_id})")
+        out.append(f"[{c.number}] {PurePath(c.source).name}{where} (passage {c.passage_id})")
     return "\n".join(out).rstrip() + "\n"
 
 

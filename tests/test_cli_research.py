@@ -1,0 +1,51 @@
+"""The CLI's research and corpus commands as a user runs them: real subprocesses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support import server_env
+
+
+def run(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "deepr_mcp", *args],
+        capture_output=True,
+        text=True,
+        env=server_env(data_dir, **env),
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+
+
+def test_research_on_the_embedded_default(data_dir: Path) -> None:
+    proc = run(data_dir, "research", "Why did the first transatlantic telegraph cable fail?")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("# Research report: Why did the first transatlantic telegraph cable fail?")
+    assert "three weeks" in proc.stdout and "## Sources" in proc.stdout
+    assert "100% complete" in proc.stderr  # the progress bar reached the end
+    assert "Traceback" not in proc.stderr
+
+
+def test_research_bad_input(data_dir: Path) -> None:
+    proc = run(data_dir, "research", "  ")
+    assert proc.returncode == 2 and "too short" in proc.stderr
+    proc = run(data_dir, "research", "A fine question?", "--budget", "-1")
+    assert proc.returncode == 2 and "--budget must be a positive" in proc.stderr
+
+
+def test_corpus_commands(data_dir: Path, tmp_path: Path) -> None:
+    doc = tmp_path / "whales.md"
+    doc.write_text("# Whales\n\nBlue whales are the largest animals ever known.\n")
+    (tmp_path / "bad.txt").write_bytes(b"\x00binary")
+    added = run(data_dir, "corpus", "add", str(tmp_path))
+    assert added.returncode == 1  # one file failed, and says why
+    assert "added" in added.stdout and "looks binary" in added.stdout
+    found = run(data_dir, "corpus", "search", "largest animals")
+    assert found.returncode == 0 and "whales.md [Whales]" in found.stdout
+    listed = run(data_dir, "corpus", "list")
+    assert "whales.md" in listed.stdout
+    missing = run(data_dir, "corpus", "add", str(tmp_path / "nope.md"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
