@@ -109,6 +109,9 @@ class Corpus:
         self._db.execute("PRAGMA foreign_keys=ON")
         with self._lock:
             self._db.executescript(SCHEMA)
+            self._db.execute(
+                "INSERT INTO passages_fts(passages_fts, rank) VALUES ('rank', ?)", (f"bm25({LOCATION_WEIGHT}, 1.0)",)
+            )
 
     def close(self) -> None:
         with self._lock:
@@ -203,11 +206,13 @@ class Corpus:
         if expression is None:
             return []
         with self._lock:
+            # Rank inside FTS5 (its "rank" column is bm25 with our column weights) and join only the
+            # top hits: joining every match before sorting was most of the cost on common words.
             rows = self._db.execute(
-                "SELECT p.id, p.text, p.path, p.location, bm25(passages_fts, ?, 1.0) AS score "
-                "FROM passages_fts JOIN passages p ON p.rowid = passages_fts.rowid "
-                "WHERE passages_fts MATCH ? ORDER BY score LIMIT ?",
-                (LOCATION_WEIGHT, expression, limit),
+                "SELECT p.id, p.text, p.path, p.location, top.rank FROM "
+                "(SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rank LIMIT ?) AS top "
+                "JOIN passages p ON p.rowid = top.rowid ORDER BY top.rank",
+                (expression, limit),
             ).fetchall()
         return [Passage(id=r[0], text=r[1], source=r[2], location=r[3], score=round(-r[4], 6)) for r in rows]
 
