@@ -1,18 +1,153 @@
 """Queries a user might type, per catalogue tool, for Recall@k in ``bench/gateway.py``.
 
-Written as a person asks, not copied from the descriptions. A test keeps this in step with
-the catalogue: every tool needs at least three.
+Written as a person asks, not copied from the descriptions. ``tests/gateway/test_queries.py``
+keeps this in step with the catalogue: every tool needs at least three.
 """
 
 QUERIES: dict[str, list[str]] = {
     "catalogue_list": [
         "show me everything this server can do",
         "browse all available tools grouped by area",
-        "which tools exist for campaigns",
+        "what kinds of tools are there",
     ],
     "server_info": [
         "what version of deepr is running",
         "which gateway mode and protocol is this connection using",
         "where does the server keep its data",
+    ],
+    "campaign_start": [
+        "start a research campaign",
+        "kick off an investigation into undersea cables",
+        "research this question in the background for me",
+    ],
+    "campaign_status": [
+        "how far along is my research job",
+        "check the progress of campaign c123",
+        "what phase is the investigation in and what has it cost so far",
+    ],
+    "campaign_list": [
+        "show all my research jobs",
+        "which investigations have finished",
+        "list campaigns that are still running",
+    ],
+    "campaign_cancel": [
+        "stop this research job for good",
+        "kill the running investigation",
+        "abort the campaign I started",
+    ],
+    "campaign_pause": [
+        "pause my research for now",
+        "hold the investigation after the current step",
+        "temporarily stop the campaign so I can continue later",
+    ],
+    "campaign_resume": [
+        "continue a paused investigation",
+        "pick up the research where it stopped",
+        "unpause the campaign",
+    ],
+    "campaign_plan": [
+        "what sub-questions is the research working on",
+        "show the research plan",
+        "how is the question being broken down",
+    ],
+    "campaign_beliefs": [
+        "what has the research found so far",
+        "show the findings with confidence levels",
+        "which claims does the investigation believe and what is missing",
+    ],
+    "campaign_report": [
+        "give me the final write-up",
+        "get the finished cited report in markdown",
+        "show the results of the investigation",
+    ],
+    "campaign_sources": [
+        "which documents does the report cite",
+        "list the references behind the findings",
+        "what are citation 3 and 4 pointing at",
+    ],
+    "campaign_follow_up": [
+        "ask a further question building on the last research",
+        "dig deeper into what the previous campaign found",
+        "follow up on an earlier investigation",
+    ],
+    "campaign_wait": [
+        "tell me when the research changes without polling",
+        "block until the job finishes",
+        "follow the campaign until it needs a decision",
+    ],
+    "budget_decide": [
+        "approve spending more money on the research",
+        "answer the budget question and allow a higher limit",
+        "the campaign is waiting for approval, optimize for cost instead",
+    ],
+    "budget_get": [
+        "how much of the budget is left",
+        "show the spending limit and past approvals",
+        "what budget decisions were made for this job",
+    ],
+    "budget_set": [
+        "raise the dollar limit before it runs out",
+        "change how much the research may spend",
+        "lower the budget of a running campaign",
+    ],
+    "cost_estimate": [
+        "how much would researching this question cost",
+        "price a research job before starting it",
+        "estimate dollars per step with my model",
+    ],
+    "cost_report": [
+        "how much money have I spent in total",
+        "break down the tokens and dollars per step",
+        "which campaigns were the most expensive",
+    ],
+    "corpus_add": [
+        "index my folder of markdown notes",
+        "load these pdf documents so research can use them",
+        "import files into the knowledge base",
+    ],
+    "corpus_search": [
+        "find passages that mention gutta-percha",
+        "full text search over my documents",
+        "look up what the docs say about repeaters",
+    ],
+    "corpus_list": [
+        "which documents are indexed",
+        "show the files research can draw on",
+        "how many passages does each document have",
+    ],
+    "corpus_remove": [
+        "drop this document from the index",
+        "delete a file from the knowledge base",
+        "stop using an outdated document in research",
+    ],
+    "corpus_passage": [
+        "show me the full text behind a citation",
+        "open passage p1234 and its heading",
+        "read one cited excerpt in full",
+    ],
+    "sandbox_list": [
+        "what files did the campaign produce",
+        "show the working directory of the research",
+        "list the notes and artefacts of a job",
+    ],
+    "sandbox_read": [
+        "open the intermediate notes for sub-question one",
+        "read plan.md from the campaign folder",
+        "show the first kilobyte of a large artefact",
+    ],
+    "sandbox_write": [
+        "save my own notes next to the research",
+        "create a file in the campaign working folder",
+        "append a draft paragraph to a file in the workspace",
+    ],
+    "sandbox_delete": [
+        "remove a scratch file from the workspace",
+        "clean up a file the campaign wrote",
+        "erase an empty folder in the research directory",
+    ],
+    "sandbox_extract": [
+        "give me only the final report and a list of artefacts",
+        "collect the deliverables without the intermediate files",
+        "export the result of the campaign folder",
     ],
 }
