@@ -150,4 +150,14 @@ QUERIES: dict[str, list[str]] = {
         "collect the deliverables without the intermediate files",
         "export the result of the campaign folder",
     ],
+    "web_search": [
+        "search the internet for recent news on cable cuts",
+        "look this up on the web",
+        "find web pages about submarine cables",
+    ],
+    "web_fetch": [
+        "download this url as text",
+        "read the page at https://example.org and add it to my documents",
+        "grab the contents of a web page",
+    ],
 }

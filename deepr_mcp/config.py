@@ -87,6 +87,14 @@ class SandboxSettings(BaseModel):
     max_files: int = Field(2000, gt=0)
 
 
+class WebSettings(BaseModel):
+    searxng_url: str | None = Field(None, description="SearXNG instance with the json format enabled")
+    fetch_enabled: bool = Field(False, description="Allow web_fetch to download pages")
+    allow_private: bool = Field(False, description="Allow loopback/private addresses (never on a shared server)")
+    max_bytes: int = Field(2_000_000, gt=0)
+    timeout_s: float = Field(20.0, gt=0, le=300)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="DEEPR_",
@@ -107,6 +115,7 @@ class Settings(BaseSettings):
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
 
     @field_validator("data_dir")
     @classmethod

@@ -15,6 +15,7 @@ import aiohttp
 import anyio
 
 from deepr_mcp.config import Settings
+from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.jobs.manager import JobManager
@@ -29,6 +30,7 @@ from deepr_mcp.research.providers.base import Provider
 from deepr_mcp.research.providers.factory import make_provider
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.samples import SAMPLE_CORPUS
+from deepr_mcp.research.web import PageFetcher, SearxngSearch, make_session
 from deepr_mcp.sandbox import SandboxManager
 from deepr_mcp.tools import all_tools
 
@@ -58,6 +60,11 @@ class Services:
         self.http = await stack.enter_async_context(
             aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120), raise_for_status=False)
         )
+        self.web_http: aiohttp.ClientSession | None = None
+        if settings.web.searxng_url or settings.web.fetch_enabled:
+            self.web_http = await stack.enter_async_context(
+                make_session(allow_private=settings.web.allow_private, timeout_s=settings.web.timeout_s)
+            )
         self.jobs = await stack.enter_async_context(
             JobManager(
                 self.store,
@@ -77,6 +84,18 @@ class Services:
         await self._stack.__aexit__(exc_type, exc, tb)
 
     # -- research wiring ---------------------------------------------------------------------
+
+    def web_search(self) -> SearxngSearch:
+        url = self.settings.web.searxng_url
+        if url is None or self.web_http is None:
+            raise InvalidInput("web search is off; set DEEPR_WEB_SEARXNG_URL to a SearXNG instance with JSON enabled")
+        return SearxngSearch(self.web_http, url, timeout_s=self.settings.web.timeout_s)
+
+    def page_fetcher(self) -> PageFetcher:
+        web = self.settings.web
+        if not web.fetch_enabled or self.web_http is None:
+            raise InvalidInput("page fetching is off; set DEEPR_WEB_FETCH_ENABLED=true to allow web_fetch")
+        return PageFetcher(self.web_http, max_bytes=web.max_bytes, allow_private=web.allow_private)
 
     def provider_for(self, campaign: Campaign) -> Provider:
         """The campaign's provider; after optimize_for_cost, the configured cheaper model if any."""

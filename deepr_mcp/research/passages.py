@@ -20,7 +20,7 @@ from typing import Literal
 
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.gateway.tokenizer import STOP_WORDS
-from deepr_mcp.research.documents import SUPPORTED, chunk, sections_of
+from deepr_mcp.research.documents import SUPPORTED, Chunk, chunk, markdown_sections, sections_of
 from deepr_mcp.research.engine import Passage
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -159,6 +159,22 @@ class Corpus:
         chunks = chunk(key, sections_of(file, raw))
         if not chunks:
             raise InvalidInput(f"{file}: no text found to index")
+        self._replace(key, digest, size, chunks)
+        return FileResult(key, "replaced" if row is not None else "added", passages=len(chunks))
+
+    def add_markdown(self, source: str, text: str) -> FileResult:
+        """Index text that is not a local file (a fetched web page) under ``source``, e.g. its URL."""
+        chunks = chunk(source, markdown_sections(text))
+        if not chunks:
+            raise InvalidInput(f"{source}: no text found to index")
+        data = text.encode("utf-8")
+        with self._lock:
+            existed = self._db.execute("SELECT 1 FROM documents WHERE path = ?", (source,)).fetchone() is not None
+        self._replace(source, hashlib.sha256(data).hexdigest(), len(data), chunks)
+        return FileResult(source, "replaced" if existed else "added", passages=len(chunks))
+
+    def _replace(self, key: str, digest: str, size: int, chunks: list[Chunk]) -> None:
+        """A document's passages, swapped in one transaction: the old set or the new, never a mix."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -175,7 +191,6 @@ class Corpus:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-        return FileResult(key, "replaced" if row is not None else "added", passages=len(chunks))
 
     def add_texts(self, source: str, texts: Sequence[str]) -> int:
         """Bulk-insert ready-made passages (benchmarks, generated corpora) under one source name."""
