@@ -160,4 +160,39 @@ QUERIES: dict[str, list[str]] = {
         "read the page at https://example.org and add it to my documents",
         "grab the contents of a web page",
     ],
+    "expert_create": [
+        "create a knowledge base about submarine cables",
+        "set up a specialist that remembers what research found",
+        "make a new expert and seed it with a question",
+    ],
+    "expert_list": [
+        "which experts exist",
+        "show my knowledge bases",
+        "list the specialists and how much they know",
+    ],
+    "expert_profile": [
+        "what does the cables expert cover",
+        "summary of an expert's knowledge and campaigns",
+        "describe this specialist",
+    ],
+    "expert_query": [
+        "ask the expert why the 1858 cable failed",
+        "what does my knowledge base say about repeaters",
+        "answer from the specialist's beliefs with citations",
+    ],
+    "expert_gaps": [
+        "what doesn't the expert know yet",
+        "show the open questions of the knowledge base",
+        "which unknowns remain for this specialist",
+    ],
+    "expert_fill_gaps": [
+        "research the missing pieces of the expert's knowledge",
+        "fill in what the specialist could not answer",
+        "run a campaign on the expert's open questions",
+    ],
+    "expert_delete": [
+        "remove the cables expert",
+        "delete a knowledge base",
+        "get rid of a specialist I no longer need",
+    ],
 }

@@ -190,8 +190,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DeeprError as exc:
         print(f"deepr-mcp: error: {exc.message}", file=sys.stderr)
         return 2
+    except BaseExceptionGroup as group:  # raised inside a task group (the services' lifespan)
+        ours = group.subgroup(lambda e: isinstance(e, DeeprError))
+        if ours is None:
+            raise
+        print(f"deepr-mcp: error: {_first_leaf(ours).message}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _first_leaf(group: BaseExceptionGroup) -> DeeprError:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first  # type: ignore[return-value]
 
 
 if __name__ == "__main__":

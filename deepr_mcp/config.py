@@ -82,6 +82,12 @@ class JobSettings(BaseModel):
     )
 
 
+class SubscriptionSettings(BaseModel):
+    writers: int = Field(2, ge=1, le=64, description="Tasks that deliver resources/updated notifications")
+    send_timeout_s: float = Field(5.0, gt=0, le=120, description="A subscriber slower than this is dropped")
+    max_per_connection: int = Field(256, ge=1, le=100_000)
+
+
 class SandboxSettings(BaseModel):
     max_bytes: int = Field(50 * 1024 * 1024, gt=0)
     max_files: int = Field(2000, gt=0)
@@ -116,6 +122,7 @@ class Settings(BaseSettings):
     jobs: JobSettings = Field(default_factory=JobSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
 
     @field_validator("data_dir")
     @classmethod

@@ -31,6 +31,12 @@ RESOURCE_NOT_FOUND = -32002
 
 _GENERIC_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s\x00-\x1f\x7f]+$")
 
+EXPERT_INFO = {
+    "profile": ("Expert profile", "What the expert covers, its counts and strongest beliefs"),
+    "beliefs": ("Expert beliefs", "Every belief with confidence and sources"),
+    "gaps": ("Expert gaps", "Open questions its research could not answer"),
+}
+
 KIND_INFO = {
     "status": ("Status", "application/json", "Phase, progress, cost and budget, active tasks, subscriber count"),
     "plan": ("Plan", "application/json", "The research plan: sub-questions and their state"),
@@ -81,6 +87,18 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
                         mime_type=mime,
                     )
                 )
+        if offset == 0:
+            for expert in await services.experts.list():
+                for kind, (title, description) in EXPERT_INFO.items():
+                    resources.append(
+                        types.Resource(
+                            uri=f"deepr://experts/{expert.id}/{kind}",
+                            name=f"{expert.id}-{kind}",
+                            title=f"{title}: {expert.name}",
+                            description=description,
+                            mime_type="application/json",
+                        )
+                    )
         next_cursor = str(offset + page) if offset + page < total else None
         return types.ListResourcesResult(resources=resources, next_cursor=next_cursor)
 
@@ -96,6 +114,15 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
                 mime_type=KIND_INFO[kind][1],
             )
             for kind in CAMPAIGN_KINDS
+        ] + [
+            types.ResourceTemplate(
+                uri_template=f"deepr://experts/{{id}}/{kind}",
+                name=f"expert-{kind}",
+                title=title,
+                description=description,
+                mime_type="application/json",
+            )
+            for kind, (title, description) in EXPERT_INFO.items()
         ]
         return types.ListResourceTemplatesResult(resource_templates=templates)
 
@@ -103,13 +130,24 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
         uri = str(params.uri)
         try:
             ref = parse_uri(uri)
-            if ref.collection != "campaigns":
-                raise NotFound(f"resource {uri!r} not found")
-            campaign = await services.store.get(ref.id)
+            if ref.collection == "experts":
+                expert = await services.experts.get(ref.id)
+            else:
+                campaign = await services.store.get(ref.id)
         except NotFound as exc:
             raise _protocol_error(NotFound(f"resource {uri!r} not found: {exc.message}"), ctx) from None
         except DeeprError as exc:
             raise _protocol_error(exc, ctx) from None
+        if ref.collection == "experts":
+            body = {
+                "profile": expert.profile,
+                "beliefs": lambda: {"id": expert.id, "beliefs": [b.model_dump(mode="json") for b in expert.beliefs]},
+                "gaps": lambda: {"id": expert.id, "gaps": [g.model_dump(mode="json") for g in expert.gaps]},
+            }[ref.kind]()
+            text = json.dumps(body, ensure_ascii=False, indent=1)
+            return types.ReadResourceResult(
+                contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
+            )
         if ref.kind == "report":
             body, mime = views.report_text(campaign), "text/markdown"
         else:

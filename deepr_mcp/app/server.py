@@ -13,11 +13,14 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from deepr_mcp import __version__
 from deepr_mcp.app.connections import connection_id, connection_state, is_modern
 from deepr_mcp.app.resources import build_resource_handlers
 from deepr_mcp.app.services import Services
+from deepr_mcp.app.tasks import build_task_handlers
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.gateway.spec import ToolSpec
 from deepr_mcp.tools.context import ToolContext
@@ -37,7 +40,28 @@ Ctx = ServerRequestContext[Services, Any]
 
 
 class DeeprServer(Server[Services]):
-    """Announces ``tools.listChanged`` to every handshake client, whichever transport built the options."""
+    """Announces ``tools.listChanged`` and tasks to handshake clients, whichever transport built the options."""
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        caps = super().get_capabilities(
+            notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
+        )
+        if protocol_version is None or protocol_version < "2026":  # MCP tasks exist in 2025-11-25 only
+            caps.tasks = types.ServerTasksCapability(
+                list=types.TasksListCapability(),
+                cancel=types.TasksCancelCapability(),
+                requests=types.ServerTasksRequestsCapability(
+                    tools=types.TasksToolsCapability(call=types.TasksCallCapability())
+                ),
+            )
+        return caps
 
     def create_initialization_options(
         self,
@@ -53,7 +77,8 @@ class DeeprServer(Server[Services]):
 
 
 def to_mcp_tool(spec: ToolSpec) -> types.Tool:
-    return types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema)
+    execution = types.ToolExecution(task_support=spec.task_support) if spec.task_support else None  # type: ignore[arg-type]
+    return types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema, execution=execution)
 
 
 def to_call_result(outcome: ToolOutcome) -> types.CallToolResult:
@@ -86,6 +111,27 @@ def build_server(services: Services) -> DeeprServer:
         revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
         return types.ListToolsResult(tools=[to_mcp_tool(spec) for spec in gateway.listed(revealed)])
 
+    async def task_augmented_calls(ctx: Ctx, call_next: Any) -> Any:
+        """Serve ``tools/call`` with a ``task`` field (2025-11-25) before the SDK's result sieve.
+
+        The SDK validates a tools/call result as ``CallToolResult``; a task-augmented call must
+        answer ``CreateTaskResult``, and a middleware that answers without ``call_next`` owns its
+        result, so the task path lives here.
+        """
+        params = ctx.params or {}
+        if ctx.method != "tools/call" or not isinstance(params.get("task"), dict) or is_modern(ctx):
+            return await call_next(ctx)
+        typed = types.CallToolRequestParams.model_validate(params, by_name=False)
+        target, arguments = typed.name, typed.arguments or {}
+        if target == "tool_call":
+            target, arguments = arguments.get("name"), arguments.get("arguments") or {}
+        if target != "campaign_start":
+            raise MCPError(
+                code=INVALID_PARAMS, message=f"only campaign_start supports task-augmented calls, not {target!r}"
+            )
+        created = await start_task(ctx, arguments, typed.task.ttl if typed.task else None)
+        return created.model_dump(mode="json", by_alias=True, exclude_none=True)
+
     async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name == "tool_search":
             outcome, found = gateway.search(params.arguments)
@@ -109,7 +155,10 @@ def build_server(services: Services) -> DeeprServer:
             # the way a standalone-stream notification is before the client's GET stream attaches.
             await ctx.session.send_notification(types.ToolListChangedNotification(), related_request_id=ctx.request_id)
 
-    return DeeprServer(
+    task_handlers = build_task_handlers(services)
+    start_task = task_handlers.pop("start")[1]
+
+    server = DeeprServer(
         "deepr-mcp",
         version=__version__,
         title="deepr-mcp research server",
@@ -120,3 +169,7 @@ def build_server(services: Services) -> DeeprServer:
         on_call_tool=call_tool,
         **build_resource_handlers(services),
     )
+    for method, (params_type, handler) in task_handlers.items():
+        server.add_request_handler(method, params_type, handler)
+    server.middleware.append(task_augmented_calls)
+    return server

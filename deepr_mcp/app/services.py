@@ -15,9 +15,10 @@ import aiohttp
 import anyio
 
 from deepr_mcp.config import Settings
-from deepr_mcp.errors import InvalidInput
+from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.jobs.experts import ExpertStore, absorb
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.models import Campaign
 from deepr_mcp.jobs.notifier import Notifier
@@ -51,12 +52,21 @@ class Services:
         stack = await self._stack.__aenter__()
         self.store = SqliteCampaignStore(settings.data_dir / "campaigns.db")
         stack.callback(self.store.close)
+        self.experts = ExpertStore(settings.data_dir / "experts.db")
+        stack.callback(self.experts.close)
         self.corpus = Corpus(settings.data_dir / "corpus.db")
         stack.callback(self.corpus.close)
         self.sandboxes = SandboxManager(
             settings.data_dir / "sandboxes", max_bytes=settings.sandbox.max_bytes, max_files=settings.sandbox.max_files
         )
-        self.notifier = await stack.enter_async_context(Notifier())
+        subs = settings.subscriptions
+        self.notifier = await stack.enter_async_context(
+            Notifier(
+                send_timeout_s=subs.send_timeout_s,
+                max_subscriptions_per_connection=subs.max_per_connection,
+                writers=subs.writers,
+            )
+        )
         self.http = await stack.enter_async_context(
             aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120), raise_for_status=False)
         )
@@ -65,6 +75,7 @@ class Services:
             self.web_http = await stack.enter_async_context(
                 make_session(allow_private=settings.web.allow_private, timeout_s=settings.web.timeout_s)
             )
+        self._background = await stack.enter_async_context(anyio.create_task_group())
         self.jobs = await stack.enter_async_context(
             JobManager(
                 self.store,
@@ -74,6 +85,7 @@ class Services:
                 budget_timeout_s=settings.budget.timeout_s,
                 budget_default=settings.budget.default_decision,
                 step_delay_s=settings.jobs.step_delay_s,
+                on_finished=self.feed_expert,
             )
         )
         return self
@@ -84,6 +96,18 @@ class Services:
         await self._stack.__aexit__(exc_type, exc, tb)
 
     # -- research wiring ---------------------------------------------------------------------
+
+    async def feed_expert(self, campaign: Campaign) -> None:
+        """A finished campaign run for an expert adds its beliefs and gaps to that expert."""
+        if campaign.expert_id is None:
+            return
+        try:
+            expert = await self.experts.get(campaign.expert_id)
+        except NotFound:
+            return  # the expert was deleted while its campaign ran
+        expert = await self.experts.save(absorb(expert, campaign))
+        for uri in expert.uris().values():
+            await self.notifier.publish(uri)
 
     def web_search(self) -> SearxngSearch:
         url = self.settings.web.searxng_url
@@ -113,6 +137,10 @@ class Services:
         sandbox = self.sandboxes.create(campaign.id)
         return Engine(self.corpus, self.provider_for(campaign), cost_model=self.pricing(), sink=sandbox)
 
+    def spawn(self, func: Any, *args: Any) -> None:
+        """Run a follower (e.g. a task-status watcher) for as long as the process serves."""
+        self._background.start_soon(func, *args)
+
     async def start_campaign(
         self,
         question: str,
@@ -121,6 +149,8 @@ class Services:
         max_sub_questions: int = 5,
         owner: str | None = None,
         expert_id: str | None = None,
+        as_task: bool = False,
+        task_ttl_ms: int | None = None,
     ) -> Campaign:
         await self.ensure_sample_corpus()
         return await self.jobs.start(
@@ -131,6 +161,8 @@ class Services:
             owner_connection=owner,
             expert_id=expert_id,
             max_sub_questions=max_sub_questions,
+            as_task=as_task,
+            task_ttl_ms=task_ttl_ms,
         )
 
     def model_name(self) -> str:

@@ -27,6 +27,8 @@ class ToolSpec:
     category: str = "general"
     handler: ToolHandler | None = None
     input_model: type[BaseModel] | None = field(default=None, repr=False, compare=False)
+    task_support: str | None = field(default=None, compare=False)
+    """``"optional"`` when a 2025-11-25 client may call it task-augmented (MCP tasks)."""
 
     def summary(self) -> str:
         """The first sentence of the description, for one-line listings."""

@@ -65,6 +65,7 @@ class JobManager:
         budget_default: DecisionName = "abort",
         ask_budget: AskBudget | None = None,
         step_delay_s: float = 0.0,
+        on_finished: Callable[[Campaign], Awaitable[None]] | None = None,
     ) -> None:
         self.store = store
         self.notifier = notifier
@@ -73,6 +74,7 @@ class JobManager:
         self.budget_default: DecisionName = budget_default
         self.ask_budget = ask_budget
         self.step_delay_s = step_delay_s
+        self.on_finished = on_finished
         self._limiter = anyio.CapacityLimiter(max_concurrent)
         self._controls: dict[str, _Control] = {}
         self._locks: dict[str, anyio.Lock] = {}
@@ -112,6 +114,8 @@ class JobManager:
         owner_connection: str | None = None,
         expert_id: str | None = None,
         max_sub_questions: int = 5,
+        as_task: bool = False,
+        task_ttl_ms: int | None = None,
     ) -> Campaign:
         if budget <= 0:
             raise InvalidInput(f"budget must be a positive number of dollars, got {budget}")
@@ -125,6 +129,8 @@ class JobManager:
             expert_id=expert_id,
             research=state,
             active_tasks=["waiting for a free worker"],
+            is_task=as_task,
+            task_ttl_ms=task_ttl_ms,
         )
         campaign = await self.store.create(campaign)
         await self._announce(campaign)
@@ -341,6 +347,13 @@ class JobManager:
                 engine.sink.write_text("final_report.md", campaign.research.report)
         if reason and phase != CampaignPhase.COMPLETE:
             campaign.error = reason if phase == CampaignPhase.FAILED else campaign.error
+        if self.on_finished is not None:
+            # Before the final save is announced, so whoever sees the campaign finished also
+            # sees what it fed (an expert's new beliefs).
+            try:
+                await self.on_finished(campaign)
+            except Exception:  # a follower's failure must not undo the campaign
+                logger.exception("on_finished hook failed for campaign %s", campaign.id)
         return await self._save(campaign)
 
     async def _fail(self, campaign_id: str, message: str) -> None:

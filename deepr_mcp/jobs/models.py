@@ -84,6 +84,9 @@ class Campaign(BaseModel):
     paused_from: CampaignPhase | None = None
     expert_id: str | None = None
     owner_connection: str | None = None
+    task_ttl_ms: int | None = None
+    is_task: bool = False
+    """Started by a task-augmented tools/call (2025-11-25): also served through tasks/*."""
     decisions: list[BudgetDecision] = Field(default_factory=list)
     open_question: BudgetQuestion | None = None
     research: ResearchState

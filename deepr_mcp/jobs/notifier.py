@@ -1,11 +1,13 @@
 """Fan-out of "this resource changed" to every subscriber, in both protocol eras.
 
 Publishing never awaits a client: it marks the URI in each subscriber's pending set (updates
-to one URI coalesce, since ``resources/updated`` only means "re-read me") and wakes that
-subscriber's writer. One writer task per handshake-era connection drains its set with a send
-timeout; a writer that times out drops its subscriber. So a stalled client costs the others
-nothing, and a burst of updates costs each subscriber one notification. 2026-07-28 clients
-get the same events through the SDK's ``SubscriptionBus``/``ListenHandler``.
+to one URI coalesce, since ``resources/updated`` only means "re-read me") and puts the
+subscriber on a FIFO of subscribers with something to send, once. A small fixed pool of writer
+tasks drains that FIFO, one send at a time each, with a send timeout; a subscriber whose send
+times out is dropped. So delivery is close to a sequential loop's latency (sends start at once,
+in publish order, with no task per update or per session), a stalled client holds at most one
+writer for one timeout while the others go on, and a burst of updates costs each subscriber one
+notification. 2026-07-28 clients get the same events through the SDK's ``ListenHandler``.
 
 The same feed wakes ``wait_for_change`` callers, the pull twin of every push.
 """
@@ -13,6 +15,7 @@ The same feed wakes ``wait_for_change`` callers, the pull twin of every push.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from types import TracebackType
@@ -40,14 +43,13 @@ class Subscriber:
         self.connection_id = connection_id
         self.send = send
         self.uris: set[str] = set()
-        self.pending: dict[str, None] = {}
-        self.wake = anyio.Event()
+        self.pending: dict[str, str] = {}
+        """URI -> when its newest unsent update was published (what a coalesced send reports)."""
+        self.queued = False
+        self.sending = False
+        """One send at a time per subscriber: order is kept and a burst coalesces while one is in flight."""
         self.delivered = 0
         self.closed = False
-
-    def mark(self, uri: str) -> None:
-        self.pending[uri] = None
-        self.wake.set()
 
 
 class Notifier:
@@ -57,6 +59,7 @@ class Notifier:
         *,
         send_timeout_s: float = 5.0,
         max_subscriptions_per_connection: int = 256,
+        writers: int = 8,
     ) -> None:
         self.bus = bus or InMemorySubscriptionBus()
         self.send_timeout_s = send_timeout_s
@@ -65,11 +68,16 @@ class Notifier:
         self._by_uri: dict[str, set[str]] = {}
         self._listen_counts: dict[str, int] = {}
         self._changed: dict[str, anyio.Event] = {}
+        self._ready: deque[Subscriber] = deque()
+        self._ready_event = anyio.Event()
+        self.writers = writers
         self._tg: TaskGroup | None = None
 
     async def __aenter__(self) -> Notifier:
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
+        for _ in range(self.writers):
+            self._tg.start_soon(self._writer)
         return self
 
     async def __aexit__(
@@ -83,12 +91,11 @@ class Notifier:
     # -- handshake-era subscriptions -------------------------------------------------------
 
     def subscribe(self, connection_id: str, uri: str, send: SendUpdate) -> None:
+        assert self._tg is not None, "Notifier used outside its lifespan"
         subscriber = self._subscribers.get(connection_id)
         if subscriber is None:
             subscriber = Subscriber(connection_id, send)
             self._subscribers[connection_id] = subscriber
-            assert self._tg is not None, "Notifier used outside its lifespan"
-            self._tg.start_soon(self._writer, subscriber)
         if uri not in subscriber.uris and len(subscriber.uris) >= self.max_subscriptions_per_connection:
             raise InvalidInput(
                 f"this connection already has {len(subscriber.uris)} subscriptions, the most allowed; "
@@ -114,9 +121,11 @@ class Notifier:
         if subscriber is None:
             return
         subscriber.closed = True
-        subscriber.wake.set()
         for uri in list(subscriber.uris):
             self.unsubscribe(connection_id, uri)
+
+    def subscribers_of(self, uri: str) -> list[Subscriber]:
+        return [s for cid in self._by_uri.get(uri, ()) if (s := self._subscribers.get(cid)) is not None]
 
     def subscriptions_of(self, connection_id: str) -> set[str]:
         subscriber = self._subscribers.get(connection_id)
@@ -141,13 +150,21 @@ class Notifier:
 
     # -- publishing ------------------------------------------------------------------------
 
-    async def publish(self, uri: str) -> None:
-        """Mark ``uri`` changed for every subscriber; O(1) each, never awaits a client."""
+    async def publish(self, uri: str) -> str:
+        """Mark ``uri`` changed for every subscriber; O(1) each, never awaits a client.
+
+        Returns the publish timestamp the notifications will carry.
+        """
+        published_at = datetime.now(UTC).isoformat()
         for connection_id in self._by_uri.get(uri, ()):
             subscriber = self._subscribers.get(connection_id)
             if subscriber is not None:
-                subscriber.mark(uri)
+                subscriber.pending[uri] = published_at
+                self._enqueue(subscriber)
+        if self._ready:
+            self._ready_event.set()
         await self.bus.publish(ResourceUpdated(uri=uri))
+        return published_at
 
     def changed(self, key: str) -> None:
         """Wake everyone waiting on ``key`` (a campaign id)."""
@@ -163,23 +180,38 @@ class Notifier:
             return True
         return False
 
-    async def _writer(self, subscriber: Subscriber) -> None:
-        while not subscriber.closed:
-            await subscriber.wake.wait()
-            subscriber.wake = anyio.Event()
-            while subscriber.pending and not subscriber.closed:
-                uri = next(iter(subscriber.pending))
-                del subscriber.pending[uri]
-                meta = {META_COUNT: self.subscriber_count(uri), META_AT: datetime.now(UTC).isoformat()}
-                try:
-                    with anyio.fail_after(self.send_timeout_s):
-                        await subscriber.send(uri, meta)
-                    subscriber.delivered += 1
-                except TimeoutError:
-                    logger.warning("dropping subscriber %s: send timed out", subscriber.connection_id)
-                    self.remove(subscriber.connection_id)
-                    return
-                except Exception:  # fan-out boundary: one broken connection must not stop the others
-                    logger.warning("dropping subscriber %s: send failed", subscriber.connection_id, exc_info=True)
-                    self.remove(subscriber.connection_id)
-                    return
+    def _enqueue(self, subscriber: Subscriber) -> None:
+        if not subscriber.queued and not subscriber.sending and not subscriber.closed:
+            subscriber.queued = True
+            self._ready.append(subscriber)
+
+    async def _writer(self) -> None:
+        """Take the next subscriber with something pending, send it one update, requeue if more."""
+        while True:
+            while not self._ready:
+                if self._ready_event.is_set():
+                    self._ready_event = anyio.Event()
+                await self._ready_event.wait()
+            subscriber = self._ready.popleft()
+            subscriber.queued = False
+            if subscriber.closed or not subscriber.pending:
+                continue
+            uri = next(iter(subscriber.pending))
+            published_at = subscriber.pending.pop(uri)
+            meta = {META_COUNT: self.subscriber_count(uri), META_AT: published_at}
+            subscriber.sending = True
+            try:
+                with anyio.fail_after(self.send_timeout_s):
+                    await subscriber.send(uri, meta)
+                subscriber.delivered += 1
+            except TimeoutError:
+                logger.warning("dropping subscriber %s: send timed out", subscriber.connection_id)
+                self.remove(subscriber.connection_id)
+            except Exception:  # fan-out boundary: one broken connection must not stop the others
+                logger.warning("dropping subscriber %s: send failed", subscriber.connection_id, exc_info=True)
+                self.remove(subscriber.connection_id)
+            finally:
+                subscriber.sending = False
+            if subscriber.pending:  # more arrived meanwhile: back of the line, so everyone gets a turn
+                self._enqueue(subscriber)
+                self._ready_event.set()

@@ -217,6 +217,8 @@ async def campaign_wait(ctx: ToolContext, args: WaitInput) -> dict[str, Any]:
     )
 
 
+campaign_start.task_support = "optional"
+
 TOOLS = [
     campaign_start,
     campaign_status,

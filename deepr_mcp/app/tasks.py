@@ -1,0 +1,149 @@
+"""MCP tasks (2025-11-25) served from campaign records.
+
+A task-augmented ``campaign_start`` returns a task whose id is the campaign id; ``tasks/get``,
+``tasks/result``, ``tasks/cancel`` and ``tasks/list`` read and steer the same records, and a
+watcher sends ``notifications/tasks/status`` to the creating connection on every phase change.
+There is no second store to drift out of step with the campaign.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
+from deepr_mcp.app.connections import connection_id, connection_of
+from deepr_mcp.app.services import Services
+from deepr_mcp.errors import Conflict, DeeprError, NotFound
+from deepr_mcp.jobs import views
+from deepr_mcp.jobs.models import Campaign, CampaignPhase
+
+Ctx = ServerRequestContext[Services, Any]
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+POLL_INTERVAL_MS = 2000
+
+_STATUS = {
+    CampaignPhase.COMPLETE: "completed",
+    CampaignPhase.FAILED: "failed",
+    CampaignPhase.CANCELLED: "cancelled",
+    CampaignPhase.AWAITING_APPROVAL: "input_required",
+}
+
+
+def task_of(campaign: Campaign) -> types.Task:
+    status = _STATUS.get(campaign.phase, "working")
+    message = campaign.active_tasks[0] if campaign.active_tasks else campaign.phase.value
+    if campaign.open_question is not None:
+        message = f"budget decision needed: call budget_decide for campaign {campaign.id}"
+    return types.Task(
+        task_id=campaign.id,
+        status=status,  # type: ignore[arg-type]
+        status_message=f"{campaign.phase.value} {campaign.progress:.0%}: {message}",
+        created_at=campaign.created_at.isoformat(),
+        last_updated_at=campaign.updated_at.isoformat(),
+        ttl=campaign.task_ttl_ms,
+        poll_interval=POLL_INTERVAL_MS,
+    )
+
+
+def final_result(campaign: Campaign) -> types.CallToolResult:
+    """What the task's tools/call finally returns: the report, with the status as structured content."""
+    status = views.status_view(campaign)
+    return types.CallToolResult(
+        content=[types.TextContent(text=views.report_text(campaign))],
+        structured_content=status,
+        is_error=campaign.phase != CampaignPhase.COMPLETE,
+        meta={RELATED_TASK: {"taskId": campaign.id}},
+    )
+
+
+def _error(exc: DeeprError) -> MCPError:
+    return MCPError(code=INVALID_PARAMS, message=exc.message)
+
+
+async def _task_campaign(services: Services, task_id: str) -> Campaign:
+    try:
+        campaign = await services.store.get(task_id)
+    except NotFound:
+        raise MCPError(
+            code=INVALID_PARAMS, message=f"no task {task_id!r}; tasks/list shows the ids that exist"
+        ) from None
+    if not campaign.is_task:
+        raise MCPError(code=INVALID_PARAMS, message=f"campaign {task_id} was not started as a task")
+    return campaign
+
+
+async def watch_and_notify(services: Services, ctx: Ctx, campaign_id: str) -> None:
+    """Send notifications/tasks/status on every phase change until the task ends or the client goes."""
+    connection = connection_of(ctx)
+    last: str | None = None
+    while True:
+        campaign = await services.store.get(campaign_id)
+        task = task_of(campaign)
+        if task.status_message != last or campaign.terminal:
+            last = task.status_message
+            params = task.model_dump(mode="json", by_alias=True, exclude_none=True)
+            await connection.notify("notifications/tasks/status", params)
+        if campaign.terminal:
+            return
+        await services.notifier.wait_changed(campaign_id, 30)
+
+
+def build_task_handlers(services: Services) -> dict[str, tuple[type, Any]]:
+    async def start_task(ctx: Ctx, arguments: dict[str, Any], ttl: int | None) -> types.CreateTaskResult:
+        question = arguments.get("question")
+        if not isinstance(question, str):
+            raise MCPError(code=INVALID_PARAMS, message="campaign_start needs a question (string)")
+        try:
+            campaign = await services.start_campaign(
+                question,
+                budget=arguments.get("budget"),
+                owner=connection_id(ctx),
+                as_task=True,
+                task_ttl_ms=ttl,
+            )
+        except DeeprError as exc:
+            raise _error(exc) from None
+        services.spawn(watch_and_notify, services, ctx, campaign.id)
+        return types.CreateTaskResult(task=task_of(campaign))
+
+    async def tasks_get(ctx: Ctx, params: types.GetTaskRequestParams) -> types.GetTaskResult:
+        campaign = await _task_campaign(services, params.task_id)
+        return types.GetTaskResult(**task_of(campaign).model_dump())
+
+    async def tasks_result(ctx: Ctx, params: types.GetTaskPayloadRequestParams) -> dict[str, Any]:
+        campaign = await _task_campaign(services, params.task_id)
+        while not campaign.terminal:  # tasks/result blocks until the task is done (spec)
+            await services.notifier.wait_changed(campaign.id, 30)
+            campaign = await services.store.get(campaign.id)
+        return final_result(campaign).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    async def tasks_cancel(ctx: Ctx, params: types.CancelTaskRequestParams) -> types.CancelTaskResult:
+        campaign = await _task_campaign(services, params.task_id)
+        try:
+            await services.jobs.cancel(campaign.id)
+        except Conflict as exc:
+            raise _error(exc) from None
+        with anyio.move_on_after(5):
+            while not (campaign := await services.store.get(campaign.id)).terminal:
+                await services.notifier.wait_changed(campaign.id, 5)
+        return types.CancelTaskResult(**task_of(campaign).model_dump())
+
+    async def tasks_list(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListTasksResult:
+        offset = int(params.cursor) if params is not None and params.cursor and params.cursor.isdigit() else 0
+        campaigns, total = await services.store.list(limit=50, offset=offset)
+        tasks = [task_of(c) for c in campaigns if c.is_task]
+        next_cursor = str(offset + 50) if offset + 50 < total else None
+        return types.ListTasksResult(tasks=tasks, next_cursor=next_cursor)
+
+    return {
+        "start": (None, start_task),
+        "tasks/get": (types.GetTaskRequestParams, tasks_get),
+        "tasks/result": (types.GetTaskPayloadRequestParams, tasks_result),
+        "tasks/cancel": (types.CancelTaskRequestParams, tasks_cancel),
+        "tasks/list": (types.PaginatedRequestParams, tasks_list),
+    }
