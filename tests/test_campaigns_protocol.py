@@ -209,3 +209,21 @@ async def test_a_dropped_connection_loses_its_subscriptions(data_dir: Path) -> N
                     await anyio.sleep(0.05)
             await stays.unsubscribe_resource(uri)
             assert json.loads((await stays.read_resource(uri)).contents[0].text)["subscriber_count"] == 0
+
+
+async def test_campaign_start_caller_with_a_progress_token_gets_progress_until_done(data_dir: Path) -> None:
+    recorder = Recorder()
+    async with connect("http", "legacy", data_dir, config=SLOW, message_handler=recorder) as client:
+        started = await client.call_tool("campaign_start", {"question": QUESTION}, meta={"progressToken": "follow-me"})
+        cid = structured(started)["campaign_id"]
+
+        def finished(r: Recorder) -> bool:
+            return any(isinstance(n, types.ProgressNotification) and n.params.progress == 1.0 for n in r.notifications)
+
+        with anyio.fail_after(30):
+            await recorder.wait_for(finished)
+        progress = [n.params for n in recorder.notifications if isinstance(n, types.ProgressNotification)]
+        assert {p.progress_token for p in progress} == {"follow-me"}
+        values = [p.progress for p in progress]
+        assert values == sorted(values) and len(values) >= 3
+        assert (await call(client, "campaign_status", {"campaign_id": cid}))["phase"] == "complete"

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from deepr_mcp import __version__
-from deepr_mcp.app.connections import connection_id, connection_state, is_modern
+from deepr_mcp.app.connections import connection_id, connection_of, connection_state, is_modern
 from deepr_mcp.app.resources import build_resource_handlers
 from deepr_mcp.app.services import Services
 from deepr_mcp.app.tasks import build_task_handlers
@@ -89,6 +89,28 @@ def to_call_result(outcome: ToolOutcome) -> types.CallToolResult:
     )
 
 
+def later_progress(ctx: Ctx) -> Any:
+    """A sender of ``notifications/progress`` for the request's token on the connection's own stream.
+
+    Best effort: the SDK drops it silently once the connection is gone.
+    """
+    meta = ctx.meta or {}
+    token = meta.get("progress_token", meta.get("progressToken")) if not is_modern(ctx) else None
+    if token is None:
+        return None
+    connection = connection_of(ctx)
+
+    async def send(progress: float, total: float | None = None, message: str | None = None) -> None:
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await connection.notify("notifications/progress", params)
+
+    return send
+
+
 def tool_context(ctx: Ctx) -> ToolContext:
     return ToolContext(
         services=ctx.lifespan_context,
@@ -96,6 +118,7 @@ def tool_context(ctx: Ctx) -> ToolContext:
         connection_id=connection_id(ctx),
         report_progress=ctx.session.report_progress,
         connection_state=connection_state(ctx),
+        later_progress=later_progress(ctx),
     )
 
 

@@ -193,6 +193,20 @@ class Services:
             "default_budget": self.settings.budget.default,
         }
 
+    async def report_progress_until_done(self, campaign_id: str, send: ProgressFn) -> None:
+        """Progress to whoever started a campaign with a progressToken, on every change, until it ends."""
+        last = None
+        while True:
+            campaign = await self.store.get(campaign_id)
+            state = (campaign.progress, campaign.phase)
+            if state != last:
+                last = state
+                task = campaign.active_tasks[0] if campaign.active_tasks else ""
+                await send(campaign.progress, 1.0, f"{campaign.phase.value} {task}".strip())
+            if campaign.terminal:
+                return
+            await self.notifier.wait_changed(campaign_id, 30)
+
     async def wait_for_campaign(
         self, campaign_id: str, *, until: Until, since: int | None, timeout_s: float, progress: ProgressFn
     ) -> dict[str, Any]:

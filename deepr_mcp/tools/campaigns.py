@@ -53,6 +53,8 @@ async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
     campaign = await ctx.services.start_campaign(
         args.question, budget=args.budget, max_sub_questions=args.max_sub_questions, owner=ctx.connection_id
     )
+    if ctx.later_progress is not None:
+        ctx.services.spawn(ctx.services.report_progress_until_done, campaign.id, ctx.later_progress)
     return _started(campaign)
 
 
