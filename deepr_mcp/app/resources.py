@@ -166,6 +166,7 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
             cid = connection_id(ctx)
             assert cid is not None  # resources/subscribe exists only in the handshake era
             connection = connection_of(ctx)
+            services.connections.register(cid, connection)
             if not services.notifier.subscriptions_of(cid):
                 connection.exit_stack.callback(services.notifier.remove, cid)
 

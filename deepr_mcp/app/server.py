@@ -21,6 +21,7 @@ from deepr_mcp.app.connections import connection_id, connection_of, connection_s
 from deepr_mcp.app.resources import build_resource_handlers
 from deepr_mcp.app.services import Services
 from deepr_mcp.app.tasks import build_task_handlers
+from deepr_mcp.elicitation.inline import input_required
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.gateway.spec import ToolSpec
 from deepr_mcp.tools.context import ToolContext
@@ -112,6 +113,9 @@ def later_progress(ctx: Ctx) -> Any:
 
 
 def tool_context(ctx: Ctx) -> ToolContext:
+    cid = connection_id(ctx)
+    if cid is not None:  # reachable later for elicitation while it stays connected
+        ctx.lifespan_context.connections.register(cid, connection_of(ctx))
     return ToolContext(
         services=ctx.lifespan_context,
         protocol_version=ctx.protocol_version,
@@ -155,7 +159,11 @@ def build_server(services: Services) -> DeeprServer:
         created = await start_task(ctx, arguments, typed.task.ttl if typed.task else None)
         return created.model_dump(mode="json", by_alias=True, exclude_none=True)
 
-    async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: Ctx, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        if is_modern(ctx) and (question := await input_required(services, params)) is not None:
+            return question
         if params.name == "tool_search":
             outcome, found = gateway.search(params.arguments)
             await _reveal(ctx, found)

@@ -15,6 +15,7 @@ import aiohttp
 import anyio
 
 from deepr_mcp.config import Settings
+from deepr_mcp.elicitation.handler import ConnectionRegistry, ElicitationHandler
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
@@ -76,6 +77,7 @@ class Services:
                 make_session(allow_private=settings.web.allow_private, timeout_s=settings.web.timeout_s)
             )
         self._background = await stack.enter_async_context(anyio.create_task_group())
+        self.connections = ConnectionRegistry()
         self.jobs = await stack.enter_async_context(
             JobManager(
                 self.store,
@@ -88,6 +90,7 @@ class Services:
                 on_finished=self.feed_expert,
             )
         )
+        self.jobs.ask_budget = ElicitationHandler(self.connections, self, timeout_s=settings.budget.timeout_s).ask
         return self
 
     async def __aexit__(

@@ -300,10 +300,12 @@ class JobManager:
         campaign.open_question = question
         campaign.active_tasks = [f"waiting for a budget decision (next step costs ~${estimate:.4f})"]
         campaign = await self._save(campaign)
-        if self.ask_budget is not None:
-            self._tg.start_soon(self.ask_budget, campaign, question)  # type: ignore[union-attr]
-        with anyio.move_on_after(self.budget_timeout_s):
-            await control.decided.wait()
+        async with anyio.create_task_group() as asking:
+            if self.ask_budget is not None:  # elicitation, when some connection can be asked
+                asking.start_soon(self.ask_budget, campaign, question)
+            with anyio.move_on_after(self.budget_timeout_s):
+                await control.decided.wait()
+            asking.cancel_scope.cancel()  # settled (on any channel) or timed out: withdraw the question
         if control.cancel:
             campaign.open_question = None
             await self._finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)

@@ -1,0 +1,74 @@
+"""The 2026-07-28 channel: the next tools/call touching a campaign with an open budget question
+returns ``InputRequiredResult``; the client's retry carries the answer.
+
+2026-07-28 servers may not send requests to clients, so the question rides the client's own
+call. ``request_state`` names the question (and the attempt), so an answer to a question that
+was settled meanwhile is recognised and refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+
+from deepr_mcp.elicitation import form
+from deepr_mcp.errors import Conflict, InvalidInput, NotFound
+
+INPUT_KEY = "budget"
+
+
+def campaign_id_of(name: str, arguments: dict[str, Any] | None) -> str | None:
+    arguments = arguments or {}
+    if name == "tool_call":
+        name, arguments = str(arguments.get("name")), arguments.get("arguments") or {}
+    if name == "budget_decide" or not isinstance(arguments, dict):
+        return None  # budget_decide answers the question itself
+    value = arguments.get("campaign_id")
+    return value if isinstance(value, str) else None
+
+
+async def input_required(services: Any, params: types.CallToolRequestParams) -> types.InputRequiredResult | None:
+    """``None`` when the call may proceed; otherwise the question to put to the client."""
+    campaign_id = campaign_id_of(params.name, params.arguments)
+    if campaign_id is None:
+        return None
+    try:
+        campaign = await services.store.get(campaign_id)
+    except (NotFound, InvalidInput):
+        return None  # the tool itself reports the unknown id
+    q = campaign.open_question
+    if q is None:
+        return None
+    state = params.request_state or ""
+    response = (params.input_responses or {}).get(INPUT_KEY)
+    problem = None
+    if state.split("#")[0] == q.id and isinstance(response, types.ElicitResult):
+        attempt = int(state.split("#")[1]) if "#" in state else 1
+        if response.action != "accept":
+            answer: form.Answer | str = form.Answer("abort")
+        else:
+            answer = form.validate(response.content, q)
+            if isinstance(answer, str) and attempt >= 2:
+                answer = form.Answer("abort")  # asked again once, still invalid: a decline
+        if isinstance(answer, form.Answer):
+            try:
+                await services.jobs.decide(
+                    campaign.id,
+                    answer.decision,
+                    new_budget=answer.new_budget,
+                    channel="input_required",
+                    answered_by="2026-07-28 client retry",
+                )
+            except Conflict:
+                pass  # settled on another channel meanwhile; the call goes on
+            return None
+        problem, state = answer, f"{q.id}#{attempt + 1}"
+    else:
+        state = f"{q.id}#1"
+    request = types.ElicitRequest(
+        params=types.ElicitRequestFormParams(
+            message=form.message(campaign.id, campaign.question, q, problem), requested_schema=form.schema(q)
+        )
+    )
+    return types.InputRequiredResult(input_requests={INPUT_KEY: request}, request_state=state)
