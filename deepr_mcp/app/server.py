@@ -18,6 +18,7 @@ from mcp_types import INVALID_PARAMS
 
 from deepr_mcp import __version__
 from deepr_mcp.app.connections import connection_id, connection_of, connection_state, is_modern
+from deepr_mcp.app.prompts import get_prompt, list_prompts
 from deepr_mcp.app.resources import build_resource_handlers
 from deepr_mcp.app.services import Services
 from deepr_mcp.app.tasks import build_task_handlers
@@ -198,6 +199,8 @@ def build_server(services: Services) -> DeeprServer:
         get_tool_input_schema=gateway.schema_of,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
         **build_resource_handlers(services),
     )
     for method, (params_type, handler) in task_handlers.items():
