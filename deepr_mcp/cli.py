@@ -58,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     corpus_search.add_argument("--limit", type=int, default=5)
     corpus_sub.add_parser("list", help="list documents")
 
+    install = sub.add_parser("install", help="add deepr-mcp to an MCP client's configuration")
+    install.add_argument("client", help="claude-desktop, claude-code, cursor or vscode")
+    install.add_argument("--http", dest="http_url", metavar="URL", help="connect over HTTP instead of stdio")
+    install.add_argument("--token", help="bearer token for --http")
+    install.add_argument("--dry-run", action="store_true", help="print what would be written")
+    install.add_argument("--config-path", type=Path, help="write this file instead of the client's default")
+
     config = sub.add_parser("config", help="configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     config_sub.add_parser("show", help="print the effective configuration, secrets hidden")
@@ -168,6 +175,22 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         corpus.close()
 
 
+def cmd_install(args: argparse.Namespace) -> int:
+    from deepr_mcp.app.install import install
+
+    result = install(
+        args.client, http_url=args.http_url, token=args.token, dry_run=args.dry_run, config_path=args.config_path
+    )
+    if result.action == "dry-run":
+        print(f"would write {result.path}:\n{result.text}", end="")
+    else:
+        backup = f" (previous version kept as {result.backup})" if result.backup else ""
+        print(f"{result.action} {result.path}{backup}")
+    if result.hint:
+        print(f"equivalent: {result.hint}")
+    return 0
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     print(json.dumps(_settings(args).public_dict(), indent=2))
     return 0
@@ -178,6 +201,7 @@ COMMANDS = {
     "tools": cmd_tools,
     "research": cmd_research,
     "corpus": cmd_corpus,
+    "install": cmd_install,
     "config": cmd_config,
 }
 

@@ -144,7 +144,7 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
                 "beliefs": lambda: {"id": expert.id, "beliefs": [b.model_dump(mode="json") for b in expert.beliefs]},
                 "gaps": lambda: {"id": expert.id, "gaps": [g.model_dump(mode="json") for g in expert.gaps]},
             }[ref.kind]()
-            text = json.dumps(body, ensure_ascii=False, indent=1)
+            text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
             return types.ReadResourceResult(
                 contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
             )
@@ -156,7 +156,7 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
                 "plan": lambda: views.plan_view(campaign),
                 "beliefs": lambda: views.beliefs_view(campaign),
             }[ref.kind]()
-            body, mime = json.dumps(view, ensure_ascii=False, indent=1), "application/json"
+            body, mime = json.dumps(view, ensure_ascii=False, separators=(",", ":")), "application/json"
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=body)])
 
     async def subscribe(ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:

@@ -263,9 +263,13 @@ class JobManager:
                 if outcome == "again":
                     engine = self.engine_factory(await self.store.get(campaign_id))
                 continue
-            campaign.phase = CampaignPhase(engine.phase_for(step).value)
-            campaign.active_tasks = [engine.describe(campaign.research, step) or step]
-            campaign = await self._save(campaign)
+            phase = CampaignPhase(engine.phase_for(step).value)
+            task = [engine.describe(campaign.research, step) or step]
+            if campaign.phase != phase or campaign.active_tasks != task:
+                # Usually the previous step's save already announced this; saving only on a real
+                # change keeps one version (and one wake-up for followers) per step.
+                campaign.phase, campaign.active_tasks = phase, task
+                campaign = await self._save(campaign)
             if self.step_delay_s:
                 await anyio.sleep(self.step_delay_s)
             engine.spend_limit = campaign.budget
@@ -280,10 +284,11 @@ class JobManager:
                 if outcome == "again":
                     engine = self.engine_factory(await self.store.get(campaign_id))
                 continue
-            event = engine.event(campaign.research)
+            event = engine.event(campaign.research)  # describes the next step
             campaign.progress = event.progress
             if event.phase != Phase.COMPLETE:
                 campaign.phase = CampaignPhase(event.phase.value)
+                campaign.active_tasks = [event.active_task] if event.active_task else []
             campaign = await self._save(campaign)
 
     async def _budget_question(self, campaign: Campaign, control: _Control, step: str, estimate: float) -> str:
