@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     corpus_search.add_argument("--limit", type=int, default=5)
     corpus_sub.add_parser("list", help="list documents")
 
+    demo = sub.add_parser("demo", help="watch the whole idea work end to end (no keys, no network)")
+    demo.add_argument("--answer-wait", type=float, default=3.0, help="seconds before the default budget answer")
+
     install = sub.add_parser("install", help="add deepr-mcp to an MCP client's configuration")
     install.add_argument("client", help="claude-desktop, claude-code, cursor or vscode")
     install.add_argument("--http", dest="http_url", metavar="URL", help="connect over HTTP instead of stdio")
@@ -175,6 +178,12 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         corpus.close()
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from deepr_mcp.app.demo import run_demo
+
+    return run_demo(answer_wait_s=args.answer_wait, data_dir=args.data_dir)
+
+
 def cmd_install(args: argparse.Namespace) -> int:
     from deepr_mcp.app.install import install
 
@@ -201,6 +210,7 @@ COMMANDS = {
     "tools": cmd_tools,
     "research": cmd_research,
     "corpus": cmd_corpus,
+    "demo": cmd_demo,
     "install": cmd_install,
     "config": cmd_config,
 }
