@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     search = tools_sub.add_parser("search", help="rank catalogue tools for a query")
     search.add_argument("query")
     search.add_argument("--limit", type=int, default=5)
-    tools_sub.add_parser("list", help="list every catalogue tool")
+    tools_list = tools_sub.add_parser("list", help="list every catalogue tool")
+    tools_list.add_argument("--markdown", action="store_true", help="as the README's catalogue table")
 
     research = sub.add_parser("research", help="research a question now and print the cited report")
     research.add_argument("question")
@@ -100,12 +101,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def catalogue_table(registry: object) -> str:
+    """The README's tool table, generated from the registry (a test keeps the README in step)."""
+    rows = ["| tool | category | what it does |", "|---|---|---|"]
+    for spec in sorted(registry, key=lambda s: (s.category, s.name)):  # type: ignore[attr-defined]
+        rows.append(f"| `{spec.name}` | {spec.category} | {spec.summary()} |")
+    return "\n".join(rows)
+
+
 def cmd_tools(args: argparse.Namespace) -> int:
     from deepr_mcp.gateway import ToolRegistry
     from deepr_mcp.tools import all_tools
 
     registry = ToolRegistry(all_tools())
     if args.tools_command == "list":
+        if args.markdown:
+            print(catalogue_table(registry))
+            return 0
         for spec in registry:
             print(f"{spec.name:<24} {spec.category:<12} {spec.summary()}")
         return 0
