@@ -195,4 +195,14 @@ QUERIES: dict[str, list[str]] = {
         "delete a knowledge base",
         "get rid of a specialist I no longer need",
     ],
+    "campaign_delete": [
+        "remove an old finished research job",
+        "delete the campaign and its files",
+        "clean up a cancelled investigation",
+    ],
+    "cost_pricing": [
+        "how much does the configured model cost per token",
+        "what is the price per million tokens",
+        "show the pricing used for budgets",
+    ],
 }

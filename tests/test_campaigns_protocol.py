@@ -227,3 +227,20 @@ async def test_campaign_start_caller_with_a_progress_token_gets_progress_until_d
         values = [p.progress for p in progress]
         assert values == sorted(values) and len(values) >= 3
         assert (await call(client, "campaign_status", {"campaign_id": cid}))["phase"] == "complete"
+
+
+async def test_delete_and_pricing(data_dir: Path) -> None:
+    async with connect("inproc", "legacy", data_dir, config={"jobs": {"step_delay_s": 0.3}}) as client:
+        cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
+        running = await client.call_tool("tool_call", {"name": "campaign_delete", "arguments": {"campaign_id": cid}})
+        assert running.is_error and "cancel it before deleting" in text_of(running)
+        await call(client, "campaign_cancel", {"campaign_id": cid})
+        await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 10})
+        assert (await call(client, "campaign_delete", {"campaign_id": cid}))["deleted"]
+        gone = await client.call_tool("tool_call", {"name": "campaign_status", "arguments": {"campaign_id": cid}})
+        assert gone.is_error and "no campaign" in text_of(gone)
+        assert not (data_dir / "sandboxes" / cid).exists()
+        price = await call(client, "cost_pricing", {"model": "gpt-4o"})
+        assert (price["input_per_mtok"], price["output_per_mtok"], price["known"]) == (2.5, 10.0, True)
+        local = await call(client, "cost_pricing", {})
+        assert local["model"] == "extractive" and local["input_per_mtok"] == 0

@@ -16,7 +16,7 @@ import anyio
 
 from deepr_mcp.config import Settings
 from deepr_mcp.elicitation.handler import ConnectionRegistry, ElicitationHandler
-from deepr_mcp.errors import InvalidInput, NotFound
+from deepr_mcp.errors import Conflict, InvalidInput, NotFound
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.jobs.experts import ExpertStore, absorb
@@ -99,6 +99,16 @@ class Services:
         await self._stack.__aexit__(exc_type, exc, tb)
 
     # -- research wiring ---------------------------------------------------------------------
+
+    async def delete_campaign(self, campaign_id: str) -> None:
+        """Only a finished campaign can go: its record, then its sandbox."""
+        campaign = await self.store.get(campaign_id)
+        if not campaign.terminal:
+            raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; cancel it before deleting it")
+        await self.store.delete(campaign_id)
+        if await anyio.to_thread.run_sync(self.sandboxes.exists, campaign_id):
+            await anyio.to_thread.run_sync(self.sandboxes.remove, campaign_id)
+        self.notifier.changed(campaign_id)
 
     async def feed_expert(self, campaign: Campaign) -> None:
         """A finished campaign run for an expert adds its beliefs and gaps to that expert."""

@@ -126,4 +126,28 @@ async def cost_report(ctx: ToolContext, args: ReportInput) -> dict[str, Any]:
     }
 
 
-TOOLS = [budget_decide, budget_get, budget_set, cost_estimate, cost_report]
+class PricingInput(Strict):
+    model: str | None = Field(None, min_length=1, max_length=200, description="A model name; default: configured")
+
+
+@define_tool(
+    "cost_pricing",
+    "Show dollars per million input and output tokens for the configured model (or another), including "
+    "configured overrides, so budgets can be set sensibly.",
+    PricingInput,
+    category="budget",
+)
+async def cost_pricing(ctx: ToolContext, args: PricingInput) -> dict[str, Any]:
+    model = args.model or ctx.services.model_name()
+    price = ctx.services.pricing().price(model)
+    return {
+        "provider": ctx.services.settings.provider,
+        "model": model,
+        "input_per_mtok": price.input_per_mtok,
+        "output_per_mtok": price.output_per_mtok,
+        "known": price.known,
+        "note": None if price.known else "unknown model: costs count as 0; set DEEPR_PRICE_*_PER_MTOK",
+    }
+
+
+TOOLS = [budget_decide, budget_get, budget_set, cost_estimate, cost_report, cost_pricing]

@@ -221,7 +221,20 @@ async def campaign_wait(ctx: ToolContext, args: WaitInput) -> dict[str, Any]:
 
 campaign_start.task_support = "optional"
 
+
+@define_tool(
+    "campaign_delete",
+    "Delete a finished (complete, failed or cancelled) campaign: its record, resources and sandbox files.",
+    CampaignRef,
+    category="campaign",
+)
+async def campaign_delete(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
+    await ctx.services.delete_campaign(args.campaign_id)
+    return {"campaign_id": args.campaign_id, "deleted": True}
+
+
 TOOLS = [
+    campaign_delete,
     campaign_start,
     campaign_status,
     campaign_list,
