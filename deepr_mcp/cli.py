@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve MCP over stdio (default) or HTTP")
     serve.add_argument("--http", type=_host_port, metavar="HOST:PORT", help="serve /mcp and /sse over HTTP")
     serve.add_argument("--auth-token", help="require 'Authorization: Bearer TOKEN' (env DEEPR_AUTH_TOKEN)")
+    serve.add_argument("--stdio", action="store_true", help="with --http: also serve stdin/stdout, one server")
     serve.add_argument("--mode", choices=["proxy", "search", "full"], help="gateway mode (env DEEPR_GATEWAY_MODE)")
 
     tools = sub.add_parser("tools", help="inspect the tool catalogue without a client")
@@ -93,7 +94,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from deepr_mcp.app.http import check_bind, serve_http
 
         check_bind(settings)
-        anyio.run(serve_http, settings)
+        anyio.run(lambda: serve_http(settings, with_stdio=args.stdio))
     else:
         from deepr_mcp.app.stdio import serve_stdio
 

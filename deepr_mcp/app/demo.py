@@ -6,9 +6,10 @@ corpus, a second agent on its own connection subscribed to the same campaign, pr
 driven by pushed updates, a budget question answered at the terminal (the default answer after a
 few seconds without one), and the cited report with the sandbox's artefact list.
 
-Two agents cannot share one stdio server process, so the server runs on HTTP at an ephemeral
-127.0.0.1 port. The local provider costs nothing, so the demo prices it like a paid model with
-the documented price overrides; that is what makes the budget question appear with no key.
+Agent A launches the server as a stdio subprocess (``serve --stdio --http 127.0.0.1:0``, one
+process serving both), and agent B joins the same server over HTTP. The local provider costs
+nothing, so the demo prices it like a paid model with the documented price overrides; that is
+what makes the budget question appear with no key.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import json
 import logging
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import warnings
@@ -27,6 +27,7 @@ from typing import Any, TextIO
 import anyio
 import mcp_types as types
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from deepr_mcp.app.server import to_mcp_tool
@@ -47,6 +48,19 @@ APPROVED = 0.25
 def wire_bytes(tools: list[types.Tool]) -> int:
     dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
     return len(json.dumps({"tools": dumped}, separators=(",", ":")).encode())
+
+
+class _Ready:
+    """Hands already-open transport streams to ``Client`` as a transport."""
+
+    def __init__(self, streams: Any) -> None:
+        self.streams = streams
+
+    async def __aenter__(self) -> Any:
+        return self.streams
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
 
 
 class Demo:
@@ -94,7 +108,7 @@ class Demo:
             self._last_line = line
             print(line, file=self.out, flush=True)
 
-    async def run(self, base: str) -> bool:
+    async def run(self, stdio_streams: Any, base: str) -> bool:
         url = f"{base}/mcp"
         updates: dict[str, int] = {"agent A": 0, "agent B": 0}
         changed = {name: anyio.Event() for name in updates}
@@ -107,9 +121,14 @@ class Demo:
 
             return on_message
 
-        self.say("1. Agent A connects and lists tools (what Claude Desktop sees)")
+        self.say("1. Agent A (stdio, like Claude Desktop) lists tools")
         async with (
-            Client(url, mode="legacy", elicitation_callback=self.ask_budget, message_handler=handler("agent A")) as a,
+            Client(
+                _Ready(stdio_streams),
+                mode="legacy",
+                elicitation_callback=self.ask_budget,
+                message_handler=handler("agent A"),
+            ) as a,
             Client(url, mode="legacy", message_handler=handler("agent B")) as b,
         ):
             listed = (await a.list_tools()).tools
@@ -140,7 +159,7 @@ class Demo:
             self.say(f"   campaign {cid}: {QUESTION}")
             self.check("the campaign started at once", bool(cid) and not started.is_error)
 
-            self.say("\n4. Agent B, on its own connection, subscribes to the same campaign; both watch pushed updates")
+            self.say("\n4. Agent B, over HTTP, subscribes to the same campaign; both watch pushed updates")
             await a.subscribe_resource(uri)
             await b.subscribe_resource(uri)
             final: dict[str, Any] = {}
@@ -195,6 +214,10 @@ def run_demo(out: TextIO = sys.stdout, answer_wait_s: float = 3.0, data_dir: Pat
     warnings.filterwarnings("ignore", category=MCPDeprecationWarning)  # the demo speaks the 2025-11-25 era on purpose
     logging.getLogger("client").setLevel(logging.ERROR)  # the SDK client's notes about unlisted tools
     logging.getLogger("mcp").setLevel(logging.ERROR)
+    return anyio.run(_run_demo, out, answer_wait_s, data_dir)
+
+
+async def _run_demo(out: TextIO, answer_wait_s: float, data_dir: Path | None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         data = data_dir or Path(tmp) / "data"
         env = {
@@ -203,28 +226,20 @@ def run_demo(out: TextIO = sys.stdout, answer_wait_s: float = 3.0, data_dir: Pat
             "DEEPR_DATA_DIR": str(data),
             "DEEPR_CONFIG": "",
         }
-        log = Path(tmp) / "server.log"
-        with log.open("w") as err:
-            server = subprocess.Popen(
-                [sys.executable, "-m", "deepr_mcp", "serve", "--http", "127.0.0.1:0"],
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stderr=err,
-            )
-        try:
-            import time
-
-            deadline = time.monotonic() + 30
-            while not (match := re.search(r"(http://127\.0\.0\.1:\d+)/mcp", log.read_text())):
-                if server.poll() is not None or time.monotonic() > deadline:
-                    print(f"demo: the server did not start:\n{log.read_text()}", file=sys.stderr)
-                    return 1
-                time.sleep(0.05)
-            print(f"deepr-mcp demo: server subprocess at {match.group(1)} (data in {data})\n", file=out)
-            return 0 if anyio.run(Demo(out, answer_wait_s).run, match.group(1)) else 1
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "deepr_mcp", "serve", "--stdio", "--http", "127.0.0.1:0"], env=env
+        )
+        log_path = Path(tmp) / "server.log"
+        with log_path.open("w") as log:
+            async with stdio_client(params, errlog=log) as streams:
+                with anyio.fail_after(30):
+                    # The subprocess announces its HTTP URL on stderr; there is no event to wait on.
+                    while not (match := re.search(r"(http://127\.0\.0\.1:\d+)/mcp", log_path.read_text())):  # noqa: ASYNC110
+                        await anyio.sleep(0.05)
+                print(
+                    f"deepr-mcp demo: agent A launched the server as a stdio subprocess; it also serves "
+                    f"{match.group(1)}/mcp for agent B (data in {data})\n",
+                    file=out,
+                )
+                ok = await Demo(out, answer_wait_s).run(streams, match.group(1))
+        return 0 if ok else 1

@@ -13,6 +13,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 import uvicorn
 from mcp.server.sse import SseServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -124,8 +125,12 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_http(settings: Settings, *, announce: bool = True) -> None:
-    """Serve until cancelled; prints the real URLs (the port may have been 0) to stderr."""
+async def serve_http(settings: Settings, *, announce: bool = True, with_stdio: bool = False) -> None:
+    """Serve until cancelled; prints the real URLs (the port may have been 0) to stderr.
+
+    ``with_stdio`` also serves the process's stdin/stdout from the same services, until stdin
+    closes: the client that launched the process and HTTP clients then share one server.
+    """
     check_bind(settings)
     sock = bind_socket(settings.http.host, settings.http.port)
     host, port = sock.getsockname()[:2]
@@ -141,4 +146,12 @@ async def serve_http(settings: Settings, *, announce: bool = True) -> None:
                 file=sys.stderr,
                 flush=True,
             )
-        await server.serve(sockets=[sock])
+        if not with_stdio:
+            await server.serve(sockets=[sock])
+            return
+        from deepr_mcp.app.stdio import serve_stdio_with
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(lambda: server.serve(sockets=[sock]))
+            await serve_stdio_with(services)
+            server.should_exit = True

@@ -53,11 +53,16 @@ async def answer_malformed(
                 await sink.send(item)
 
 
+async def serve_stdio_with(services: Services) -> None:
+    """Serve one stdio connection over already-open services; returns when stdin closes."""
+    server = build_server(services)
+    async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tg:
+        sink, filtered = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        tg.start_soon(answer_malformed, read_stream, sink, write_stream)
+        await server.run(filtered, write_stream, server.create_initialization_options())
+        tg.cancel_scope.cancel()
+
+
 async def serve_stdio(settings: Settings) -> None:
     async with Services(settings) as services:
-        server = build_server(services)
-        async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tg:
-            sink, filtered = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-            tg.start_soon(answer_malformed, read_stream, sink, write_stream)
-            await server.run(filtered, write_stream, server.create_initialization_options())
-            tg.cancel_scope.cancel()
+        await serve_stdio_with(services)
