@@ -128,3 +128,30 @@ async def test_task_cancel(data_dir: Path) -> None:
         assert cancelled["status"] == "cancelled"
         result = (await s.request("tasks/result", {"taskId": created["taskId"]}))["result"]
         assert result["isError"] is True and result["structuredContent"]["phase"] == "cancelled"
+
+
+async def test_task_is_input_required_while_a_budget_question_is_open(data_dir: Path) -> None:
+    from tests.fake_llm import fake_llm
+    from tests.test_budget import TINY_BUDGET, priced
+
+    async with fake_llm() as llm, http_server(data_dir, **config_env(priced(llm.url))) as base, raw_session(base) as s:
+        created = await s.request(
+            "tools/call",
+            {"name": "campaign_start", "task": {}, "arguments": {"question": QUESTION, "budget": TINY_BUDGET}},
+        )
+        task_id = created["result"]["task"]["taskId"]
+        with anyio.fail_after(20):
+            while (task := (await s.request("tasks/get", {"taskId": task_id}))["result"])["status"] != "input_required":
+                await s.changed.wait()
+        assert "budget_decide" in task["statusMessage"]
+        decided = await s.request(
+            "tools/call",
+            {
+                "name": "budget_decide",
+                "arguments": {"campaign_id": task_id, "decision": "approve_override", "new_budget": 1.0},
+            },
+        )
+        assert decided["result"]["isError"] is False
+        with anyio.fail_after(30):
+            result = (await s.request("tasks/result", {"taskId": task_id}))["result"]
+        assert result["structuredContent"]["phase"] == "complete"
