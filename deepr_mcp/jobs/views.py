@@ -29,31 +29,34 @@ def decide_call(campaign: Campaign) -> dict[str, Any] | None:
 
 
 def status_view(campaign: Campaign, subscriber_count: int = 0) -> dict[str, Any]:
+    """What changes while a campaign runs; static facts (question, URIs) live in campaign_list/plan.
+
+    Kept small because pushed-update clients re-read it on every change.
+    """
     research = campaign.research
     remaining = len(research.sub_questions) + 2 - len(research.steps_done) if research.sub_questions else None
-    return {
+    view: dict[str, Any] = {
         "id": campaign.id,
-        "question": campaign.question,
         "phase": campaign.phase.value,
         "progress": round(campaign.progress, 4),
         "active_tasks": campaign.active_tasks,
         "cost": round(campaign.cost, 6),
         "budget": round(campaign.budget, 6),
         "estimated_remaining_steps": remaining,
-        "provider": campaign.provider,
-        "cost_mode": campaign.cost_mode,
         "version": campaign.version,
         "subscriber_count": subscriber_count,
-        "created_at": campaign.created_at.isoformat(),
         "updated_at": campaign.updated_at.isoformat(),
-        "started_at": campaign.started_at.isoformat() if campaign.started_at else None,
         "finished_at": campaign.finished_at.isoformat() if campaign.finished_at else None,
-        "error": campaign.error,
         "budget_question": campaign.open_question.model_dump(mode="json") if campaign.open_question else None,
-        "settle_with": decide_call(campaign),
         "decisions": [d.model_dump(mode="json") for d in campaign.decisions],
-        "resources": campaign.uris(),
     }
+    if campaign.cost_mode != "normal":
+        view["cost_mode"] = campaign.cost_mode
+    if campaign.error:
+        view["error"] = campaign.error
+    if campaign.open_question is not None:
+        view["settle_with"] = decide_call(campaign)
+    return view
 
 
 def plan_view(campaign: Campaign) -> dict[str, Any]:
