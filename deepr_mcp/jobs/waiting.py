@@ -42,14 +42,8 @@ def answer(campaign: Campaign, before: Campaign | None, waited_s: float, timed_o
     if before is not None:
         if before.phase != campaign.phase:
             changed.append(f"phase {before.phase.value} -> {campaign.phase.value}")
-        if before.progress != campaign.progress:
-            changed.append(f"progress {before.progress:.0%} -> {campaign.progress:.0%}")
-        if before.active_tasks != campaign.active_tasks and campaign.active_tasks:
-            changed.append(f"now: {campaign.active_tasks[0]}")
-        if round(before.cost, 6) != round(campaign.cost, 6):
-            changed.append(f"cost ${before.cost:.4f} -> ${campaign.cost:.4f}")
         if before.open_question is None and campaign.open_question is not None:
-            changed.append("a budget decision is now pending")
+            changed.append("budget decision pending")
     if campaign.open_question is not None:
         next_call = views.decide_call(campaign)
     elif campaign.phase == CampaignPhase.COMPLETE or (campaign.terminal and campaign.research.report):
@@ -57,24 +51,23 @@ def answer(campaign: Campaign, before: Campaign | None, waited_s: float, timed_o
     elif campaign.terminal:
         next_call = {"tool": "campaign_status", "arguments": {"campaign_id": campaign.id}}
     else:
-        next_call = {
-            "tool": "campaign_wait",
-            "arguments": {"campaign_id": campaign.id, "until": "change", "since": campaign.version},
-        }
-    return {
-        "campaign_id": campaign.id,
-        "version": campaign.version,
+        next_call = {"tool": "campaign_wait", "arguments": {"campaign_id": campaign.id, "since": campaign.version}}
+    # Compact on purpose: a model following a campaign reads this on every wake-up.
+    answer: dict[str, Any] = {
         "phase": campaign.phase.value,
-        "progress": round(campaign.progress, 4),
-        "active": campaign.active_tasks[:1],
-        "cost": round(campaign.cost, 6),
-        "budget": campaign.budget,
-        "changed": changed or ([] if timed_out else ["updated"]),
+        "progress": round(campaign.progress, 2),
+        "cost": round(campaign.cost, 4),
+        "budget": round(campaign.budget, 4),
+        "version": campaign.version,
+        "changed": changed or ([] if timed_out else ["progress"]),
         "timed_out": timed_out,
-        "waited_s": round(waited_s, 2),
         "decision_pending": campaign.open_question is not None,
         "next": next_call,
+        "waited_s": round(waited_s, 1),
     }
+    if campaign.active_tasks:
+        answer["active"] = campaign.active_tasks[0][:80]
+    return answer
 
 
 async def wait_for_campaign(
