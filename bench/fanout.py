@@ -24,12 +24,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 import aiohttp
 
 URI = "deepr://campaigns/cbench/status"
+CLOG_URI = "deepr://campaigns/cbench/plan"
+"""Subscribed only by the stalled client: the bench floods it until a send to that client blocks."""
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 UPDATES = 10
 INTERVAL_S = 0.5
@@ -49,7 +52,9 @@ async def serve(data_dir: str) -> None:
     from deepr_mcp.config import Settings
     from deepr_mcp.jobs.notifier import META_AT, META_COUNT
 
-    settings = Settings(data_dir=Path(data_dir), subscriptions={"writers": int(os.environ.get("BENCH_WRITERS", "2"))})
+    writers = int(os.environ.get("BENCH_WRITERS", "2"))
+    # a long send timeout keeps a clogged subscriber holding its writer for the whole run (the worst case)
+    settings = Settings(data_dir=Path(data_dir), subscriptions={"writers": writers, "send_timeout_s": 60})
     async with Services(settings) as services:
         app = build_http_app(services)
         notifier = services.notifier
@@ -70,10 +75,26 @@ async def serve(data_dir: str) -> None:
                 await asyncio.sleep(float(request.query_params["interval"]))
             return JSONResponse({"published": published, "subscribers": notifier.subscriber_count(URI)})
 
+        async def clog(_: Request) -> JSONResponse:
+            """Publish to the stalled client's own URI until one send to it stays blocked for 1 s."""
+            loop = asyncio.get_running_loop()
+            started, sent = loop.time(), 0
+            (stalled,) = notifier.subscribers_of(CLOG_URI)
+            while loop.time() - started < 120:
+                await notifier.publish(CLOG_URI)
+                sent += 1
+                waited = loop.time()
+                while stalled.pending and loop.time() - waited < 1.0:  # noqa: ASYNC110 - bench probe
+                    await asyncio.sleep(0 if loop.time() - waited < 0.05 else 0.01)
+                if stalled.pending:
+                    return JSONResponse({"blocked": True, "sent": sent, "seconds": loop.time() - started})
+            return JSONResponse({"blocked": False, "sent": sent, "seconds": loop.time() - started})
+
         async def count(_: Request) -> JSONResponse:
             return JSONResponse({"subscribers": notifier.subscriber_count(URI)})
 
         app.router.routes.append(Route("/bench/run", run, methods=["POST"]))
+        app.router.routes.append(Route("/bench/clog", clog, methods=["POST"]))
         app.router.routes.append(Route("/bench/count", count, methods=["GET"]))
         sock = bind_socket("127.0.0.1", 0)
         print(f"http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
@@ -102,10 +123,14 @@ async def subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: l
     sub = {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": URI}}
     async with http.post(f"{base}/mcp", json=sub, headers=headers) as resp:
         await resp.read()
-    received: list[tuple[float, str]] = []
-    out.append(received)
     if stall:
-        await asyncio.sleep(3600)  # holds the stream open and never reads it
+        clog = {"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {"uri": CLOG_URI}}
+        async with http.post(f"{base}/mcp", json=clog, headers=headers) as resp:
+            await resp.read()
+    received: list[tuple[float, str]] = []
+    out.append(None if stall else received)  # a stalled one is not measured, only counted as ready
+    if stall:
+        await asyncio.sleep(3600)  # holds the stream open and never reads it: buffers fill, then sends block
     async for raw in stream.content:
         line = raw.decode().strip()
         if line.startswith("data:") and "resources/updated" in line:
@@ -122,7 +147,7 @@ async def subscribers_main(base: str, count: int, stall: int, result_path: str) 
             await asyncio.sleep(0.05)
         print("ready", flush=True)
         await asyncio.to_thread(sys.stdin.readline)  # the orchestrator says when the run is over
-        await asyncio.to_thread(Path(result_path).write_text, json.dumps(out[stall:] if stall else out))
+        await asyncio.to_thread(Path(result_path).write_text, json.dumps([r for r in out if r is not None]))
         for task in tasks:
             task.cancel()
 
@@ -165,6 +190,20 @@ def run_case(n: int, mode: str, stall: int = 0) -> dict:
             )
         for w in workers:
             assert w.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
+        clogged = None
+        if stall:
+            clogged = json.loads(
+                subprocess.run(
+                    ["curl", "-s", "-X", "POST", f"{base}/bench/clog"], capture_output=True, text=True, check=True
+                ).stdout
+            )
+            print(
+                f"  stalled client: a send to it blocked after {clogged['sent']:,} notifications "
+                f"({clogged['seconds']:.1f} s)"
+                if clogged["blocked"]
+                else f"  stalled client never blocked ({clogged['sent']:,} notifications)",
+                file=sys.stderr,
+            )
         params = f"mode={mode}&updates={UPDATES}&interval={INTERVAL_S}"
         started = time.time()
         out = subprocess.run(
@@ -197,6 +236,7 @@ def run_case(n: int, mode: str, stall: int = 0) -> dict:
             "extra_s": max(0.0, total_s),
             "final": f"{got_final}/{subs}",
             "notifications": len(latencies),
+            "clogged": bool(clogged and clogged["blocked"]),
         }
 
 
@@ -206,46 +246,72 @@ def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop when installed (as the server itself runs), unless BENCH_LOOP=asyncio."""
+    if os.environ.get("BENCH_LOOP", "auto") != "asyncio" and _has("uvloop"):
+        import uvloop
+
+        return uvloop.new_event_loop
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--serve")
     parser.add_argument("--subscribers", nargs=4)
     parser.add_argument("--sizes", default="1,100,1000")
+    parser.add_argument("--modes", default="deepr,naive,stalled", help="which rows to run per size")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per case; the table shows medians")
     parser.add_argument("--writers", default="2", help="Notifier writer tasks (sets BENCH_WRITERS for the server)")
     args = parser.parse_args()
     if args.serve:
-        asyncio.run(serve(args.serve))
+        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+            runner.run(serve(args.serve))
         return
     if args.subscribers:
         base, count, stall, path = args.subscribers
-        asyncio.run(subscribers_main(base, int(count), int(stall), path))
+        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+            runner.run(subscribers_main(base, int(count), int(stall), path))
         return
     os.environ["BENCH_WRITERS"] = args.writers
-    rows = []
+    modes = args.modes.split(",")
+    cases = []
     for n in (int(x) for x in args.sizes.split(",")):
-        for mode in ("deepr", "naive"):
-            rows.append(run_case(n, mode))
-        if n >= 100:
-            rows.append(run_case(n, "deepr", stall=1))
+        cases += [(n, mode, 0) for mode in ("deepr", "naive") if mode in modes]
+        if n >= 100 and "stalled" in modes:
+            cases.append((n, "deepr", 1))
+    runs: dict[tuple[int, str, int], list[dict]] = {case: [] for case in cases}
+    for _ in range(args.repeat):  # interleaved, so drift on a shared machine hits every case alike
+        for case in cases:
+            runs[case].append(run_case(*case))
     loop = "uvloop" if _has("uvloop") else "asyncio"
     print(
         f"{UPDATES} updates {INTERVAL_S} s apart, one URI, subscribers in 4 processes, {os.cpu_count()} cores, "
-        f"server loop {loop}, http {'httptools' if _has('httptools') else 'h11'}"
+        f"server loop {loop}, http {'httptools' if _has('httptools') else 'h11'}; "
+        f"median of {args.repeat} runs (p99 range in brackets)"
     )
     print()
     print(
-        "| subscribers | fan-out | stalled | p50 ms | p99 ms | publish overrun s | got final update | notifications |"
+        "| subscribers | fan-out | stalled subscriber | p50 ms | p99 ms | publish overrun s "
+        "| got final update | notifications |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        name = (
-            f"deepr Notifier (coalescing slots, {args.writers} writers)"
-            if r["mode"] == "deepr"
-            else "naive sequential await"
-        )
+    print("|---:|---|---|---:|---:|---:|---:|---:|")
+    for (n, mode, stall), rs in runs.items():
+        name = "naive sequential await"
+        if mode == "deepr":
+            name = f"deepr Notifier (coalescing slots, {args.writers} writers)"
+        if stall:
+            blocked = sum(r["clogged"] for r in rs)
+            stalled = f"1, its sends blocked ({blocked}/{len(rs)} runs)"
+        else:
+            stalled = "none"
+        p99s = [r["p99"] for r in rs]
+        final = sum(int(r["final"].split("/")[0]) for r in rs), sum(int(r["final"].split("/")[1]) for r in rs)
         print(
-            f"| {r['n']:,} | {name} | {r['stalled']} | {r['p50']:.1f} | {r['p99']:.1f} | {r['extra_s']:.2f} | "
-            f"{r['final']} | {r['notifications']:,} |"
+            f"| {n:,} | {name} | {stalled} | {statistics.median(r['p50'] for r in rs):.1f} | "
+            f"{statistics.median(p99s):.1f} [{min(p99s):.0f}-{max(p99s):.0f}] | "
+            f"{statistics.median(r['extra_s'] for r in rs):.2f} | {final[0]:,}/{final[1]:,} | "
+            f"{sum(r['notifications'] for r in rs):,} |"
         )
 
 

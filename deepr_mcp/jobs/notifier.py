@@ -3,11 +3,13 @@
 Publishing never awaits a client: it marks the URI in each subscriber's pending set (updates
 to one URI coalesce, since ``resources/updated`` only means "re-read me") and puts the
 subscriber on a FIFO of subscribers with something to send, once. A small fixed pool of writer
-tasks drains that FIFO, one send at a time each, with a send timeout; a subscriber whose send
-times out is dropped. So delivery is close to a sequential loop's latency (sends start at once,
+tasks drains that FIFO, one send at a time each; a subscriber whose send overruns the send
+timeout is dropped. So delivery is close to a sequential loop's latency (sends start at once,
 in publish order, with no task per update or per session), a stalled client holds at most one
 writer for one timeout while the others go on, and a burst of updates costs each subscriber one
-notification. 2026-07-28 clients get the same events through the SDK's ``ListenHandler``.
+notification. A send has no cancel scope of its own (too costly per notification); a watchdog
+cancels a writer stuck past the timeout and starts another. 2026-07-28 clients get the same
+events through the SDK's ``ListenHandler``.
 
 The same feed wakes ``wait_for_change`` callers, the pull twin of every push.
 """
@@ -15,6 +17,7 @@ The same feed wakes ``wait_for_change`` callers, the pull twin of every push.
 from __future__ import annotations
 
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -71,6 +74,7 @@ class Notifier:
         self._ready: deque[Subscriber] = deque()
         self._ready_event = anyio.Event()
         self.writers = writers
+        self._writers: set[_Writer] = set()
         self._tg: TaskGroup | None = None
 
     async def __aenter__(self) -> Notifier:
@@ -78,6 +82,7 @@ class Notifier:
         await self._tg.__aenter__()
         for _ in range(self.writers):
             self._tg.start_soon(self._writer)
+        self._tg.start_soon(self._watchdog)
         return self
 
     async def __aexit__(
@@ -186,32 +191,71 @@ class Notifier:
             self._ready.append(subscriber)
 
     async def _writer(self) -> None:
-        """Take the next subscriber with something pending, send it one update, requeue if more."""
-        while True:
-            while not self._ready:
-                if self._ready_event.is_set():
-                    self._ready_event = anyio.Event()
-                await self._ready_event.wait()
-            subscriber = self._ready.popleft()
-            subscriber.queued = False
-            if subscriber.closed or not subscriber.pending:
-                continue
-            uri = next(iter(subscriber.pending))
-            published_at = subscriber.pending.pop(uri)
-            meta = {META_COUNT: self.subscriber_count(uri), META_AT: published_at}
-            subscriber.sending = True
+        """Take the next subscriber with something pending, send it one update, requeue if more.
+
+        No cancel scope per send (it was half of a writer's CPU): the watchdog cancels a writer
+        whose send overran the timeout, and starts a fresh writer in its place.
+        """
+        writer = _Writer()
+        with anyio.CancelScope() as writer.scope:
+            self._writers.add(writer)
             try:
-                with anyio.fail_after(self.send_timeout_s):
-                    await subscriber.send(uri, meta)
-                subscriber.delivered += 1
-            except TimeoutError:
-                logger.warning("dropping subscriber %s: send timed out", subscriber.connection_id)
-                self.remove(subscriber.connection_id)
-            except Exception:  # fan-out boundary: one broken connection must not stop the others
-                logger.warning("dropping subscriber %s: send failed", subscriber.connection_id, exc_info=True)
-                self.remove(subscriber.connection_id)
+                while True:
+                    while not self._ready:
+                        if self._ready_event.is_set():
+                            self._ready_event = anyio.Event()
+                        await self._ready_event.wait()
+                    subscriber = self._ready.popleft()
+                    subscriber.queued = False
+                    if subscriber.closed or not subscriber.pending:
+                        continue
+                    await self._send_one(writer, subscriber)
+                    if subscriber.pending:  # more arrived meanwhile: back of the line, so everyone gets a turn
+                        self._enqueue(subscriber)
+                        self._ready_event.set()
             finally:
-                subscriber.sending = False
-            if subscriber.pending:  # more arrived meanwhile: back of the line, so everyone gets a turn
-                self._enqueue(subscriber)
-                self._ready_event.set()
+                self._writers.discard(writer)
+
+    async def _send_one(self, writer: _Writer, subscriber: Subscriber) -> None:
+        uri = next(iter(subscriber.pending))
+        published_at = subscriber.pending.pop(uri)
+        meta = {META_COUNT: self.subscriber_count(uri), META_AT: published_at}
+        subscriber.sending = True
+        writer.subscriber, writer.since = subscriber, time.monotonic()
+        try:
+            await subscriber.send(uri, meta)
+            subscriber.delivered += 1
+        except Exception:  # fan-out boundary: one broken connection must not stop the others
+            logger.warning("dropping subscriber %s: send failed", subscriber.connection_id, exc_info=True)
+            self.remove(subscriber.connection_id)
+        finally:
+            subscriber.sending = False
+            writer.subscriber = None
+
+    async def _watchdog(self) -> None:
+        """Drop a subscriber whose send overran ``send_timeout_s``; replace the writer it held."""
+        period = max(0.01, min(1.0, self.send_timeout_s / 4))
+        while True:
+            await anyio.sleep(period)
+            now = time.monotonic()
+            for writer in list(self._writers):
+                subscriber = writer.subscriber
+                if subscriber is None or now - writer.since <= self.send_timeout_s:
+                    continue
+                logger.warning("dropping subscriber %s: send timed out", subscriber.connection_id)
+                self._writers.discard(writer)
+                writer.scope.cancel()
+                self.remove(subscriber.connection_id)
+                assert self._tg is not None
+                self._tg.start_soon(self._writer)
+
+
+class _Writer:
+    """What one writer task is sending now, and since when (read by the watchdog)."""
+
+    __slots__ = ("scope", "since", "subscriber")
+
+    def __init__(self) -> None:
+        self.scope = anyio.CancelScope()
+        self.subscriber: Subscriber | None = None
+        self.since = 0.0
