@@ -98,7 +98,14 @@ async def serve(data_dir: str) -> None:
         app.router.routes.append(Route("/bench/count", count, methods=["GET"]))
         sock = bind_socket("127.0.0.1", 0)
         print(f"http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
-        config = uvicorn.Config(app, log_level="error", lifespan="on", backlog=4096, limit_concurrency=None)
+        config = uvicorn.Config(
+            app,
+            log_level="error",
+            lifespan="on",
+            backlog=4096,
+            limit_concurrency=None,
+            http=os.environ.get("BENCH_HTTP", "auto"),
+        )
         await uvicorn.Server(config).serve(sockets=[sock])
 
 
@@ -284,10 +291,12 @@ def main() -> None:
     for _ in range(args.repeat):  # interleaved, so drift on a shared machine hits every case alike
         for case in cases:
             runs[case].append(run_case(*case))
-    loop = "uvloop" if _has("uvloop") else "asyncio"
+    loop = "uvloop" if _has("uvloop") and os.environ.get("BENCH_LOOP", "auto") != "asyncio" else "asyncio"
+    http = os.environ.get("BENCH_HTTP", "auto")
+    http = ("httptools" if _has("httptools") else "h11") if http == "auto" else http
     print(
         f"{UPDATES} updates {INTERVAL_S} s apart, one URI, subscribers in 4 processes, {os.cpu_count()} cores, "
-        f"server loop {loop}, http {'httptools' if _has('httptools') else 'h11'}; "
+        f"server loop {loop}, http {http}; "
         f"median of {args.repeat} runs (p99 range in brackets)"
     )
     print()

@@ -94,12 +94,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from deepr_mcp.app.http import check_bind, serve_http
 
         check_bind(settings)
-        anyio.run(lambda: serve_http(settings, with_stdio=args.stdio))
+        anyio.run(lambda: serve_http(settings, with_stdio=args.stdio), backend_options=_loop_options(settings))
     else:
         from deepr_mcp.app.stdio import serve_stdio
 
-        anyio.run(serve_stdio, settings)
+        anyio.run(serve_stdio, settings, backend_options=_loop_options(settings))
     return 0
+
+
+def _loop_options(settings: Settings) -> dict[str, bool]:
+    """uvloop for the server when installed (it is a dependency except on Windows), unless set to asyncio."""
+    import importlib.util
+
+    wanted = settings.event_loop
+    if wanted == "uvloop" and importlib.util.find_spec("uvloop") is None:
+        raise InvalidInput("event_loop = 'uvloop' but uvloop is not installed; use 'auto' or 'asyncio'")
+    return {"use_uvloop": wanted != "asyncio" and importlib.util.find_spec("uvloop") is not None}
 
 
 def catalogue_table(registry: object) -> str:

@@ -113,6 +113,9 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     auth_token: SecretStr | None = None
     provider: ProviderName = "local"
+    event_loop: Literal["auto", "asyncio", "uvloop"] = Field(
+        "auto", description="The server's event loop; auto = uvloop when installed (about 20% less CPU per push)"
+    )
     gateway: GatewaySettings = Field(default_factory=GatewaySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     openai: OpenAISettings = Field(default_factory=OpenAISettings)

@@ -141,6 +141,29 @@ async def inprocess_services(settings: Settings) -> AsyncIterator[Services]:
         yield services
 
 
+@asynccontextmanager
+async def inprocess_http(services: Services) -> AsyncIterator[str]:
+    """The real HTTP app for ``services`` under uvicorn on an ephemeral loopback port, in this process.
+
+    For tests that need the server's internals (e.g. to flood one subscriber) and real sockets.
+    """
+    import uvicorn
+
+    from deepr_mcp.app.http import bind_socket, build_http_app
+
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(build_http_app(services), log_level="warning", lifespan="on"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(lambda: server.serve(sockets=[sock]))
+        with anyio.fail_after(30):
+            while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
+                await anyio.sleep(0.01)
+        try:
+            yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        finally:
+            server.should_exit = True
+
+
 def config_env(config: dict[str, Any]) -> dict[str, str]:
     """``{"jobs": {"step_delay_s": 0.2}}`` -> ``{"DEEPR_JOBS_STEP_DELAY_S": "0.2"}``."""
     env = {}

@@ -41,6 +41,18 @@ async def follow(client: Client, campaign_id: str) -> list[dict[str, Any]]:
                 return answers
 
 
+async def pause(client: Client, campaign_id: str) -> dict[str, Any]:
+    """Pause and wait until it took effect: a running campaign stops after its current step,
+    which may itself change the phase first (planning -> executing)."""
+    await call(client, "campaign_pause", {"campaign_id": campaign_id})
+    args = {"campaign_id": campaign_id, "until": "phase", "timeout_s": 10}
+    with anyio.fail_after(30):
+        while True:
+            answer = await call(client, "campaign_wait", args)
+            if answer["phase"] == "paused":
+                return answer
+
+
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 @pytest.mark.parametrize("transport", ["inproc", "stdio", "http"])
 async def test_start_follow_and_read_a_campaign(transport: str, era: str, data_dir: Path) -> None:
@@ -181,9 +193,7 @@ async def test_bad_campaign_inputs_and_state_conflicts(data_dir: Path) -> None:
 async def test_pause_resume_cancel(data_dir: Path) -> None:
     async with connect("inproc", "legacy", data_dir, config={"jobs": {"step_delay_s": 0.3}}) as client:
         cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
-        await call(client, "campaign_pause", {"campaign_id": cid})
-        paused = await call(client, "campaign_wait", {"campaign_id": cid, "until": "phase", "timeout_s": 10})
-        assert paused["phase"] == "paused"
+        await pause(client, cid)
         await call(client, "campaign_resume", {"campaign_id": cid})
         await call(client, "campaign_cancel", {"campaign_id": cid})
         done = await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 10})

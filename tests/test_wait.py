@@ -8,15 +8,13 @@ from pathlib import Path
 import anyio
 
 from tests.support import connect, text_of
-from tests.test_campaigns_protocol import QUESTION, call
+from tests.test_campaigns_protocol import QUESTION, call, pause
 
 
 async def test_a_thousand_waiters_all_return_on_the_next_change(data_dir: Path) -> None:
     async with connect("inproc", "legacy", data_dir, config={"jobs": {"step_delay_s": 0.2}}) as client:
         cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
-        await call(client, "campaign_pause", {"campaign_id": cid})
-        paused = await call(client, "campaign_wait", {"campaign_id": cid, "until": "phase", "timeout_s": 10})
-        assert paused["phase"] == "paused"
+        paused = await pause(client, cid)
         answers: list[dict] = []
 
         async def waiter() -> None:
@@ -37,8 +35,7 @@ async def test_a_thousand_waiters_all_return_on_the_next_change(data_dir: Path) 
 async def test_long_wait_sends_progress_at_least_every_ten_seconds(data_dir: Path) -> None:
     async with connect("inproc", "legacy", data_dir, config={"jobs": {"step_delay_s": 0.2}}) as client:
         cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
-        await call(client, "campaign_pause", {"campaign_id": cid})
-        await call(client, "campaign_wait", {"campaign_id": cid, "until": "phase", "timeout_s": 10})
+        await pause(client, cid)
         beats: list[float] = []
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
