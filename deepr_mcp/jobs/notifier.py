@@ -2,14 +2,16 @@
 
 Publishing never awaits a client: it marks the URI in each subscriber's pending set (updates
 to one URI coalesce, since ``resources/updated`` only means "re-read me") and puts the
-subscriber on a FIFO of subscribers with something to send, once. A small fixed pool of writer
-tasks drains that FIFO, one send at a time each; a subscriber whose send overruns the send
-timeout is dropped. So delivery is close to a sequential loop's latency (sends start at once,
-in publish order, with no task per update or per session), a stalled client holds at most one
-writer for one timeout while the others go on, and a burst of updates costs each subscriber one
-notification. A send has no cancel scope of its own (too costly per notification); a watchdog
-cancels a writer stuck past the timeout and starts another. 2026-07-28 clients get the same
-events through the SDK's ``ListenHandler``.
+subscriber on a FIFO of subscribers with something to send, once. A small pool of writer tasks
+drains that FIFO, one send at a time each. So delivery is as fast as a sequential loop (sends
+start at once, in publish order, with no task per update or per session) and a burst of updates
+costs each subscriber one notification.
+
+A stalled client never delays the others: a watchdog marks a writer whose send has been in flight
+for ``stuck_after_s`` as stuck and starts a spare, so ``writers`` writers always serve the rest;
+past ``send_timeout_s`` the send is cancelled and the subscriber dropped. Sends carry no cancel
+scope of their own (it was half a writer's CPU per notification). 2026-07-28 clients get the
+same events through the SDK's ``ListenHandler``.
 
 The same feed wakes ``wait_for_change`` callers, the pull twin of every push.
 """
@@ -63,6 +65,7 @@ class Notifier:
         send_timeout_s: float = 5.0,
         max_subscriptions_per_connection: int = 256,
         writers: int = 8,
+        max_spare_writers: int = 64,
     ) -> None:
         self.bus = bus or InMemorySubscriptionBus()
         self.send_timeout_s = send_timeout_s
@@ -75,13 +78,17 @@ class Notifier:
         self._ready_event = anyio.Event()
         self.writers = writers
         self._writers: set[_Writer] = set()
+        self._stuck = 0
+        """Writers whose send has been in flight longer than ``stuck_after_s``."""
+        self.stuck_after_s = min(0.25, send_timeout_s / 2)
+        self.max_spare_writers = max_spare_writers
         self._tg: TaskGroup | None = None
 
     async def __aenter__(self) -> Notifier:
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         for _ in range(self.writers):
-            self._tg.start_soon(self._writer)
+            self._spawn_writer()
         self._tg.start_soon(self._watchdog)
         return self
 
@@ -190,18 +197,25 @@ class Notifier:
             subscriber.queued = True
             self._ready.append(subscriber)
 
-    async def _writer(self) -> None:
+    def _spawn_writer(self) -> None:
+        assert self._tg is not None
+        writer = _Writer()
+        self._writers.add(writer)  # counted at once, so the watchdog never over-spawns
+        self._tg.start_soon(self._writer, writer)
+
+    async def _writer(self, writer: _Writer) -> None:
         """Take the next subscriber with something pending, send it one update, requeue if more.
 
         No cancel scope per send (it was half of a writer's CPU): the watchdog cancels a writer
-        whose send overran the timeout, and starts a fresh writer in its place.
+        whose send overran the timeout. A spare writer retires when there is no work and enough
+        free writers remain.
         """
-        writer = _Writer()
-        with anyio.CancelScope() as writer.scope:
-            self._writers.add(writer)
+        with writer.scope:
             try:
                 while True:
                     while not self._ready:
+                        if len(self._writers) - self._stuck > self.writers:
+                            return  # a spare whose stalled colleague came back or was dropped
                         if self._ready_event.is_set():
                             self._ready_event = anyio.Event()
                         await self._ready_event.wait()
@@ -214,7 +228,14 @@ class Notifier:
                         self._enqueue(subscriber)
                         self._ready_event.set()
             finally:
-                self._writers.discard(writer)
+                self._retire(writer)
+
+    def _retire(self, writer: _Writer) -> None:
+        if writer in self._writers:
+            self._writers.discard(writer)
+            if writer.stuck:
+                writer.stuck = False
+                self._stuck -= 1
 
     async def _send_one(self, writer: _Writer, subscriber: Subscriber) -> None:
         uri = next(iter(subscriber.pending))
@@ -231,31 +252,44 @@ class Notifier:
         finally:
             subscriber.sending = False
             writer.subscriber = None
+            if writer.stuck:  # it came back after all
+                writer.stuck = False
+                self._stuck -= 1
 
     async def _watchdog(self) -> None:
-        """Drop a subscriber whose send overran ``send_timeout_s``; replace the writer it held."""
-        period = max(0.01, min(1.0, self.send_timeout_s / 4))
+        """Keep ``writers`` writers free of stalled sends, and drop subscribers past the send timeout.
+
+        A send in flight longer than ``stuck_after_s`` marks its writer stuck and a spare writer is
+        started (up to ``max_spare_writers``), so several stalled clients cannot hold every writer;
+        a send past ``send_timeout_s`` is cancelled and its subscriber dropped.
+        """
+        period = self.stuck_after_s / 2
         while True:
             await anyio.sleep(period)
             now = time.monotonic()
             for writer in list(self._writers):
                 subscriber = writer.subscriber
-                if subscriber is None or now - writer.since <= self.send_timeout_s:
+                if subscriber is None:
                     continue
-                logger.warning("dropping subscriber %s: send timed out", subscriber.connection_id)
-                self._writers.discard(writer)
-                writer.scope.cancel()
-                self.remove(subscriber.connection_id)
-                assert self._tg is not None
-                self._tg.start_soon(self._writer)
+                if now - writer.since > self.send_timeout_s:
+                    logger.warning("dropping subscriber %s: send timed out", subscriber.connection_id)
+                    self._retire(writer)
+                    writer.scope.cancel()
+                    self.remove(subscriber.connection_id)
+                elif not writer.stuck and now - writer.since > self.stuck_after_s:
+                    writer.stuck = True
+                    self._stuck += 1
+            while len(self._writers) - self._stuck < self.writers and self._stuck <= self.max_spare_writers:
+                self._spawn_writer()
 
 
 class _Writer:
     """What one writer task is sending now, and since when (read by the watchdog)."""
 
-    __slots__ = ("scope", "since", "subscriber")
+    __slots__ = ("scope", "since", "stuck", "subscriber")
 
     def __init__(self) -> None:
         self.scope = anyio.CancelScope()
         self.subscriber: Subscriber | None = None
         self.since = 0.0
+        self.stuck = False

@@ -88,3 +88,36 @@ async def test_wait_changed_wakes_every_waiter_and_times_out() -> None:
             notifier.changed("c1")
         assert woke == [True] * 1000
         assert await notifier.wait_changed("c1", 0.01) is False
+
+
+async def test_more_stalled_subscribers_than_writers_still_never_delay_the_others() -> None:
+    """Spare writers take over while stalled sends are in flight; they retire once those end."""
+    quick_got: list[str] = []
+    quick_event = anyio.Event()
+    release = anyio.Event()
+
+    async def stuck(uri: str, meta: dict) -> None:
+        await release.wait()
+
+    async def quick(uri: str, meta: dict) -> None:
+        quick_got.append(uri)
+        quick_event.set()
+
+    async with Notifier(send_timeout_s=30, writers=2) as notifier:
+        for n in range(5):
+            notifier.subscribe(f"stuck{n}", "u:1", stuck)
+        notifier.subscribe("quick", "u:2", quick)
+        await notifier.publish("u:1")  # five sends in flight, more than the two writers
+        await anyio.sleep(0.01)
+        await notifier.publish("u:2")
+        with anyio.fail_after(10):  # a hang guard: without spares this waits the 30 s timeout
+            await quick_event.wait()
+        assert quick_got == ["u:2"]
+        assert notifier.subscriber_count("u:1") == 5  # nobody was dropped: they are slow, not yet timed out
+        assert len(notifier._writers) - notifier._stuck >= 2
+        release.set()
+        with anyio.fail_after(10):
+            while len(notifier._writers) > 2 or notifier._stuck:
+                await notifier.publish("u:2")  # work to do makes idle spares notice they can retire
+                await anyio.sleep(0.05)
+        assert all(s.delivered == 1 for s in notifier.subscribers_of("u:1"))
