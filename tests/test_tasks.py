@@ -1,8 +1,9 @@
 """MCP tasks (2025-11-25): a task-augmented campaign_start served from the campaign record.
 
-The mcp 2.3 SDK client validates every tools/call result as CallToolResult and so cannot
-receive the CreateTaskResult a task-augmented call returns; these tests speak JSON-RPC over
-real streamable HTTP directly, as a tasks-capable client would.
+The mcp 2.3 client validates every tools/call result against the 2025-11-25 surface as
+CallToolResult, so it cannot receive the CreateTaskResult a task-augmented call returns (even
+through ``session.send_request``). These tests speak JSON-RPC over real streamable HTTP to check
+the wire shapes; the SDK round trip uses the 1.x SDK's task API (tests/clients/test_sdk_v1.py).
 """
 
 from __future__ import annotations

@@ -62,3 +62,20 @@ async def test_sdk_1x_client_gets_gateway_subscriptions_elicitation_and_progress
     assert out["elicited"] == 1 and out["status"]["decisions"][0]["channel"] == "elicitation"
     assert out["updates"] >= 1 and out["list_changed"] >= 1 and out["progress"] >= 1
     assert_spend_within_budget(out["status"])
+
+
+async def test_sdk_1x_client_runs_a_campaign_as_a_task(v1_python: Path, data_dir: Path) -> None:
+    """The 1.x SDK's experimental task API: call_tool_as_task, poll_task, get_task_result, list, cancel."""
+    async with http_server(data_dir, **config_env({"jobs": {"step_delay_s": 0.1}})) as base:
+        with anyio.fail_after(120):
+            proc = await anyio.run_process(
+                [str(v1_python), str(SCRIPT.with_name("v1_tasks.py")), f"{base}/mcp", QUESTION], check=False
+            )
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    assert out["server_tasks"]["requests"]["tools"]["call"] == {}
+    assert out["created"] == "working" and out["polled"][-1] == "completed"
+    assert out["result_error"] is False and out["phase"] == "complete"
+    assert out["report"].startswith("# Research report")
+    assert out["task_id"] in out["listed"] and out["cancelled"] == "cancelled"
+    assert "completed" in out["notified"]
