@@ -190,6 +190,19 @@ async def test_bad_campaign_inputs_and_state_conflicts(data_dir: Path) -> None:
         assert (await call(client, "campaign_status", {"campaign_id": cid}))["phase"] == "complete"
 
 
+async def test_subscriptions_past_the_per_connection_cap_are_refused(data_dir: Path) -> None:
+    config = {"subscriptions": {"max_per_connection": 2}}
+    async with connect("http", "legacy", data_dir, config=config) as client:
+        await client.subscribe_resource("deepr://campaigns/c1/status")
+        await client.subscribe_resource("deepr://campaigns/c2/status")
+        await client.subscribe_resource("deepr://campaigns/c2/status")  # again: not a new one
+        with pytest.raises(MCPError, match="already has 2 subscriptions, the most allowed"):
+            await client.subscribe_resource("deepr://campaigns/c3/status")
+        await client.unsubscribe_resource("deepr://campaigns/c1/status")
+        await client.subscribe_resource("deepr://campaigns/c3/status")  # room again
+        assert (await client.list_tools()).tools  # the connection keeps serving
+
+
 async def test_pause_resume_cancel(data_dir: Path) -> None:
     async with connect("inproc", "legacy", data_dir, config={"jobs": {"step_delay_s": 0.3}}) as client:
         cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
