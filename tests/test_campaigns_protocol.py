@@ -208,6 +208,8 @@ async def test_pause_resume_cancel(data_dir: Path) -> None:
         cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
         await pause(client, cid)
         await call(client, "campaign_resume", {"campaign_id": cid})
+        again = await client.call_tool("tool_call", {"name": "campaign_resume", "arguments": {"campaign_id": cid}})
+        assert again.is_error and "only a paused campaign resumes" in text_of(again)  # it runs (or queues) now
         await call(client, "campaign_cancel", {"campaign_id": cid})
         done = await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 10})
         assert done["phase"] == "cancelled"
