@@ -64,7 +64,7 @@ class Notifier:
         *,
         send_timeout_s: float = 5.0,
         max_subscriptions_per_connection: int = 256,
-        writers: int = 8,
+        writers: int = 2,
         max_spare_writers: int = 64,
     ) -> None:
         self.bus = bus or InMemorySubscriptionBus()
@@ -78,8 +78,6 @@ class Notifier:
         self._ready_event = anyio.Event()
         self.writers = writers
         self._writers: set[_Writer] = set()
-        self._stuck = 0
-        """Writers whose send has been in flight longer than ``stuck_after_s``."""
         self.stuck_after_s = min(0.25, send_timeout_s / 2)
         self.max_spare_writers = max_spare_writers
         self._tg: TaskGroup | None = None
@@ -228,14 +226,12 @@ class Notifier:
                         self._enqueue(subscriber)
                         self._ready_event.set()
             finally:
-                self._retire(writer)
+                self._writers.discard(writer)
 
-    def _retire(self, writer: _Writer) -> None:
-        if writer in self._writers:
-            self._writers.discard(writer)
-            if writer.stuck:
-                writer.stuck = False
-                self._stuck -= 1
+    @property
+    def _stuck(self) -> int:
+        """Writers whose send has been in flight longer than ``stuck_after_s`` (a few dozen at most)."""
+        return sum(writer.stuck for writer in self._writers)
 
     async def _send_one(self, writer: _Writer, subscriber: Subscriber) -> None:
         uri = next(iter(subscriber.pending))
@@ -251,10 +247,7 @@ class Notifier:
             self.remove(subscriber.connection_id)
         finally:
             subscriber.sending = False
-            writer.subscriber = None
-            if writer.stuck:  # it came back after all
-                writer.stuck = False
-                self._stuck -= 1
+            writer.subscriber, writer.stuck = None, False  # if it was stuck, it came back after all
 
     async def _watchdog(self) -> None:
         """Keep ``writers`` writers free of stalled sends, and drop subscribers past the send timeout.
@@ -273,13 +266,13 @@ class Notifier:
                     continue
                 if now - writer.since > self.send_timeout_s:
                     logger.warning("dropping subscriber %s: send timed out", subscriber.connection_id)
-                    self._retire(writer)
+                    self._writers.discard(writer)
                     writer.scope.cancel()
                     self.remove(subscriber.connection_id)
-                elif not writer.stuck and now - writer.since > self.stuck_after_s:
+                elif now - writer.since > self.stuck_after_s:
                     writer.stuck = True
-                    self._stuck += 1
-            while len(self._writers) - self._stuck < self.writers and self._stuck <= self.max_spare_writers:
+            stuck = self._stuck
+            while len(self._writers) - stuck < self.writers and stuck <= self.max_spare_writers:
                 self._spawn_writer()
 
 
