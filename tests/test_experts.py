@@ -67,3 +67,4 @@ async def test_expert_lifecycle(data_dir: Path) -> None:
             assert result.is_error and expected in text_of(result), (name, text_of(result))
         with pytest.raises(MCPError, match="not found"):
             await client.read_resource(f"deepr://experts/{eid}/profile")
+        assert (await call(client, "expert_list", {}))["experts"] == []  # deleted; the connection keeps serving
