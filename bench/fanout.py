@@ -30,6 +30,8 @@ from pathlib import Path
 
 import aiohttp
 
+from deepr_mcp.app.event_loop import use_uvloop
+
 URI = "deepr://campaigns/cbench/status"
 CLOG_URI = "deepr://campaigns/cbench/plan"
 """Subscribed only by the stalled client: the bench floods it until a send to that client blocks."""
@@ -255,7 +257,7 @@ def _has(module: str) -> bool:
 
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop when installed (as the server itself runs), unless BENCH_LOOP=asyncio."""
-    if os.environ.get("BENCH_LOOP", "auto") != "asyncio" and _has("uvloop"):
+    if use_uvloop(os.environ.get("BENCH_LOOP", "auto")):
         import uvloop
 
         return uvloop.new_event_loop
@@ -291,7 +293,7 @@ def main() -> None:
     for _ in range(args.repeat):  # interleaved, so drift on a shared machine hits every case alike
         for case in cases:
             runs[case].append(run_case(*case))
-    loop = "uvloop" if _has("uvloop") and os.environ.get("BENCH_LOOP", "auto") != "asyncio" else "asyncio"
+    loop = "uvloop" if use_uvloop(os.environ.get("BENCH_LOOP", "auto")) else "asyncio"
     http = os.environ.get("BENCH_HTTP", "auto")
     http = ("httptools" if _has("httptools") else "h11") if http == "auto" else http
     print(

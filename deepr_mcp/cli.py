@@ -12,6 +12,7 @@ from pathlib import Path
 import anyio
 
 from deepr_mcp import __version__
+from deepr_mcp.app.event_loop import use_uvloop
 from deepr_mcp.config import Settings, load_settings
 from deepr_mcp.errors import DeeprError, InvalidInput
 
@@ -90,26 +91,17 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = _settings(args)
+    loop = {"use_uvloop": use_uvloop(settings.event_loop)}
     if args.http:
         from deepr_mcp.app.http import check_bind, serve_http
 
         check_bind(settings)
-        anyio.run(lambda: serve_http(settings, with_stdio=args.stdio), backend_options=_loop_options(settings))
+        anyio.run(lambda: serve_http(settings, with_stdio=args.stdio), backend_options=loop)
     else:
         from deepr_mcp.app.stdio import serve_stdio
 
-        anyio.run(serve_stdio, settings, backend_options=_loop_options(settings))
+        anyio.run(serve_stdio, settings, backend_options=loop)
     return 0
-
-
-def _loop_options(settings: Settings) -> dict[str, bool]:
-    """uvloop for the server when installed (it is a dependency except on Windows), unless set to asyncio."""
-    import importlib.util
-
-    wanted = settings.event_loop
-    if wanted == "uvloop" and importlib.util.find_spec("uvloop") is None:
-        raise InvalidInput("event_loop = 'uvloop' but uvloop is not installed; use 'auto' or 'asyncio'")
-    return {"use_uvloop": wanted != "asyncio" and importlib.util.find_spec("uvloop") is not None}
 
 
 def catalogue_table(registry: object) -> str:

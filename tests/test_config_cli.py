@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from deepr_mcp.app.event_loop import use_uvloop
 from deepr_mcp.cli import main
 from deepr_mcp.config import is_loopback_host, load_settings
 from deepr_mcp.errors import InvalidInput
@@ -37,6 +39,18 @@ def test_bad_config_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("DEEPR_GATEWAY_MODE", "everything")
     with pytest.raises(InvalidInput, match=r"gateway\.mode"):
         load_settings()
+
+
+def test_event_loop_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    installed = importlib.util.find_spec("uvloop") is not None
+    assert use_uvloop("auto") is installed and use_uvloop("asyncio") is False
+    monkeypatch.setenv("DEEPR_EVENT_LOOP", "trio")
+    with pytest.raises(InvalidInput, match="event_loop"):
+        load_settings()
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None)  # as on a machine without uvloop
+    assert use_uvloop("auto") is False
+    with pytest.raises(InvalidInput, match="uvloop is not installed; use 'auto' or 'asyncio'"):
+        use_uvloop("uvloop")
 
 
 def test_loopback_detection() -> None:
