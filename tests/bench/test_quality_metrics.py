@@ -202,5 +202,6 @@ def test_question_set_shape() -> None:
         assert 2 <= len(q["gold"]) <= 5, q["id"]
         for phrase in q["gold"]:
             assert 3 <= len(phrase.split()) <= 10, (q["id"], phrase)
+            assert qm.normalise(phrase) not in qm.normalise(q["question"]), (q["id"], phrase)  # no free hits
     tar = next(q for q in questions if q["question"].startswith("How do I safely extract a tar archive"))
     assert any("outside of path" in g for g in tar["gold"])
