@@ -88,6 +88,12 @@ class SubscriptionSettings(BaseModel):
     max_per_connection: int = Field(256, ge=1, le=100_000)
 
 
+class CorpusSettings(BaseModel):
+    max_file_bytes: int = Field(
+        20 * 1024 * 1024, gt=0, description="Larger files are not added to the corpus (reported as failed)"
+    )
+
+
 class SandboxSettings(BaseModel):
     max_bytes: int = Field(50 * 1024 * 1024, gt=0)
     max_files: int = Field(2000, gt=0)
@@ -124,6 +130,7 @@ class Settings(BaseSettings):
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    corpus: CorpusSettings = Field(default_factory=CorpusSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
 

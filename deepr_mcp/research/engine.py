@@ -42,8 +42,12 @@ class Passage:
     id: str
     text: str
     source: str
+    """What a reader is shown: the path relative to the folder that was added (or a URL)."""
     location: str
+    """The heading path inside the source ("tarfile > Extraction filters"), or "page 3"."""
     score: float
+    path: str = ""
+    """The document key the passage was stored under (absolute path or URL); "" when unknown."""
 
 
 class PassageSearch(Protocol):
