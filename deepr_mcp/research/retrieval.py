@@ -35,6 +35,10 @@ CAVEAT = re.compile(
     r"malicious|security|vulnerab\w*|outside of|attack\w*|deprecated|note that|be careful|avoid)\b",
     re.I,
 )
+VERSION_NOTE = re.compile(
+    r"\b(?:new|changed|added) in (?:version|python) \d|\bdeprecated since (?:version )?\d|\bremoved in (?:version )?\d",
+    re.I,
+)
 CAVEAT_WORDS = "warning never untrusted security malicious unsafe outside caution"
 WEIGHT_SUB_QUESTION = 1.0
 WEIGHT_QUESTION = 0.8
@@ -106,7 +110,8 @@ class Retriever:
         pool = self._pool(sub_question, analysis, safety)
         if not pool:
             return Evidence([], [])
-        self._score(pool, weights, safety)
+        version = analysis.type == "version"
+        self._score(pool, weights, safety, version)
         feedback = self._feedback(pool, weights)
         if feedback:
             extra = " ".join(feedback)
@@ -114,7 +119,7 @@ class Retriever:
                 if p.id not in pool:
                     pool[p.id] = self._candidate(p)
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
-            self._score(pool, weights, safety)
+            self._score(pool, weights, safety, version)
         ranked = sorted(pool.values(), key=lambda c: -c.score)[: max(3 * k, 12)]
         if self.reranker is not None:
             self._rerank(sub_question, ranked)
@@ -165,7 +170,7 @@ class Retriever:
         return weights
 
     @staticmethod
-    def _score(pool: dict[str, Candidate], weights: dict[str, float], safety: bool) -> None:
+    def _score(pool: dict[str, Candidate], weights: dict[str, float], safety: bool, version: bool = False) -> None:
         """BM25 over the pool with weighted query terms (a heading counts as extra occurrences),
         blended with the corpus search's own rank, and raised for warnings when safety is asked."""
         n = len(pool)
@@ -182,6 +187,8 @@ class Retriever:
                     score += weight * idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
             if safety and CAVEAT.search(candidate.passage.text):
                 score *= 1.35
+            if version and VERSION_NOTE.search(candidate.passage.text):
+                score *= 1.3
             if length < 12:
                 score *= 0.6  # a heading or a one-line fragment rarely answers anything
             raw.append(score)

@@ -18,7 +18,7 @@ from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
 from deepr_mcp.research.claims import Unit, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
-from deepr_mcp.research.retrieval import CAVEAT
+from deepr_mcp.research.retrieval import CAVEAT, VERSION_NOTE
 from deepr_mcp.research.terms import GENERIC, terms
 
 _PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
@@ -91,6 +91,8 @@ def score_unit(
         score += 0.1
     if _VERSION_NOTE.match(text) and "version" not in focus:
         score *= 0.4
+    if "version" in focus and VERSION_NOTE.search(text):
+        score += 0.25
     if _WEAK_START.match(text) or text.endswith("?"):
         score *= 0.4
     words = len(text.split())
