@@ -325,8 +325,9 @@ class Worker:
             except EOFError:
                 self.stop()
                 return {"error": "worker died", "seconds": time.perf_counter() - t0}
+        seconds = time.perf_counter() - t0
         self.stop()
-        return {"error": f"timeout after {timeout:.0f} s", "seconds": time.perf_counter() - t0}
+        return {"error": f"timeout after {timeout:g} s", "seconds": seconds}
 
     def stop(self) -> None:
         if self.proc is not None:
