@@ -1,7 +1,7 @@
 """Research quality on a real corpus: the local provider's reports vs plain top-5 search.
 
-Run: ``.venv/bin/python -m bench.research_quality`` (first run ingests the corpus, ~2 minutes;
-then a few minutes for the questions on 2 cores). Options: ``--limit N``, ``--only ID``
+Run: ``.venv/bin/python -m bench.research_quality`` (the first run ingests the corpus, about 70-90 s
+on 2 cores; the 52 questions then take under a minute with today's engine). Options: ``--limit N``, ``--only ID``
 (repeatable), ``--show`` (print each report and the gold phrases it missed), ``--json PATH``,
 ``--timeout S`` per question, ``--max-minutes M`` for the whole run, ``--reindex``,
 ``--check-gold`` (verify every gold phrase occurs in the corpus, then exit).
@@ -17,7 +17,12 @@ copied from the documentation's prose. Per mode the table gives: hit rate (share
 whose output holds at least one gold phrase), evidence recall (mean share of gold phrases
 held), duplicate-claim rate (share of claims repeating an earlier claim of the same report),
 furniture rate (share of claims citing a navigation/index page or looking like navigation),
-report words, and seconds per question. Modes: ``deepr`` (``Engine`` with ``LocalProvider``,
+report words, and seconds per question (mean and p95). A claim is a cited bullet or a cited
+sentence anywhere in the report but the gaps and sources sections (the summary's sentences
+count too, so a summary that repeats findings word for word repeats claims); a claim is
+furniture when its text holds a permalink mark ``¶``, sidebar phrases ("Previous topic", "Show
+Source"), a numbered or flattened table of contents, or when a passage it cites comes from
+genindex/modindex/search/contents/index pages or a sidebar heading. Modes: ``deepr`` (``Engine`` with ``LocalProvider``,
 the embedded default) and ``search top-5`` (the five best ``Corpus.search`` passages; each
 passage is a claim). The metric functions are in ``bench/quality_metrics.py``.
 
