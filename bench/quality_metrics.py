@@ -122,12 +122,18 @@ def parse_report(report: str) -> ParsedReport:
     in_fence = False
 
     def flush() -> None:
+        # In prose, a citation covers the sentence it closes and the uncited ones just before it:
+        # "A. B. [1][2] C." gives the claims A and B, both cited [1][2]; C is uncited, no claim.
         if paragraph and kind == "body":
+            pending: list[str] = []
             for sentence in split_sentences(" ".join(paragraph)):
                 numbers = citations_in(sentence)
                 text = strip_citations(sentence)
-                if numbers and text:
-                    out.claims.append(Claim(text, numbers, section))
+                if not numbers:
+                    pending += [text] if text else []
+                    continue
+                out.claims += [Claim(t, numbers, section) for t in [*pending, text] if t]
+                pending = []
         paragraph.clear()
 
     for line in report.splitlines():

@@ -57,7 +57,7 @@ PACKAGE = "python3-doc"
 CORPUS_DIR = Path("/usr/share/doc/python3/html")
 CACHE = ROOT / ".data" / "bench" / "research-quality"
 INGEST_MODULES = re.compile(r"(?:document|passage|ingest|extract|chunk|corpus|html|pdf|dedup)", re.I)
-"""Modules under deepr_mcp/research whose file name matches take part in the cache key."""
+"""Modules under deepr_mcp/research whose path matches (e.g. all of research/ingest/) take part in the cache key."""
 BASELINE_K = 5
 MODES = ("search top-5", "deepr")
 TARGETS = {"hit": 0.9, "recall": 0.7, "recall_vs_baseline": 1.3, "duplicate": 0.0, "furniture": 0.0, "p95": 5.0}
@@ -149,7 +149,7 @@ def find_corpus() -> Path:
 def ingest_code_hash() -> tuple[str, list[str]]:
     """A hash of the ingest code (and pyproject.toml, for its extractor dependencies)."""
     research = ROOT / "deepr_mcp" / "research"
-    files = sorted(p for p in research.rglob("*.py") if INGEST_MODULES.search(p.stem))
+    files = sorted(p for p in research.rglob("*.py") if INGEST_MODULES.search(str(p.relative_to(research))))
     files.append(ROOT / "pyproject.toml")
     digest = hashlib.sha256()
     for p in files:

@@ -103,6 +103,15 @@ def test_future_report_format_direct_answer_code_and_numbered_findings() -> None
     assert parsed.sources[2].passage_id == "p456"
 
 
+def test_a_citation_covers_the_uncited_sentences_before_it_in_a_paragraph() -> None:
+    report = "## Answer\n\nWarning: Never extract. It is possible that files escape. [1][3] Uncited tail.\n"
+    claims = qm.parse_report(report).claims
+    assert [(c.text, c.citations) for c in claims] == [
+        ("Warning: Never extract.", (1, 3)),
+        ("It is possible that files escape.", (1, 3)),
+    ]
+
+
 def test_sentences_keep_their_citations() -> None:
     assert qm.split_sentences("One thing is true. [1] Another, e.g. this one, too. [2][3]") == [
         "One thing is true [1].",
