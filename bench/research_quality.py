@@ -378,13 +378,18 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
 def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     n = len(rows)
     claims = sum(r["claims"] for r in rows)
+    duplicates = sum(len(r["duplicate_claims"]) for r in rows)
+    furniture = sum(len(r["furniture_claims"]) for r in rows)
     seconds = [r["seconds"] for r in rows]  # a timeout counts with the time it took to give up
     return {
         "questions": n,
         "hit": sum(r["hit"] for r in rows) / n if n else 0.0,
         "recall": sum(r["recall"] for r in rows) / n if n else 0.0,
-        "duplicate": sum(len(r["duplicate_claims"]) for r in rows) / claims if claims else 0.0,
-        "furniture": sum(len(r["furniture_claims"]) for r in rows) / claims if claims else 0.0,
+        "duplicate": duplicates / claims if claims else 0.0,
+        "furniture": furniture / claims if claims else 0.0,
+        "duplicate_n": duplicates,
+        "furniture_n": furniture,
+        "claims_n": claims,
         "claims": claims / n if n else 0.0,
         "words": statistics.mean(r["words"] for r in rows) if rows else 0.0,
         "mean_s": statistics.mean(seconds) if seconds else 0.0,
@@ -433,8 +438,14 @@ def table(summaries: dict[str, dict[str, float]]) -> str:
         "| target (issue 17) | deepr meets it |",
         "|---|---:|---:|---|---|",
     ]
+
+    def cell(summary: dict[str, float], key: str, fmt: str) -> str:
+        if key in ("duplicate", "furniture"):  # the counts show a rate that rounds to 0.00 but is not 0
+            return f"{fmt.format(summary[key])} ({summary[key + '_n']:.0f} of {summary['claims_n']:.0f})"
+        return fmt.format(summary[key])
+
     for label, key, fmt, target, met in rows:
-        out.append(f"| {label} | {fmt.format(base[key])} | {fmt.format(deepr[key])} | {target} | {met} |")
+        out.append(f"| {label} | {cell(base, key, fmt)} | {cell(deepr, key, fmt)} | {target} | {met} |")
     return "\n".join(out)
 
 

@@ -184,6 +184,10 @@ def test_prose_and_code_are_not_navigation() -> None:
     code = "Use it like this:\n\n```python\nimport tarfile\ntar = tarfile.open(name)\ntar.extractall()\n```"
     assert not qm.looks_like_navigation(code)
     assert not qm.looks_like_navigation("Call os.path.join() and os.path.normpath() before opening the file.")
+    cut = "```python3\nimport asyncio\n\ndef io():\n    # 1. Read\n    # 2. Decode\n    # 3. Return\n    return f\n"
+    assert not qm.looks_like_navigation(cut)  # a passage boundary cut the block before its closing fence
+    table = "'B' | unsigned_char(bitwise=True)\n'b' | unsigned_char\n'c' | char\n'd' | double\n'f' | float"
+    assert not qm.looks_like_navigation(table)
 
 
 def test_is_furniture_by_text_or_by_cited_source() -> None:
