@@ -122,12 +122,18 @@ def parse_report(report: str) -> ParsedReport:
     in_fence = False
 
     def flush() -> None:
+        # In prose, a citation covers the sentence it closes and the uncited ones just before it:
+        # "A. B. [1][2] C." gives the claims A and B, both cited [1][2]; C is uncited, no claim.
         if paragraph and kind == "body":
+            pending: list[str] = []
             for sentence in split_sentences(" ".join(paragraph)):
                 numbers = citations_in(sentence)
                 text = strip_citations(sentence)
-                if numbers and text:
-                    out.claims.append(Claim(text, numbers, section))
+                if not numbers:
+                    pending += [text] if text else []
+                    continue
+                out.claims += [Claim(t, numbers, section) for t in [*pending, text] if t]
+                pending = []
         paragraph.clear()
 
     for line in report.splitlines():
@@ -234,7 +240,8 @@ NAVIGATION_PHRASES = (
     "next | previous",
 )
 _SECTION_NUMBER = re.compile(r"(?:^|\s)\d+(?:\.\d+)*\.\s+[A-Z_`]")
-_FENCED_BLOCK = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+_FENCED_BLOCK = re.compile(r"^\s*(```|~~~).*?(?:^\s*\1[^\n]*$|\Z)", re.S | re.M)
+"""A fenced code block, or one a passage boundary cut before its closing fence."""
 _NAME = re.compile(r"\w+\(\)|\w+(?:\.\w+)+(?:\(\))?")
 _SENTENCE_STOP = re.compile(r"[a-z][.!?](?:\s|$)")
 _LINK_TEXT = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -256,18 +263,17 @@ def looks_like_navigation(text: str) -> bool:
     lower = " ".join(text.lower().split())
     if any(phrase in lower for phrase in NAVIGATION_PHRASES):
         return True
-    if len(_SECTION_NUMBER.findall(text)) >= 3:  # "5.3. Searching 5.3.1. The module cache 5.3.2. ..."
+    prose = _FENCED_BLOCK.sub("\n", text.strip())  # code is short lines, names and "# 1." comments by nature
+    if len(_SECTION_NUMBER.findall(prose)) >= 3:  # "5.3. Searching 5.3.1. The module cache 5.3.2. ..."
         return True
-    stripped = text.strip()
-    links = [m.group(0) for m in _LINK_TEXT.finditer(stripped)]
-    if len(links) >= 3 and sum(len(link) for link in links) >= 0.5 * len(stripped):
+    links = [m.group(0) for m in _LINK_TEXT.finditer(prose)]
+    if len(links) >= 3 and sum(len(link) for link in links) >= 0.5 * len(prose.strip()):
         return True
-    prose = _FENCED_BLOCK.sub("\n", stripped)  # code is many short lines and names by nature
     words = [w.strip(",;:`") for w in prose.split()]
     names = sum(1 for w in words if _NAME.fullmatch(w))
     if names >= 8 and names >= 0.35 * len(words) and len(_SENTENCE_STOP.findall(prose)) <= 1:
         return True  # a flattened list of API names: "ZipInfo.filename ZipInfo.date_time ZipInfo.CRC ..."
-    lines = [ln.strip() for ln in prose.splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in prose.splitlines() if ln.strip() and "|" not in ln]  # table rows are content
     if len(lines) >= 4:
         ends = (".", ":", ";", "?", "!")
         items = [ln for ln in lines if len(ln.split()) <= 6 and not ln.rstrip("*_`").endswith(ends)]

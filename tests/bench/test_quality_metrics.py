@@ -103,6 +103,15 @@ def test_future_report_format_direct_answer_code_and_numbered_findings() -> None
     assert parsed.sources[2].passage_id == "p456"
 
 
+def test_a_citation_covers_the_uncited_sentences_before_it_in_a_paragraph() -> None:
+    report = "## Answer\n\nWarning: Never extract. It is possible that files escape. [1][3] Uncited tail.\n"
+    claims = qm.parse_report(report).claims
+    assert [(c.text, c.citations) for c in claims] == [
+        ("Warning: Never extract.", (1, 3)),
+        ("It is possible that files escape.", (1, 3)),
+    ]
+
+
 def test_sentences_keep_their_citations() -> None:
     assert qm.split_sentences("One thing is true. [1] Another, e.g. this one, too. [2][3]") == [
         "One thing is true [1].",
@@ -175,6 +184,10 @@ def test_prose_and_code_are_not_navigation() -> None:
     code = "Use it like this:\n\n```python\nimport tarfile\ntar = tarfile.open(name)\ntar.extractall()\n```"
     assert not qm.looks_like_navigation(code)
     assert not qm.looks_like_navigation("Call os.path.join() and os.path.normpath() before opening the file.")
+    cut = "```python3\nimport asyncio\n\ndef io():\n    # 1. Read\n    # 2. Decode\n    # 3. Return\n    return f\n"
+    assert not qm.looks_like_navigation(cut)  # a passage boundary cut the block before its closing fence
+    table = "'B' | unsigned_char(bitwise=True)\n'b' | unsigned_char\n'c' | char\n'd' | double\n'f' | float"
+    assert not qm.looks_like_navigation(table)
 
 
 def test_is_furniture_by_text_or_by_cited_source() -> None:
