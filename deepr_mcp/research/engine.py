@@ -66,7 +66,7 @@ class CostModel(Protocol):
     def cost(self, model: str, input_tokens: int, output_tokens: int) -> float: ...
 
 
-def new_state(question: str, *, max_sub_questions: int = 5, passages_per_question: int = 6) -> ResearchState:
+def new_state(question: str, *, max_sub_questions: int = 5, passages_per_question: int = 10) -> ResearchState:
     question = " ".join(question.split())
     if len(question) < 3:
         raise InvalidInput("the research question is empty or too short; ask a question of at least 3 characters")

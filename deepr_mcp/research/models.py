@@ -86,7 +86,7 @@ class ResearchState(BaseModel):
     steps_done: list[str] = Field(default_factory=list)
     step_records: list[StepRecord] = Field(default_factory=list)
     max_sub_questions: int = 5
-    passages_per_question: int = 6
+    passages_per_question: int = 10
 
     @property
     def cost(self) -> float:

@@ -144,6 +144,8 @@ class Corpus:
         self.path = path
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
+        self._df_cache: dict[str, int] = {}
+        """Document frequencies by FTS expression; emptied whenever passages change."""
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -329,6 +331,7 @@ class Corpus:
                     [(key, c.location, c.start, c.end, c.id) for c in chunks],
                 )
                 self._db.execute("COMMIT")
+                self._df_cache.clear()
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -381,6 +384,7 @@ class Corpus:
                 self._detach(key)
                 self._db.execute("DELETE FROM documents WHERE path = ?", (key,))
                 self._db.execute("COMMIT")
+                self._df_cache.clear()
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -402,6 +406,7 @@ class Corpus:
                     (source,),
                 )
                 self._db.execute("COMMIT")
+                self._df_cache.clear()
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -409,13 +414,19 @@ class Corpus:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int = 10) -> list[Passage]:
-        """Passages by bm25 relevance (higher score is better); empty when the query has no words."""
+    def search(self, query: str, limit: int = 10, *, headings_only: bool = False) -> list[Passage]:
+        """Passages by bm25 relevance (higher score is better); empty when the query has no words.
+
+        ``headings_only`` matches the words against the heading path alone (page title and
+        section names): the passages of the pages and sections that are about the query.
+        """
         if not 1 <= limit <= 200:
             raise InvalidInput(f"limit must be 1-200, got {limit}")
         expression = match_expression(query)
         if expression is None:
             return []
+        if headings_only:
+            expression = f"location : ({expression})"
         with self._lock:
             # Rank inside FTS5 (its "rank" column is bm25 with our column weights) and join only the
             # top hits: joining every match before sorting was most of the cost on common words.
@@ -428,6 +439,25 @@ class Corpus:
         return [_passage(r, score=round(-r[5], 6)) for r in rows]
 
     search_passages = search
+
+    def document_frequency(self, word: str) -> int:
+        """How many passages hold ``word`` (as FTS5 matches it): corpus-wide rarity for re-ranking."""
+        expression = match_expression(word)
+        if expression is None:
+            return 0
+        with self._lock:
+            cached = self._df_cache.get(expression)
+            if cached is None:
+                cached = self._db.execute(
+                    "SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?", (expression,)
+                ).fetchone()[0]
+                if len(self._df_cache) > 50_000:
+                    self._df_cache.clear()
+                self._df_cache[expression] = cached
+        return cached
+
+    def passage_count(self) -> int:
+        return self.stats()["passages"]
 
     def passage(self, passage_id: str) -> Passage:
         with self._lock:
@@ -456,6 +486,7 @@ class Corpus:
                 removed = self._detach(key)
                 self._db.execute("DELETE FROM documents WHERE path = ?", (key,))
                 self._db.execute("COMMIT")
+                self._df_cache.clear()
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise

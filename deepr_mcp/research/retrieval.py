@@ -26,7 +26,7 @@ from deepr_mcp.gateway.tokenizer import tokenize
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.terms import GENERIC
 
-POOL_PER_QUERY = 30
+POOL_PER_QUERY = 60
 FEEDBACK_DOCS = 5
 FEEDBACK_TERMS = 6
 MMR_LAMBDA = 0.72
@@ -45,7 +45,15 @@ WEIGHT_QUESTION = 0.8
 WEIGHT_FEEDBACK = 0.35
 HEADING_WEIGHT = 1.5
 """A heading term counts as this many occurrences: headings say densely what a passage is about."""
-FIRST_STAGE_SHARE = 0.4
+TITLE_WEIGHT = 1.5
+"""Added on top of the heading weight for terms of the page title."""
+SECTION_WEIGHT = 1.5
+"""Added for terms of the nearest heading ("Logging to a file")."""
+LEAD_BOOST = 1.25
+"""A page's opening passage, when the page title matches: how the documentation introduces it."""
+NAMED_BOOST = 1.3
+"""A section headed by exactly what the question names ("Glossary > generator")."""
+FIRST_STAGE_SHARE = 0.2
 """Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
 
 
@@ -58,7 +66,7 @@ class PassageLike(Protocol):
 
 
 class SearchBackend(Protocol):
-    def search_passages(self, query: str, limit: int) -> Sequence[PassageLike]: ...
+    def search_passages(self, query: str, limit: int, *, headings_only: bool = False) -> Sequence[PassageLike]: ...
 
 
 class Reranker(Protocol):
@@ -79,6 +87,12 @@ class Candidate:
     passage: PassageLike
     terms: Counter[str]
     heading: set[str]
+    title: set[str]
+    """Terms of the page title (the heading path's first part): pages about the query come first."""
+    section: set[str]
+    """Terms of the nearest heading (the path's last part): what this very passage is about."""
+    lead: bool = False
+    """The passage opens its page (no heading below the title): a page's summary of itself."""
     first_stage: float = 0.0
     score: float = 0.0
 
@@ -100,12 +114,16 @@ def key_terms(analysis: QuestionAnalysis) -> list[str]:
 class Retriever:
     def __init__(self, corpus: SearchBackend, reranker: Reranker | None = None, *, rerank_weight: float = 0.5) -> None:
         self.corpus = corpus
+        self._spelling: dict[str, str] = {}
+        self._named: set[str] = set()
         self.reranker = reranker
         self.rerank_weight = rerank_weight
 
     def retrieve(self, sub_question: str, analysis: QuestionAnalysis, k: int) -> Evidence:
         """The ``k`` passages that best answer ``sub_question`` within ``analysis``'s question."""
         weights = self._weights(sub_question, analysis)
+        self._remember_spelling(" ".join([sub_question, analysis.question, *analysis.entities, analysis.action]))
+        self._named = {t for e in analysis.entities for t in tokenize(e)}
         safety = is_safety_sub_question(sub_question, analysis)
         pool = self._pool(sub_question, analysis, safety)
         if not pool:
@@ -115,6 +133,7 @@ class Retriever:
         feedback = self._feedback(pool, weights)
         if feedback:
             extra = " ".join(feedback)
+            self._remember_spelling(extra)
             for p in self.corpus.search_passages(" ".join([*self._words(sub_question), extra]), POOL_PER_QUERY):
                 if p.id not in pool:
                     pool[p.id] = self._candidate(p)
@@ -124,6 +143,12 @@ class Retriever:
         if self.reranker is not None:
             self._rerank(sub_question, ranked)
         return Evidence([c.passage for c in mmr(ranked, k)], feedback)
+
+    def _remember_spelling(self, text: str) -> None:
+        """A word as written for each stem, so the corpus can count it with its own tokenizer."""
+        for word in re.findall(r"[^\W_]+", text):
+            for stem in tokenize(word):
+                self._spelling.setdefault(stem, word.lower())
 
     # -- the pool ------------------------------------------------------------------------------
 
@@ -136,8 +161,10 @@ class Retriever:
         if safety:
             queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_WORDS]))
         pool: dict[str, Candidate] = {}
-        for query in queries:
-            hits = list(self.corpus.search_passages(" ".join(self._words(query)) or query, POOL_PER_QUERY))
+        searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
+        for query, headings_only in searches:
+            words = " ".join(self._words(query)) or query
+            hits = list(self.corpus.search_passages(words, POOL_PER_QUERY, headings_only=headings_only))
             top = max((h.score for h in hits), default=0.0) or 1.0
             for hit in hits:
                 candidate = pool.get(hit.id) or self._candidate(hit)
@@ -147,7 +174,15 @@ class Retriever:
 
     @staticmethod
     def _candidate(passage: PassageLike) -> Candidate:
-        return Candidate(passage, _terms(passage.text), set(tokenize(passage.location)))
+        parts = passage.location.split(" > ")
+        return Candidate(
+            passage,
+            _terms(passage.text),
+            set(tokenize(passage.location)),
+            set(tokenize(parts[0])),
+            set(tokenize(parts[-1])) if len(parts) > 1 else set(),
+            lead=len(parts) == 1 and bool(parts[0]),
+        )
 
     # -- scoring -------------------------------------------------------------------------------
 
@@ -169,21 +204,27 @@ class Retriever:
             weights[term] = 0.3 if term in GENERIC else max(weights.get(term, 0), weight)
         return weights
 
-    @staticmethod
-    def _score(pool: dict[str, Candidate], weights: dict[str, float], safety: bool, version: bool = False) -> None:
+    def _score(
+        self, pool: dict[str, Candidate], weights: dict[str, float], safety: bool, version: bool = False
+    ) -> None:
         """BM25 over the pool with weighted query terms (a heading counts as extra occurrences),
         blended with the corpus search's own rank, and raised for warnings when safety is asked."""
-        n = len(pool)
-        df = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
+        n, df = self._rarity(pool, weights)
+        named = self._named
         lengths = [sum(c.terms.values()) for c in pool.values()]
         average = sum(lengths) / max(1, len(lengths)) or 1.0
         raw = []
         for candidate, length in zip(pool.values(), lengths, strict=True):
             score = 0.0
             for term, weight in weights.items():
-                tf = candidate.terms.get(term, 0) + HEADING_WEIGHT * (term in candidate.heading)
+                tf = (
+                    candidate.terms.get(term, 0)
+                    + HEADING_WEIGHT * (term in candidate.heading)
+                    + TITLE_WEIGHT * (term in candidate.title)
+                    + SECTION_WEIGHT * (term in candidate.section)
+                )
                 if tf:
-                    idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+                    idf = math.log(1 + (n - df.get(term, 0) + 0.5) / (df.get(term, 0) + 0.5))
                     score += weight * idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
             if safety and CAVEAT.search(candidate.passage.text):
                 score *= 1.35
@@ -191,10 +232,28 @@ class Retriever:
                 score *= 1.3
             if length < 12:
                 score *= 0.6  # a heading or a one-line fragment rarely answers anything
+            if candidate.lead and candidate.title & weights.keys():
+                score *= LEAD_BOOST
+            if named and candidate.section and candidate.section <= named:
+                score *= NAMED_BOOST
             raw.append(score)
         top = max(raw, default=0.0) or 1.0
         for candidate, score in zip(pool.values(), raw, strict=True):
             candidate.score = (1 - FIRST_STAGE_SHARE) * score / top + FIRST_STAGE_SHARE * candidate.first_stage
+
+    def _rarity(self, pool: dict[str, Candidate], weights: dict[str, float]) -> tuple[int, dict[str, int]]:
+        """Passage count and document frequency per term, corpus-wide when the corpus can tell.
+
+        Inside a pool gathered for the query every query term is common, so pool-local rarity
+        would flatten exactly the differences that matter ("log" against "file").
+        """
+        counter = getattr(self.corpus, "document_frequency", None)
+        total = getattr(self.corpus, "passage_count", None)
+        if counter is not None and total is not None:
+            n = total()
+            return n, {t: counter(self._spelling.get(t, t)) for t in weights}
+        local = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
+        return len(pool), dict(local)
 
     @staticmethod
     def _feedback(pool: dict[str, Candidate], weights: dict[str, float]) -> list[str]:

@@ -68,7 +68,7 @@ BLOCKS = frozenset(
 INLINE_CODE = frozenset({"code", "tt", "kbd", "samp", "var"})
 PERMALINK_TEXT = frozenset({"¶", "#", "§", "🔗", "link"})
 API_DL_CLASSES = frozenset(
-    "function class method attribute data exception classmethod staticmethod describe option cmdoption".split()
+    "function class method attribute data exception classmethod staticmethod describe option cmdoption glossary".split()
 )
 MAX_DEPTH = 4000
 """Deeper element nesting is no real page: Lexbor's parse time grows with depth squared."""

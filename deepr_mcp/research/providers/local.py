@@ -33,10 +33,10 @@ _CAUSE = re.compile(
 _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
 MIN_SENTENCE_CHARS = 25
-MAX_FINDINGS = 4
+MAX_FINDINGS = 5
 MAX_PER_PASSAGE = 2
 MIN_SCORE = 0.3
-RELATIVE_FLOOR = 0.7
+RELATIVE_FLOOR = 0.5
 """A finding must score at least this share of the sub-question's best, or it is filler."""
 NEIGHBOUR_SHARE = 0.65
 MAX_CLAIM_CHARS = 420
