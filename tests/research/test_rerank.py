@@ -240,6 +240,18 @@ def test_concurrent_callers_get_the_same_scores_as_one_caller(minilm: MiniLMRera
         assert got == pytest.approx(expected, abs=1e-5)
 
 
+@needs_model
+def test_the_int8_option_stays_close_to_the_float_default(minilm: MiniLMReranker) -> None:
+    assert not minilm.quantized
+    fast = MiniLMReranker(quantized=True)
+    texts = [QUERY, *DISTRACTORS, WARNING]
+    agreement = (minilm.embed(texts) * fast.embed(texts)).sum(axis=1)  # rows are unit vectors
+    assert agreement.min() > 0.9, agreement
+    int8 = fast.scores(QUERY, texts[1:])
+    assert int8 == pytest.approx(minilm.scores(QUERY, texts[1:]), abs=0.06)
+    assert max(range(len(int8)), key=int8.__getitem__) == len(int8) - 1  # the warning still wins
+
+
 NO_NETWORK = r"""
 import json, os, socket, sys
 attempts = []
