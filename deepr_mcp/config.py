@@ -107,6 +107,13 @@ class WebSettings(BaseModel):
     timeout_s: float = Field(20.0, gt=0, le=300)
 
 
+class ResearchSettings(BaseModel):
+    reranker: Literal["none", "minilm"] = Field(
+        "none",
+        description="Re-order BM25 candidates by meaning: none keeps BM25 order; minilm needs the embed extra",
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="DEEPR_",
@@ -133,6 +140,7 @@ class Settings(BaseSettings):
     corpus: CorpusSettings = Field(default_factory=CorpusSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
+    research: ResearchSettings = Field(default_factory=ResearchSettings)
 
     @field_validator("data_dir")
     @classmethod
