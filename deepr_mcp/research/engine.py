@@ -22,7 +22,8 @@ from deepr_mcp.research.claims import SUPPORT_THRESHOLD, code_in, same_claim, su
 from deepr_mcp.research.models import EngineEvent, Finding, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.providers.base import Completion, Provider
 from deepr_mcp.research.report import beliefs_and_gaps, cite, partial_report, render_report
-from deepr_mcp.research.retrieval import Reranker, Retriever, key_terms
+from deepr_mcp.research.rerank import Reranker
+from deepr_mcp.research.retrieval import Retriever, key_terms
 from deepr_mcp.research.terms import coverage, terms
 
 __all__ = ["Engine", "Passage", "beliefs_and_gaps", "new_state", "partial_report", "render_report"]

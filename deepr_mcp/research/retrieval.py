@@ -24,6 +24,7 @@ from typing import Protocol
 
 from deepr_mcp.gateway.tokenizer import tokenize
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
+from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
 from deepr_mcp.research.terms import GENERIC
 
 POOL_PER_QUERY = 60
@@ -69,12 +70,6 @@ class SearchBackend(Protocol):
     def search_passages(self, query: str, limit: int, *, headings_only: bool = False) -> Sequence[PassageLike]: ...
 
 
-class Reranker(Protocol):
-    """Scores texts by meaning against a query (higher is better); see ``research/rerank.py``."""
-
-    def scores(self, query: str, texts: Sequence[str]) -> list[float]: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Evidence:
     passages: list[PassageLike]
@@ -112,11 +107,13 @@ def key_terms(analysis: QuestionAnalysis) -> list[str]:
 
 
 class Retriever:
-    def __init__(self, corpus: SearchBackend, reranker: Reranker | None = None, *, rerank_weight: float = 0.5) -> None:
+    def __init__(
+        self, corpus: SearchBackend, reranker: Reranker | None = None, *, rerank_weight: float = DEFAULT_WEIGHT
+    ) -> None:
         self.corpus = corpus
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
-        self.reranker = reranker
+        self.reranker = reranker if reranker is not None and reranker.name != "none" else None
         self.rerank_weight = rerank_weight
 
     def retrieve(self, sub_question: str, analysis: QuestionAnalysis, k: int) -> Evidence:
@@ -302,16 +299,6 @@ _QUESTION_WORDS = frozenset(
     "what which how why when where who whose is are was were do does did can could should would the a an of to "
     "you your i we in on for and or with about".split()
 )
-
-
-def blend(lexical: Sequence[float], meaning: Sequence[float], weight: float) -> list[float]:
-    """Min-max normalise both score lists and mix them; ``weight`` is the share given to meaning."""
-
-    def norm(values: Sequence[float]) -> list[float]:
-        lo, hi = min(values, default=0.0), max(values, default=0.0)
-        return [0.0 if hi == lo else (v - lo) / (hi - lo) for v in values]
-
-    return [(1 - weight) * a + weight * b for a, b in zip(norm(lexical), norm(meaning), strict=True)]
 
 
 def similarity(a: Counter[str], b: Counter[str]) -> float:

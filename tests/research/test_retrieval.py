@@ -8,7 +8,7 @@ import pytest
 
 from deepr_mcp.research.analysis import analyse
 from deepr_mcp.research.passages import Corpus
-from deepr_mcp.research.retrieval import Retriever, blend, mmr
+from deepr_mcp.research.retrieval import Retriever, mmr
 
 DOCS = {
     "tarfile.md": """# tarfile
@@ -68,10 +68,7 @@ def test_near_copies_are_not_both_returned(corpus: Corpus) -> None:
     assert len(copies) <= 1
 
 
-def test_blend_and_mmr_edges() -> None:
-    assert blend([3.0, 1.0], [0.0, 1.0], 0.0) == [1.0, 0.0]
-    assert blend([3.0, 1.0], [0.0, 1.0], 1.0) == [0.0, 1.0]
-    assert blend([], [], 0.5) == []
+def test_mmr_edges() -> None:
     assert mmr([], 3) == []
 
 
