@@ -9,7 +9,7 @@ import pytest
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.ingest import MAX_CHARS, Section, chunk, sections_of
-from deepr_mcp.research.ingest.chunking import blocks_of
+from deepr_mcp.research.ingest.chunking import CONTEXT_FREE_CHARS, blocks_of
 
 ODD = Path(__file__).parent / "fixtures" / "odd"
 
@@ -93,7 +93,14 @@ def test_prose_is_packed_and_long_paragraphs_split_at_sentences() -> None:
     assert "\n" not in chunks[0].text.split("\n\n")[0]  # a paragraph stays one line of prose
 
 
-def test_identical_paragraphs_in_one_file_are_one_passage() -> None:
-    text = "Same paragraph, three words.\n\n" * 1
-    chunks = chunk([Section(text, "A", 0), Section(text, "B", 100)])
+def test_identical_paragraphs_are_one_passage_but_short_notes_keep_their_place() -> None:
+    paragraph = (
+        "Archives from the network are untrusted input: inspect member names and sizes before extracting anything."
+    )
+    assert len(paragraph) >= CONTEXT_FREE_CHARS
+    chunks = chunk([Section(paragraph, "A", 0), Section(paragraph, "B", 200)])
     assert len(chunks) == 1
+    note = "New in version 3.5."
+    chunks = chunk([Section(note, "os > os.scandir", 0), Section(note, "math > math.gcd", 50)])
+    assert [c.location for c in chunks] == ["os > os.scandir", "math > math.gcd"]
+    assert chunks[0].id != chunks[1].id

@@ -334,6 +334,8 @@ def _assemble(blocks: list[_Block], title: str) -> list[Section]:
 
     previous = ""
     for block in blocks:
+        if block.kind == "object" and path and path[-1] == (block.level, block.text):
+            continue  # another signature of the same entry (an overload): same section
         if block.kind in ("heading", "object", "pop"):
             flush()
             path = [(level, t) for level, t in path if level < block.level]
