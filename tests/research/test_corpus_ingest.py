@@ -283,3 +283,11 @@ def test_a_schema_1_corpus_is_migrated_in_place(tmp_path: Path, caplog: pytest.L
     reopened = Corpus(db_path)  # opening again does not migrate again
     assert reopened.stats()["documents"] == 1
     reopened.close()
+
+
+def test_a_corpus_from_a_newer_version_is_refused_clearly(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "corpus.db")
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    with pytest.raises(InvalidInput, match="written by a newer deepr-mcp"):
+        Corpus(tmp_path / "corpus.db")
