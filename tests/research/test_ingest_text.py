@@ -104,3 +104,12 @@ def test_identical_paragraphs_are_one_passage_but_short_notes_keep_their_place()
     chunks = chunk([Section(note, "os > os.scandir", 0), Section(note, "math > math.gcd", 50)])
     assert [c.location for c in chunks] == ["os > os.scandir", "math > math.gcd"]
     assert chunks[0].id != chunks[1].id
+
+
+@pytest.mark.parametrize("word", ["cable ", "ab-"])
+def test_an_endless_line_is_cut_into_whole_pieces(word: str) -> None:
+    line = "".join(f"{word}{i}" for i in range(4000)).strip()
+    chunks = chunk([Section(line, "Log", 0)])
+    assert chunks and all(len(c.text) <= MAX_CHARS for c in chunks)
+    joiner = " " if " " in word else ""
+    assert joiner.join(c.text for c in chunks) == line  # every word kept, none cut in two when there are spaces

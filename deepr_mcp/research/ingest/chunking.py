@@ -77,12 +77,13 @@ def _split_prose(text: str) -> list[str]:
             pieces.append(unit)
             continue
         for sentence in re.split(r"(?<=[.!?])\s+", unit):
-            while len(sentence) > MAX_CHARS:
-                cut = sentence.rfind(" ", 0, MAX_CHARS)
-                cut = cut if cut > 0 else MAX_CHARS
-                pieces.append(sentence[:cut])
-                sentence = sentence[cut:].lstrip()
-            pieces.append(sentence)
+            at = 0  # cut by position: re-slicing the rest each time is quadratic on a 10 MB line
+            while len(sentence) - at > MAX_CHARS:
+                cut = sentence.rfind(" ", at, at + MAX_CHARS)
+                cut = cut if cut > at else at + MAX_CHARS
+                pieces.append(sentence[at:cut])
+                at = cut + 1 if sentence[cut : cut + 1] == " " else cut
+            pieces.append(sentence[at:])
     return _pack([p for p in pieces if p], "\n" if "\n" in text else " ")
 
 
