@@ -103,6 +103,7 @@ def test_javadoc_class_and_member_details() -> None:
         ("sphinx/py-modindex.html", "module index"),
         ("sphinx/search.html", "search page"),
         ("sphinx/contents.html", "table of contents"),
+        ("sphinx/library/archiving.html", "table of contents page"),
         ("mkdocs/search.html", "search page"),
         ("javadoc/index-all.html", "index page"),
     ],
