@@ -22,6 +22,7 @@ from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.gateway.tokenizer import STOP_WORDS
+from deepr_mcp.research.corpus_schema import open_schema
 from deepr_mcp.research.engine import Passage
 from deepr_mcp.research.ingest import (
     EXTRACTOR_VERSION,
@@ -47,74 +48,6 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 MAX_QUERY_TERMS = 32
 LOCATION_WEIGHT = 1.5
 """A heading ("Why it failed") says what a passage is about more densely than its body does."""
-
-SCHEMA_VERSION = 2
-"""1: one passage row per file (the same text stored again per file); 2: shared passages + refs."""
-
-SCHEMA_STATEMENTS = (
-    """\
-CREATE TABLE IF NOT EXISTS documents (
-    path TEXT PRIMARY KEY,
-    sha256 TEXT NOT NULL,
-    bytes INTEGER NOT NULL,
-    passages INTEGER NOT NULL,
-    added_at TEXT NOT NULL,
-    name TEXT NOT NULL DEFAULT '',
-    extractor INTEGER NOT NULL DEFAULT 0
-)
-""",
-    """\
-CREATE TABLE IF NOT EXISTS passages (
-    rowid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    path TEXT NOT NULL REFERENCES documents(path),
-    location TEXT NOT NULL,
-    start INTEGER NOT NULL,
-    "end" INTEGER NOT NULL,
-    text TEXT NOT NULL
-)
-""",
-    """\
-CREATE INDEX IF NOT EXISTS passages_path ON passages(path)
-""",
-    """\
-CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
-    location, text, content='passages', content_rowid='rowid', tokenize='porter unicode61'
-)
-""",
-    """\
-CREATE TRIGGER IF NOT EXISTS passages_ai AFTER INSERT ON passages BEGIN
-    INSERT INTO passages_fts(rowid, location, text) VALUES (new.rowid, new.location, new.text);
-END
-""",
-    """\
-CREATE TRIGGER IF NOT EXISTS passages_ad AFTER DELETE ON passages BEGIN
-    INSERT INTO passages_fts(passages_fts, rowid, location, text) VALUES ('delete', old.rowid, old.location, old.text);
-END
-""",
-    """\
-CREATE TABLE IF NOT EXISTS passage_refs (
-    passage INTEGER NOT NULL REFERENCES passages(rowid),
-    path TEXT NOT NULL REFERENCES documents(path),
-    location TEXT NOT NULL,
-    start INTEGER NOT NULL,
-    "end" INTEGER NOT NULL,
-    PRIMARY KEY (path, passage)
-) WITHOUT ROWID
-""",
-    """\
-CREATE INDEX IF NOT EXISTS passage_refs_passage ON passage_refs(passage)
-""",
-    """\
-CREATE TRIGGER IF NOT EXISTS passages_au AFTER UPDATE OF location, text ON passages BEGIN
-    INSERT INTO passages_fts(passages_fts, rowid, location, text) VALUES ('delete', old.rowid, old.location, old.text);
-    INSERT INTO passages_fts(rowid, location, text) VALUES (new.rowid, new.location, new.text);
-END
-""",
-)
-SCHEMA = ";\n".join(SCHEMA_STATEMENTS) + ";\n"
-"""``passages.path``/``location`` are those of the first document holding the passage (its display
-source); ``passage_refs`` lists every holder."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,67 +83,14 @@ class Corpus:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        with self._lock:
-            self._open_schema()
+        try:
+            open_schema(self._db, path)
             self._db.execute(
                 "INSERT INTO passages_fts(passages_fts, rank) VALUES ('rank', ?)", (f"bm25({LOCATION_WEIGHT}, 1.0)",)
             )
-
-    def _open_schema(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise InvalidInput(
-                f"{self.path}: written by a newer deepr-mcp (corpus schema {version}, this one knows "
-                f"{SCHEMA_VERSION}); upgrade deepr-mcp or point --data-dir elsewhere"
-            )
-        old = (
-            version < SCHEMA_VERSION
-            and self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'passages'").fetchone()
-        )
-        if not old:
-            self._db.executescript(SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};")
-            return
-        try:
-            merged = self._migrate_from_1()
         except BaseException:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+            self._db.close()
             raise
-        log.warning(
-            "%s: corpus upgraded to schema %d (identical passages are now stored once; %d duplicates merged). "
-            "Old passages keep working; add your folders again to re-extract them with the new HTML and code "
-            "handling (changed extraction counts as a change).",
-            self.path,
-            SCHEMA_VERSION,
-            merged,
-        )
-
-    def _migrate_from_1(self) -> int:
-        """In place, one transaction: refs for every passage, identical texts merged into one row."""
-        self._db.execute("BEGIN IMMEDIATE")
-        self._db.execute("ALTER TABLE documents ADD COLUMN name TEXT NOT NULL DEFAULT ''")
-        self._db.execute("ALTER TABLE documents ADD COLUMN extractor INTEGER NOT NULL DEFAULT 0")
-        for statement in SCHEMA_STATEMENTS:  # one by one: executescript would commit the transaction
-            self._db.execute(statement)
-        self._db.execute(
-            'INSERT INTO passage_refs (passage, path, location, start, "end") '
-            'SELECT rowid, path, location, start, "end" FROM passages'
-        )
-        self._db.execute(
-            "CREATE TEMP TABLE merge AS SELECT p.rowid AS dup, k.keep AS keep FROM passages p JOIN "
-            "(SELECT text, MIN(rowid) AS keep FROM passages GROUP BY text HAVING COUNT(*) > 1) k "
-            "ON k.text = p.text WHERE p.rowid != k.keep"
-        )
-        self._db.execute(
-            "UPDATE OR IGNORE passage_refs SET passage = (SELECT keep FROM temp.merge WHERE dup = passage) "
-            "WHERE passage IN (SELECT dup FROM temp.merge)"
-        )
-        self._db.execute("DELETE FROM passage_refs WHERE passage IN (SELECT dup FROM temp.merge)")
-        merged = self._db.execute("DELETE FROM passages WHERE rowid IN (SELECT dup FROM temp.merge)").rowcount
-        self._db.execute("DROP TABLE temp.merge")
-        self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        self._db.execute("COMMIT")
-        return merged
 
     def close(self) -> None:
         with self._lock:

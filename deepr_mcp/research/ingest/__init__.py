@@ -9,8 +9,11 @@ from deepr_mcp.research.ingest.report import AddReport, FileResult
 from deepr_mcp.research.ingest.text import markdown_sections, plain_sections, rst_sections
 from deepr_mcp.research.ingest.walk import FileSet, excluded_by, files_under
 
-EXTRACTOR_VERSION = 2
-"""Stored per document: a file extracted by an older version is re-extracted when added again."""
+EXTRACTOR_VERSION = 4
+"""Stored per document: a file extracted by an older version is re-extracted when added again.
+
+2: selectolax main content, fenced code, heading paths; 3: short passages hashed with their location;
+4: contents pages (mostly links, little text) skipped."""
 
 __all__ = [
     "EXTRACTOR_VERSION",

@@ -1,7 +1,9 @@
 """Sections to passages of ~700 characters: paragraphs packed together, code blocks never cut mid-line.
 
-A passage's id is a hash of its text alone, so the same paragraph in two files (a licence notice,
-a shared "see also") is one passage however many files hold it.
+A passage's id is a hash of its text, so the same paragraph in two files (a licence notice, a
+shared warning) is one passage however many files hold it. A short passage ("New in version
+3.5.") means nothing without its place, so its location is hashed with it: the same note under
+two different API entries stays two passages, each cited from where it is.
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ TARGET_CHARS = 700
 MAX_CHARS = 1100
 """No passage is longer (the engine's prompt estimates rely on it); longer code is split at lines."""
 MIN_WORDS = 3
+CONTEXT_FREE_CHARS = 100
+"""Passages shorter than this are identified by location and text, longer ones by text alone."""
 
 _OPEN = re.compile(r"^(`{3,}|~{3,})([\w+#.-]*)\s*$")
 _LIST_OR_TABLE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\|)\s|^.+ \| .+$")
 
 
-def passage_id(text: str) -> str:
-    return "p" + hashlib.sha256(text.encode()).hexdigest()[:16]
+def passage_id(text: str, location: str = "") -> str:
+    key = text if len(text) >= CONTEXT_FREE_CHARS else f"{location}\x00{text}"
+    return "p" + hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def blocks_of(text: str) -> list[tuple[int, str, bool]]:
@@ -72,12 +77,13 @@ def _split_prose(text: str) -> list[str]:
             pieces.append(unit)
             continue
         for sentence in re.split(r"(?<=[.!?])\s+", unit):
-            while len(sentence) > MAX_CHARS:
-                cut = sentence.rfind(" ", 0, MAX_CHARS)
-                cut = cut if cut > 0 else MAX_CHARS
-                pieces.append(sentence[:cut])
-                sentence = sentence[cut:].lstrip()
-            pieces.append(sentence)
+            at = 0  # cut by position: re-slicing the rest each time is quadratic on a 10 MB line
+            while len(sentence) - at > MAX_CHARS:
+                cut = sentence.rfind(" ", at, at + MAX_CHARS)
+                cut = cut if cut > at else at + MAX_CHARS
+                pieces.append(sentence[at:cut])
+                at = cut + 1 if sentence[cut : cut + 1] == " " else cut
+            pieces.append(sentence[at:])
     return _pack([p for p in pieces if p], "\n" if "\n" in text else " ")
 
 
@@ -141,4 +147,4 @@ def chunk(sections: list[Section]) -> list[Chunk]:
 def _make_chunk(section: Section, pieces: list[tuple[int, str]]) -> Chunk:
     text = "\n\n".join(t for _, t in pieces)
     start = section.start + pieces[0][0]
-    return Chunk(passage_id(text), text, section.location, start, start + len(text))
+    return Chunk(passage_id(text, section.location), text, section.location, start, start + len(text))

@@ -14,6 +14,7 @@ table-of-contents pages raise ``NotContent``.
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -30,13 +31,13 @@ SKIPPED_CLASSES = frozenset(
     "headerlink sphinxsidebar related footer toctree-wrapper rst-footer-buttons wy-nav-side wy-breadcrumbs "
     "breadcrumbs prev-next-area bd-sidebar bd-toc sidebar-drawer toc-drawer related-pages edit-this-page "
     "version_switcher_placeholder language_switcher_placeholder mobile-nav menu-wrapper inline-search copybutton "
-    "linenos lineno linenodiv "
+    "linenos lineno linenodiv contentstable "
     # MkDocs (mkdocs, readthedocs and material themes)
     "md-header md-tabs md-sidebar md-footer md-source-file md-content__button md-search md-nav navbar bs-sidebar "
     "wy-nav-top md-dialog md-top toc table-of-contents "
     # Javadoc (old and new layouts)
     "top-nav sub-nav bottom-nav topNav subNav bottomNav fixedNav flex-header skip-nav skipNav legal-copy "
-    "inherited-list memberSummary "
+    "inherited-list memberSummary inheritance sub-title "
     # generic
     "skip-link sr-only visually-hidden cookie-banner".split()
 )
@@ -53,8 +54,8 @@ MAIN_REGIONS = (
     "body",
 )
 NAVIGATION_MARKERS = (
-    ("table.indextable, table.genindextable, .genindex-jumpbox", "an index page"),
     ("table.modindextable, .modindex-jumpbox", "a module index"),
+    ("table.indextable, table.genindextable, .genindex-jumpbox", "an index page"),
     ("#search-results, #mkdocs-search-results, #search-documentation", "a search page"),
     ("dl.index, #all-classes-table, .all-classes-table, #all-packages-table, .all-packages-table", "an index page"),
     ("section.hierarchy, .hierarchy > ul", "a class hierarchy page"),
@@ -63,13 +64,18 @@ NAVIGATION_MARKERS = (
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 BLOCKS = frozenset(
     "address article blockquote caption dd details dialog div dl dt fieldset figcaption figure "
-    "hgroup li main ol p section summary ul".split()
+    "hgroup li main ol p section summary ul table tr td th".split()
 )
 INLINE_CODE = frozenset({"code", "tt", "kbd", "samp", "var"})
 PERMALINK_TEXT = frozenset({"¶", "#", "§", "🔗", "link"})
 API_DL_CLASSES = frozenset(
     "function class method attribute data exception classmethod staticmethod describe option cmdoption glossary".split()
 )
+TOC_LINK_SHARE = 0.65
+TOC_MAX_TEXT = 2500
+"""A page whose text is mostly links and that keeps under this much text is a contents page (a Sphinx
+chapter or index.html: a line of introduction above a toctree); measured on python3-doc, where the
+chapter pages sit at 0.7-0.99 and real pages below 0.62."""
 MAX_DEPTH = 4000
 """Deeper element nesting is no real page: Lexbor's parse time grows with depth squared."""
 _BR = "\x00"
@@ -97,12 +103,22 @@ def html_sections(text: str, *, skip_navigation: bool = True) -> list[Section]:
     for selector, what in NAVIGATION_MARKERS if skip_navigation else ():
         if root.css_first(selector) is not None or (what == "marked noindex" and tree.css_first(selector)):
             raise NotContent(f"{what} (navigation, not content)")
+    link_share = _link_share(root)
     walker = _Walker()
     sections = _assemble(walker.run(root), title)
-    links = walker.links
-    if not sections and links >= 3 and skip_navigation:
-        raise NotContent("a table of contents (nothing but links)")
+    if skip_navigation and walker.links >= 3:
+        if not sections:
+            raise NotContent("a table of contents (nothing but links)")
+        if link_share >= TOC_LINK_SHARE and sum(len(s.text) for s in sections) < TOC_MAX_TEXT:
+            raise NotContent("a table of contents page (mostly links, little text)")
     return sections
+
+
+def _link_share(root: LexborNode) -> float:
+    """The share of the main region's text that is link text, before anything is left out."""
+    total = len("".join(root.text().split()))
+    linked = sum(len("".join(a.text().split())) for a in root.css("a"))
+    return linked / total if total else 0.0
 
 
 def check_depth(text: str) -> None:
@@ -162,11 +178,17 @@ def _classes(node: LexborNode) -> set[str]:
 
 
 def _code_language(pre: LexborNode) -> str:
-    for node in (pre, pre.parent, pre.parent.parent if pre.parent else None, pre.css_first("code")):
+    nodes, up = [pre.css_first("code"), pre], pre.parent
+    for _ in range(7):  # MkDocs puts the language class on a div around a line-number table
+        if up is None:
+            break
+        nodes.append(up)
+        up = up.parent
+    for node in nodes:
         if node is None:
             continue
         for cls in _classes(node):
-            match = re.fullmatch(r"(?:highlight|language|lang|sourceCode)-?([\w+#-]+)", cls)
+            match = re.fullmatch(r"(?:highlight|language|lang)-([\w+#.-]+)", cls)
             if match and match.group(1) not in ("default", "none", "text", "notranslate", "highlight"):
                 return match.group(1)
     return ""
@@ -182,7 +204,7 @@ def _is_api_dl(node: LexborNode) -> bool:
 
 def _api_name(dt: LexborNode) -> str:
     parts = [n.text() for n in dt.css(".sig-prename, .sig-name")] or [n.text() for n in dt.css(".descname")]
-    name = "".join("".join(parts).split()) or (dt.attributes.get("id") or "")
+    name = " ".join("".join(parts).split()) or (dt.attributes.get("id") or "")
     return name or " ".join(dt.text().split())[:80]
 
 
@@ -229,17 +251,20 @@ class _Walker:
             self.links += 1
         if tag in HEADINGS:
             self._flush()
+            for link in node.css("a"):
+                if link.text().strip() in PERMALINK_TEXT:
+                    link.decompose()
             title = " ".join(node.text().replace("¶", "").split())
             if title:
                 self.blocks.append(_Block("heading", title, HEADINGS[tag]))
             return False
         if tag == "pre":
             self._flush()
-            code = node.text().strip("\n").rstrip()
+            code = textwrap.dedent(node.text()).strip("\n").rstrip()
             if code.strip():
                 self.blocks.append(_Block("code", fence(code, _code_language(node))))
             return False
-        if tag == "table":
+        if tag == "table" and node.css_first("pre") is None:  # a code table (line numbers) is walked instead
             self._flush()
             rows = []
             for row in node.css("tr"):
@@ -276,7 +301,7 @@ class _Walker:
             self.blocks.append(_Block("object", _api_name(node), 10 + self._api_depth))
             self.blocks.append(_Block("para", f"`{' '.join(node.text().replace('¶', '').split())}`"))
             return False
-        if tag == "li":
+        if tag == "li" and node.css_first("h1, h2, h3, h4, h5, h6, section") is None:
             self._flush()
             self._item_depth += 1
             return True
@@ -288,7 +313,7 @@ class _Walker:
         tag = node.tag
         if tag in BLOCKS:
             self._flush(item=tag == "li")
-        if tag == "li":
+        if tag == "li" and self._item_depth and node.css_first("h1, h2, h3, h4, h5, h6, section") is None:
             self._item_depth -= 1
         if tag == "dl" and self._api_depth and _is_api_dl(node):
             self.blocks.append(_Block("pop", level=10 + self._api_depth))
@@ -324,6 +349,8 @@ def _assemble(blocks: list[_Block], title: str) -> list[Section]:
 
     previous = ""
     for block in blocks:
+        if block.kind == "object" and path and path[-1] == (block.level, block.text):
+            continue  # another signature of the same entry (an overload): same section
         if block.kind in ("heading", "object", "pop"):
             flush()
             path = [(level, t) for level, t in path if level < block.level]

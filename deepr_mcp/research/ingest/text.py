@@ -154,6 +154,8 @@ def rst_sections(text: str) -> list[Section]:
             name, argument = directive.group(1), directive.group(2).strip()
             body, i = indented_block(i + 1)
             body = [x for x in body if not re.match(r"^:[\w-]+:", x)]
+            while body and not body[0].strip():
+                body.pop(0)
             label = name.replace("versionadded", "New in version").replace("versionchanged", "Changed in version")
             out.lines += ["", f"{label.capitalize()}: {argument}".rstrip(), *body, ""]
             continue
