@@ -40,6 +40,22 @@ VERSION_NOTE = re.compile(
     r"\b(?:new|changed|added) in (?:version|python) \d|\bdeprecated since (?:version )?\d|\bremoved in (?:version )?\d",
     re.I,
 )
+ANSWER_CUES = {
+    "comparison": re.compile(
+        r"\b(recommended|recommend|prefer\w*|instead|rather than|unlike|whereas|in contrast|compared|differ\w*|"
+        r"faster|slower|smaller|simpler|more (?:efficient|advanced|flexible|powerful)|same as|equivalent to|"
+        r"advanced use|use cases?)\b",
+        re.I,
+    ),
+    "why": re.compile(
+        r"\b(because|caused?|due to|so that|as a result|therefore|cannot|can't|must|raises?|only (?:if|when))\b",
+        re.I,
+    ),
+    "definition": re.compile(
+        r"^(?:an? |the )?[\w .`()-]{1,60}? (?:is|are|refers to|means) (?:an?|the|used)\b", re.I | re.M
+    ),
+}
+"""Sentences that answer a kind of question tend to use these words: cues, not requirements."""
 CAVEAT_WORDS = "warning never untrusted security malicious unsafe outside caution"
 WEIGHT_SUB_QUESTION = 1.0
 WEIGHT_QUESTION = 0.8
@@ -54,6 +70,7 @@ LEAD_BOOST = 1.25
 """A page's opening passage, when the page title matches: how the documentation introduces it."""
 NAMED_BOOST = 1.3
 """A section headed by exactly what the question names ("Glossary > generator")."""
+CUE_BOOST = 1.15
 FIRST_STAGE_SHARE = 0.2
 """Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
 
@@ -113,6 +130,7 @@ class Retriever:
         self.corpus = corpus
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
+        self._cue: re.Pattern[str] | None = None
         self.reranker = reranker if reranker is not None and reranker.name != "none" else None
         self.rerank_weight = rerank_weight
 
@@ -126,6 +144,7 @@ class Retriever:
         if not pool:
             return Evidence([], [])
         version = analysis.type == "version"
+        self._cue = ANSWER_CUES.get(analysis.type)
         self._score(pool, weights, safety, version)
         feedback = self._feedback(pool, weights)
         if feedback:
@@ -227,6 +246,8 @@ class Retriever:
                 score *= 1.35
             if version and VERSION_NOTE.search(candidate.passage.text):
                 score *= 1.3
+            if self._cue is not None and self._cue.search(candidate.passage.text):
+                score *= CUE_BOOST
             if length < 12:
                 score *= 0.6  # a heading or a one-line fragment rarely answers anything
             if candidate.lead and candidate.title & weights.keys():

@@ -18,20 +18,17 @@ from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
 from deepr_mcp.research.claims import Unit, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
-from deepr_mcp.research.retrieval import CAVEAT, VERSION_NOTE
+from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
 from deepr_mcp.research.terms import GENERIC, terms
 
 _PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
 _BRIEF = re.compile(r"^(Question|Focus|Key terms|Related terms|Sub-question): (.*)$", re.M)
 _KNOWN = re.compile(r"^Known: (.*)$", re.M)
 _VERSION_NOTE = re.compile(r"^(?:changed in version|new in version|deprecated since version|added in version)", re.I)
-_CAUSE = re.compile(
-    r"\b(because|caused?|causes|due to|blamed|broke|led to|as a result|therefore|failed|fails|cannot|can't|"
-    r"must|raises?|error)\b",
-    re.I,
-)
 _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
+CUE_BONUS = 0.15
+"""For a sentence using the words that answer this kind of question ("because", "rather than")."""
 MIN_SENTENCE_CHARS = 25
 MAX_FINDINGS = 5
 MAX_PER_PASSAGE = 2
@@ -85,8 +82,9 @@ def score_unit(
         score += 0.05  # a passage's first sentence usually says what the passage is about
     if "safety" in focus and CAVEAT.search(text):
         score += 0.3
-    if "why" in focus and _CAUSE.search(text):
-        score += 0.15
+    kind = focus.split(",")[0].strip()
+    if kind in ANSWER_CUES and ANSWER_CUES[kind].search(text):
+        score += CUE_BONUS
     if unit.code and "how_to" in focus:
         score += 0.1
     if _VERSION_NOTE.match(text) and "version" not in focus:
