@@ -48,7 +48,7 @@ ANSWER_CUES = {
         re.I,
     ),
     "why": re.compile(
-        r"\b(because|caused?|due to|so that|as a result|therefore|cannot|can't|must|raises?|only (?:if|when))\b",
+        r"\b(because|caused?|due to|as a result|therefore|cannot|can't|must not|raises?|only (?:if|when))\b",
         re.I,
     ),
     "definition": re.compile(
