@@ -25,6 +25,9 @@ _PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)
 _BRIEF = re.compile(r"^(Question|Focus|Key terms|Related terms|Sub-question): (.*)$", re.M)
 _KNOWN = re.compile(r"^Known: (.*)$", re.M)
 _VERSION_NOTE = re.compile(r"^(?:changed in version|new in version|deprecated since version|added in version)", re.I)
+_CHANGE_NOTE = re.compile(
+    r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
+)
 _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
 CUE_BONUS = 0.15
@@ -89,6 +92,8 @@ def score_unit(
         score += 0.1
     if _VERSION_NOTE.match(text) and "version" not in focus:
         score *= 0.4
+    if _CHANGE_NOTE.search(text) and "version" not in focus:
+        score *= 0.75  # "X now accepts ..." tells what changed, not what X is or how to use it
     if "version" in focus and VERSION_NOTE.search(text):
         score += 0.25
     if _WEAK_START.match(text) or text.endswith("?"):
@@ -209,6 +214,11 @@ def answer_text(user: str) -> str:
         value = max(_share(key, claim), _share(asked[group], claim)) + (0.3 if place == 0 else 0.0)
         if "safety" in focus and CAVEAT.search(line) and value > 0:
             value += 0.5
+        kind = focus.split(",")[0].strip()
+        if kind in ANSWER_CUES and ANSWER_CUES[kind].search(line) and value > 0:
+            value += 0.3
+        if _CHANGE_NOTE.search(line) and kind != "version":
+            value -= 0.2
         return value
 
     ranked = sorted(
