@@ -86,8 +86,10 @@ def deepr_report(corpus: Any, question: str) -> tuple[str, dict[int, qm.SourceRe
 
     from deepr_mcp.research.engine import Engine, new_state
     from deepr_mcp.research.providers.local import LocalProvider
+    from deepr_mcp.research.rerank import make_reranker
 
-    state = anyio.run(Engine(corpus, LocalProvider()).run, new_state(question))
+    reranker = make_reranker(os.environ.get("DEEPR_RESEARCH_RERANKER", "none"))
+    state = anyio.run(Engine(corpus, LocalProvider(), reranker=reranker).run, new_state(question))
     cited = {
         c.number: qm.SourceRef(c.number, str(c.source), str(c.passage_id), str(getattr(c, "location", "") or ""))
         for c in state.passages.values()
@@ -498,11 +500,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--reindex", action="store_true", help="ingest the corpus again even if cached")
     p.add_argument("--check-gold", action="store_true", help="verify the gold phrases occur in the corpus, then exit")
     p.add_argument("--questions", type=Path, default=QUESTIONS, help="question set (JSON, as the default)")
+    p.add_argument(
+        "--reranker",
+        default="none",
+        help="deepr's re-ranker: none (default) or minilm (needs the embed extra; slow: seconds per question)",
+    )
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    os.environ["DEEPR_RESEARCH_RERANKER"] = args.reranker  # read by the workers (forked after this)
+    if args.reranker != "none":
+        print(f"deepr re-ranks with {args.reranker}")
     questions = load_questions(args.questions)
     if args.only:
         unknown = set(args.only) - {q.id for q in questions}
