@@ -146,17 +146,21 @@ def cmd_research(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--budget must be a positive number of dollars, got {args.budget}")
 
     async def run() -> int:
-        from deepr_mcp.app.services import Services
+        from deepr_mcp.app.root import Root
         from deepr_mcp.app.terminal import run_research
 
-        async with Services(settings) as services:
+        async with Root(settings) as services:
             for path in args.corpus:
                 report = await anyio.to_thread.run_sync(services.corpus.add_path, path)
                 print(
                     f"corpus: {path}: {report.count('added')} added, {report.count('failed')} failed", file=sys.stderr
                 )
             campaign = await run_research(
-                services, args.question, budget=args.budget, default_decision=settings.budget.default_decision
+                services.campaigns,
+                services.feed,
+                args.question,
+                budget=args.budget,
+                default_decision=settings.budget.default_decision,
             )
             print(campaign.research.report or f"(no report: campaign {campaign.phase.value}: {campaign.error})")
             print(f"sandbox: {settings.data_dir / 'sandboxes' / campaign.id}", file=sys.stderr)

@@ -269,3 +269,24 @@ async def test_delete_and_pricing(data_dir: Path) -> None:
         assert (price["input_per_mtok"], price["output_per_mtok"], price["known"]) == (2.5, 10.0, True)
         local = await call(client, "cost_pricing", {})
         assert local["model"] == "extractive" and local["input_per_mtok"] == 0
+
+
+async def test_deleting_a_campaign_tells_its_subscribers(data_dir: Path) -> None:
+    """A subscriber of a deleted campaign gets resources/updated; re-reading it then says it is gone."""
+    recorder = Recorder()
+    async with connect("inproc", "legacy", data_dir, message_handler=recorder) as client:
+        started = await call(client, "campaign_start", {"question": QUESTION})
+        cid, uri = started["campaign_id"], started["resources"]["status"]
+        await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 30})
+        await client.subscribe_resource(uri)
+        before = len(recorder.notifications)
+        assert (await call(client, "campaign_delete", {"campaign_id": cid}))["deleted"]
+        with anyio.fail_after(10):
+            await recorder.wait_for(
+                lambda r: any(
+                    isinstance(n, types.ResourceUpdatedNotification) and str(n.params.uri) == uri
+                    for n in r.notifications[before:]
+                )
+            )
+        with pytest.raises(MCPError):
+            await client.read_resource(uri)

@@ -1,6 +1,6 @@
 """One HTTP process, two transports: streamable HTTP at ``/mcp`` and legacy HTTP+SSE at ``/sse``.
 
-Both are the SDK's own transports over the same ``Server`` and the same ``Services``, so a
+Both are the SDK's own transports over the same ``Server`` and the same ``Root``, so a
 client on either sees the same campaigns. Host/Origin checks (DNS-rebinding protection)
 and a request-body limit apply to both; a bearer token guards both when configured.
 """
@@ -27,8 +27,8 @@ from starlette.types import Receive, Scope, Send
 
 from deepr_mcp import __version__
 from deepr_mcp.app.auth import BearerTokenMiddleware
+from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import DeeprServer, build_server
-from deepr_mcp.app.services import Services
 from deepr_mcp.config import Settings, is_loopback_host
 from deepr_mcp.errors import InvalidInput
 
@@ -66,7 +66,7 @@ class SseEndpoint:
             logger.debug("legacy SSE connection refused")
 
 
-def build_http_app(services: Services) -> Starlette:
+def build_http_app(services: Root) -> Starlette:
     settings = services.settings
     server = build_server(services)
     security = security_settings(settings)
@@ -135,7 +135,7 @@ async def serve_http(settings: Settings, *, announce: bool = True, with_stdio: b
     sock = bind_socket(settings.http.host, settings.http.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    async with Services(settings) as services:
+    async with Root(settings) as services:
         app = build_http_app(services)
         config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
         server = uvicorn.Server(config)

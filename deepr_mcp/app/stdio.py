@@ -17,8 +17,8 @@ from mcp.shared._stream_protocols import WriteStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
-from deepr_mcp.app.services import Services
 from deepr_mcp.config import Settings
 
 PARSE_ERROR = -32700
@@ -53,7 +53,7 @@ async def answer_malformed(
                 await sink.send(item)
 
 
-async def serve_stdio_with(services: Services) -> None:
+async def serve_stdio_with(services: Root) -> None:
     """Serve one stdio connection over already-open services; returns when stdin closes."""
     server = build_server(services)
     async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tg:
@@ -64,5 +64,5 @@ async def serve_stdio_with(services: Services) -> None:
 
 
 async def serve_stdio(settings: Settings) -> None:
-    async with Services(settings) as services:
+    async with Root(settings) as services:
         await serve_stdio_with(services)

@@ -1,6 +1,6 @@
 """Running research from a terminal: a progress bar on stderr and budget questions at the prompt.
 
-The CLI drives the same services and follows the campaign through the same change feed as
+The CLI drives the same use cases and follows the campaign with the same ``follow`` as
 ``campaign_wait``; a budget question is asked at the terminal when there is one, and answered
 with the configured default after a few seconds when stdin is not a terminal (CI, pipes).
 """
@@ -12,10 +12,10 @@ from typing import TextIO
 
 import anyio
 
-from deepr_mcp.app.services import Services
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.jobs.campaigns import Campaigns
+from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
-from deepr_mcp.jobs.waiting import wait_for_campaign
 
 BAR_WIDTH = 28
 
@@ -58,7 +58,8 @@ async def ask_budget(campaign: Campaign, out: TextIO, default: str, wait_s: floa
 
 
 async def run_research(
-    services: Services,
+    campaigns: Campaigns,
+    feed: CampaignFeed,
     question: str,
     *,
     budget: float | None,
@@ -66,29 +67,27 @@ async def run_research(
     default_decision: str = "abort",
     answer_wait_s: float = 3.0,
 ) -> Campaign:
-    campaign = await services.start_campaign(question, budget=budget)
-    print(f"campaign {campaign.id}: {campaign.question}", file=out)
-    since = campaign.version
+    started = await campaigns.start(question, budget=budget)
+    print(f"campaign {started.id}: {started.question}", file=out)
     asked: set[str] = set()
-    while True:
-        await wait_for_campaign(services.store, services.notifier, campaign.id, since=since, timeout_s=30)
-        campaign = await services.store.get(campaign.id)
-        since = campaign.version
+    campaign = started
+    async for campaign in feed.follow(started.id, "complete", since=started.version, heartbeat_s=30):
+        if campaign.version == started.version:
+            continue  # nothing to draw before the first change
         print("\r" + progress_line(campaign), end="", file=out, flush=True)
         question_id = campaign.open_question.id if campaign.open_question else None
         if question_id and question_id not in asked:
             asked.add(question_id)
             decision, new_budget = await ask_budget(campaign, out, default_decision, answer_wait_s)
             try:
-                await services.jobs.decide(
+                await campaigns.jobs.decide(
                     campaign.id, decision, new_budget=new_budget, channel="terminal", answered_by="cli user"
                 )  # type: ignore[arg-type]
             except InvalidInput as exc:
                 print(f"\n{exc.message}; aborting", file=out)
-                await services.jobs.decide(campaign.id, "abort", channel="terminal", answered_by="cli user")
-        if campaign.terminal:
-            print(file=out)
-            return campaign
+                await campaigns.jobs.decide(campaign.id, "abort", channel="terminal", answered_by="cli user")
         if campaign.phase == CampaignPhase.PAUSED:
             print("\ncampaign paused", file=out)
             return campaign
+    print(file=out)
+    return campaign
