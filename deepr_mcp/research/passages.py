@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Literal
 
 from deepr_mcp.errors import InvalidInput, NotFound
-from deepr_mcp.gateway.tokenizer import STOP_WORDS
 from deepr_mcp.research.documents import SUPPORTED, Chunk, chunk, markdown_sections, sections_of
 from deepr_mcp.research.engine import Passage
+from deepr_mcp.text.tokenizer import STOP_WORDS
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 MAX_QUERY_TERMS = 32

@@ -4,6 +4,9 @@ The naive ``text.lower().split()`` keeps ``campaign_start`` as one opaque token,
 query "start a research campaign" never matches it. Here identifiers are split on
 snake_case, camelCase and punctuation, stop words are dropped, and words are reduced to
 their Snowball stem, so "campaigns", "starting" and ``campaignStart`` meet in the middle.
+
+Shared by the gateway's tool search and research (question terms, corpus stop words), so both
+sides of a match are cut the same way.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from functools import lru_cache
 
 import Stemmer
 
-__all__ = ["expand_query", "tokenize"]
+__all__ = ["STOP_WORDS", "expand_query", "tokenize"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deepr_mcp.gateway.tokenizer import STOP_WORDS, expand_query, tokenize
+from deepr_mcp.text.tokenizer import STOP_WORDS, expand_query, tokenize
 
 
 def test_splits_identifiers_and_stems() -> None:
