@@ -149,7 +149,7 @@ async def inprocess_http(services: Root) -> AsyncIterator[str]:
     """
     import uvicorn
 
-    from deepr_mcp.app.http import bind_socket, build_http_app
+    from deepr_mcp.transports.http import bind_socket, build_http_app
 
     sock = bind_socket("127.0.0.1", 0)
     server = uvicorn.Server(uvicorn.Config(build_http_app(services), log_level="warning", lifespan="on"))

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.app.event_loop import use_uvloop
 from deepr_mcp.cli import main
 from deepr_mcp.config import is_loopback_host, load_settings
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.transports.event_loop import use_uvloop
 
 
 def test_precedence_defaults_toml_env_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.app.install import CLIENTS, install
+from deepr_mcp.cli.install import CLIENTS, install
 from deepr_mcp.errors import InvalidInput
 
 KEYS = {"claude-desktop": "mcpServers", "claude-code": "mcpServers", "cursor": "mcpServers", "vscode": "servers"}

@@ -26,7 +26,7 @@ from deepr_mcp.experts.feeding import FeedExperts
 from deepr_mcp.experts.store import SqliteExpertStore
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
-from deepr_mcp.jobs.campaigns import Campaigns, SampleCorpus
+from deepr_mcp.jobs.campaigns import Campaigns, SampleCorpus, Spawn
 from deepr_mcp.jobs.engines import Engines, WebAccess
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.lease import LocalLease
@@ -71,11 +71,14 @@ class Root:
             await self._stack.__aexit__(exc_type, exc, tb)
 
     async def _open(self, stack: AsyncExitStack) -> None:
-        """Open in dependency order; each ``stack`` entry is closed in reverse.
+        """Open in dependency order (stores, fan-out, outbound HTTP, jobs); ``stack`` closes in reverse."""
+        self._open_stores(stack)
+        await self._open_fanout(stack)
+        web_http = await self._open_http(stack)
+        background = await stack.enter_async_context(anyio.create_task_group())
+        await self._open_jobs(stack, background.start_soon, web_http)
 
-        Long because it is the one list of what the process runs, in order; split, the order
-        would have to be read across functions.
-        """
+    def _open_stores(self, stack: AsyncExitStack) -> None:
         settings = self.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.store = SqliteCampaignStore(settings.data_dir / "campaigns.db")
@@ -87,8 +90,11 @@ class Root:
         self.sandboxes = SandboxManager(
             settings.data_dir / "sandboxes", max_bytes=settings.sandbox.max_bytes, max_files=settings.sandbox.max_files
         )
+
+    async def _open_fanout(self, stack: AsyncExitStack) -> None:
+        """The bus, and its listeners: the Notifier (pushes) and the campaign feed (waiters)."""
         self.bus: SubscriptionBus = InMemorySubscriptionBus()
-        subs = settings.subscriptions
+        subs = self.settings.subscriptions
         self.notifier = await stack.enter_async_context(
             Notifier(
                 self.bus,
@@ -99,15 +105,20 @@ class Root:
         )
         self.feed = CampaignFeed(self.store, self.bus, subscriber_count=self.notifier.subscriber_count)
         stack.callback(self.feed.close)
+
+    async def _open_http(self, stack: AsyncExitStack) -> aiohttp.ClientSession | None:
+        """The providers' shared session, and the web tools' guarded one when the web is on."""
         self.http = await stack.enter_async_context(
             aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120), raise_for_status=False)
         )
-        web_http: aiohttp.ClientSession | None = None
-        if settings.web.searxng_url or settings.web.fetch_enabled:
-            web_http = await stack.enter_async_context(
-                make_session(allow_private=settings.web.allow_private, timeout_s=settings.web.timeout_s)
-            )
-        background = await stack.enter_async_context(anyio.create_task_group())
+        web = self.settings.web
+        if not (web.searxng_url or web.fetch_enabled):
+            return None
+        return await stack.enter_async_context(make_session(allow_private=web.allow_private, timeout_s=web.timeout_s))
+
+    async def _open_jobs(self, stack: AsyncExitStack, spawn: Spawn, web_http: aiohttp.ClientSession | None) -> None:
+        """The job manager (it resumes unfinished campaigns on entry), its use cases and the handlers' views."""
+        settings = self.settings
         self.engines = Engines(settings, self.http, self.corpus, self.sandboxes)
         self.connections = ConnectionRegistry()
         elicitation = ElicitationHandler(
@@ -138,7 +149,7 @@ class Root:
             engines=self.engines,
             sandboxes=self.sandboxes,
             ensure_sample_corpus=sample_corpus,
-            spawn=background.start_soon,
+            spawn=spawn,
         )
         self.tools = ToolServices(
             settings=settings,
@@ -160,5 +171,5 @@ class Root:
             bus=self.bus,
             notifier=self.notifier,
             connections=self.connections,
-            spawn=background.start_soon,
+            spawn=spawn,
         )

@@ -20,7 +20,7 @@ from mcp_types import INVALID_PARAMS
 
 from deepr_mcp import __version__
 from deepr_mcp.app.connections import connection_id, connection_of, connection_state, is_modern, is_modern_version
-from deepr_mcp.app.prompts import get_prompt, list_prompts
+from deepr_mcp.app.prompts import PromptHandlers
 from deepr_mcp.app.resources import ResourceHandlers
 from deepr_mcp.app.surface import Surface
 from deepr_mcp.app.tasks import TaskHandlers
@@ -217,8 +217,7 @@ def build_server(root: Root) -> DeeprServer:
         get_tool_input_schema=surface.gateway.schema_of,
         on_list_tools=tools.list_tools,
         on_call_tool=tools.call_tool,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
+        **PromptHandlers().server_kwargs(),
         **ResourceHandlers(surface).server_kwargs(),
     )
     for method, (params_type, handler) in tasks.routes().items():

@@ -131,71 +131,83 @@ class Demo:
             ) as a,
             Client(url, mode="legacy", message_handler=handler("agent B")) as b,
         ):
-            listed = (await a.list_tools()).tools
-            full = wire_bytes([to_mcp_tool(s) for s in [SEARCH_SPEC, CALL_SPEC, *all_tools()]])
-            first = wire_bytes(listed)
-            self.say(f"   tools/list: {[t.name for t in listed]}: {first:,} bytes")
-            self.say(
-                f"   the full catalogue ({len(all_tools())} tools) would be {full:,} bytes: "
-                f"{100 * (1 - first / full):.0f}% smaller"
-            )
-            self.check(
-                "the first tools/list is the two-tool gateway, under 1 KB",
-                [t.name for t in listed] == ["tool_search", "tool_call"] and first < 1024,
-            )
-
-            self.say("\n2. tool_search finds the campaign tools by meaning")
-            found = await a.call_tool("tool_search", {"query": "start a research campaign and follow it", "limit": 3})
-            hits = [h["name"] for h in (found.structured_content or {}).get("hits", [])]
-            self.say(f"   hits: {hits}")
-            self.check("campaign_start is found", "campaign_start" in hits)
-
-            self.say(f"\n3. Agent A starts a campaign on the bundled sample corpus, budget ${BUDGET}")
-            started = await a.call_tool(
-                "tool_call", {"name": "campaign_start", "arguments": {"question": QUESTION, "budget": BUDGET}}
-            )
-            campaign = started.structured_content or {}
-            cid, uri = campaign.get("campaign_id"), campaign.get("resources", {}).get("status")
-            self.say(f"   campaign {cid}: {QUESTION}")
-            self.check("the campaign started at once", bool(cid) and not started.is_error)
-
-            self.say("\n4. Agent B, over HTTP, subscribes to the same campaign; both watch pushed updates")
-            await a.subscribe_resource(uri)
-            await b.subscribe_resource(uri)
-            final: dict[str, Any] = {}
-            with anyio.fail_after(180):
-                async with anyio.create_task_group() as tg:
-                    for name, client in (("agent A", a), ("agent B", b)):
-                        tg.start_soon(self._watch, name, client, uri, changed, final)
-            self.say("")
-            self.check("both agents received pushed updates", all(n > 0 for n in updates.values()))
-            decisions = final.get("decisions", [])
-            self.check("a budget question was asked and answered", bool(decisions))
-            self.check("the campaign completed", final.get("phase") == "complete")
-            limits = [final.get("budget", 0)] + [d.get("new_budget") or 0 for d in decisions]
-            self.check("spend stayed within the budget in force", final.get("cost", 0) <= max(limits) + 1e-9)
-
-            self.say("\n5. The cited report (first lines) and the sandbox's artefacts")
-            report = (await a.call_tool("campaign_report", {"campaign_id": cid})).content[0].text
-            for line in report.splitlines()[:12]:
-                self.say(f"   {line}")
-            self.say("   ...")
-            extracted = (await a.call_tool("sandbox_extract", {"campaign_id": cid})).structured_content or {}
-            artefacts = [x["path"] for x in extracted.get("artifacts", [])]
-            self.say(f"   artefacts: {artefacts}")
-            self.check(
-                "the report cites numbered sources", bool(re.search(r"\[\d+\]", report)) and "## Sources" in report
-            )
-            self.check(
-                "the sandbox holds the final report and notes",
-                "final_report.md" in artefacts and any(p.startswith("notes/") for p in artefacts),
-            )
+            await self._list_tools(a)
+            await self._search(a)
+            cid, uri = await self._start(a)
+            await self._watch_both(a, b, uri, updates, changed)
+            await self._report(a, cid)
         ok = all(passed for _, passed in self.checks)
         self.say(
             f"\n{'Every step did what it said.' if ok else 'Some steps failed.'} "
             f"({sum(p for _, p in self.checks)}/{len(self.checks)} checks)"
         )
         return ok
+
+    async def _list_tools(self, a: Client) -> None:
+        listed = (await a.list_tools()).tools
+        full = wire_bytes([to_mcp_tool(s) for s in [SEARCH_SPEC, CALL_SPEC, *all_tools()]])
+        first = wire_bytes(listed)
+        self.say(f"   tools/list: {[t.name for t in listed]}: {first:,} bytes")
+        self.say(
+            f"   the full catalogue ({len(all_tools())} tools) would be {full:,} bytes: "
+            f"{100 * (1 - first / full):.0f}% smaller"
+        )
+        self.check(
+            "the first tools/list is the two-tool gateway, under 1 KB",
+            [t.name for t in listed] == ["tool_search", "tool_call"] and first < 1024,
+        )
+
+    async def _search(self, a: Client) -> None:
+        self.say("\n2. tool_search finds the campaign tools by meaning")
+        found = await a.call_tool("tool_search", {"query": "start a research campaign and follow it", "limit": 3})
+        hits = [h["name"] for h in (found.structured_content or {}).get("hits", [])]
+        self.say(f"   hits: {hits}")
+        self.check("campaign_start is found", "campaign_start" in hits)
+
+    async def _start(self, a: Client) -> tuple[Any, Any]:
+        self.say(f"\n3. Agent A starts a campaign on the bundled sample corpus, budget ${BUDGET}")
+        started = await a.call_tool(
+            "tool_call", {"name": "campaign_start", "arguments": {"question": QUESTION, "budget": BUDGET}}
+        )
+        campaign = started.structured_content or {}
+        cid, uri = campaign.get("campaign_id"), campaign.get("resources", {}).get("status")
+        self.say(f"   campaign {cid}: {QUESTION}")
+        self.check("the campaign started at once", bool(cid) and not started.is_error)
+        return cid, uri
+
+    async def _watch_both(
+        self, a: Client, b: Client, uri: Any, updates: dict[str, int], changed: dict[str, anyio.Event]
+    ) -> None:
+        self.say("\n4. Agent B, over HTTP, subscribes to the same campaign; both watch pushed updates")
+        await a.subscribe_resource(uri)
+        await b.subscribe_resource(uri)
+        final: dict[str, Any] = {}
+        with anyio.fail_after(180):
+            async with anyio.create_task_group() as tg:
+                for name, client in (("agent A", a), ("agent B", b)):
+                    tg.start_soon(self._watch, name, client, uri, changed, final)
+        self.say("")
+        self.check("both agents received pushed updates", all(n > 0 for n in updates.values()))
+        decisions = final.get("decisions", [])
+        self.check("a budget question was asked and answered", bool(decisions))
+        self.check("the campaign completed", final.get("phase") == "complete")
+        limits = [final.get("budget", 0)] + [d.get("new_budget") or 0 for d in decisions]
+        self.check("spend stayed within the budget in force", final.get("cost", 0) <= max(limits) + 1e-9)
+
+    async def _report(self, a: Client, cid: Any) -> None:
+        self.say("\n5. The cited report (first lines) and the sandbox's artefacts")
+        report = (await a.call_tool("campaign_report", {"campaign_id": cid})).content[0].text
+        for line in report.splitlines()[:12]:
+            self.say(f"   {line}")
+        self.say("   ...")
+        extracted = (await a.call_tool("sandbox_extract", {"campaign_id": cid})).structured_content or {}
+        artefacts = [x["path"] for x in extracted.get("artifacts", [])]
+        self.say(f"   artefacts: {artefacts}")
+        self.check("the report cites numbered sources", bool(re.search(r"\[\d+\]", report)) and "## Sources" in report)
+        self.check(
+            "the sandbox holds the final report and notes",
+            "final_report.md" in artefacts and any(p.startswith("notes/") for p in artefacts),
+        )
 
     async def _watch(self, name: str, client: Client, uri: str, changed: dict, final: dict) -> None:
         while True:

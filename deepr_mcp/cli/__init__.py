@@ -1,4 +1,8 @@
-"""Command line: argument parsing only; every command calls into app/ or a service."""
+"""Command line: argument parsing and dispatch; each command calls one part of the package.
+
+The commands with more to them live beside this module: ``corpus`` (the corpus subcommand),
+``terminal`` (research at a terminal), ``demo`` and ``install``.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +16,10 @@ from pathlib import Path
 import anyio
 
 from deepr_mcp import __version__
-from deepr_mcp.app.event_loop import use_uvloop
-from deepr_mcp.config import Settings, load_settings
+from deepr_mcp.cli.args import host_port, settings_for
+from deepr_mcp.cli.corpus import add_corpus_parser, cmd_corpus
 from deepr_mcp.errors import DeeprError, InvalidInput
-
-
-def _host_port(value: str) -> tuple[str, int]:
-    host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT such as 127.0.0.1:8765, got {value!r}")
-    return host, int(port)
+from deepr_mcp.transports.event_loop import use_uvloop
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve MCP over stdio (default) or HTTP")
-    serve.add_argument("--http", type=_host_port, metavar="HOST:PORT", help="serve /mcp and /sse over HTTP")
+    serve.add_argument("--http", type=host_port, metavar="HOST:PORT", help="serve /mcp and /sse over HTTP")
     serve.add_argument("--auth-token", help="require 'Authorization: Bearer TOKEN' (env DEEPR_AUTH_TOKEN)")
     serve.add_argument("--stdio", action="store_true", help="with --http: also serve stdin/stdout, one server")
     serve.add_argument("--mode", choices=["proxy", "search", "full"], help="gateway mode (env DEEPR_GATEWAY_MODE)")
@@ -52,14 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     research.add_argument("--budget", type=float, help="dollar limit; asks before exceeding it")
     research.add_argument("--corpus", type=Path, action="append", default=[], help="add these documents first")
 
-    corpus = sub.add_parser("corpus", help="the documents research draws on")
-    corpus_sub = corpus.add_subparsers(dest="corpus_command", required=True)
-    corpus_add = corpus_sub.add_parser("add", help="add files or folders (.md .txt .rst .html .pdf)")
-    corpus_add.add_argument("paths", nargs="+", type=Path)
-    corpus_search = corpus_sub.add_parser("search", help="search passages")
-    corpus_search.add_argument("query")
-    corpus_search.add_argument("--limit", type=int, default=5)
-    corpus_sub.add_parser("list", help="list documents")
+    add_corpus_parser(sub)
 
     demo = sub.add_parser("demo", help="watch the whole idea work end to end (no keys, no network)")
     demo.add_argument("--answer-wait", type=float, default=3.0, help="seconds before the default budget answer")
@@ -77,28 +68,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, object] = {"data_dir": args.data_dir}
-    if getattr(args, "auth_token", None):
-        overrides["auth_token"] = args.auth_token
-    settings = load_settings(args.config, **overrides)
-    if getattr(args, "mode", None):
-        settings.gateway.mode = args.mode
-    if getattr(args, "http", None):
-        settings.http.host, settings.http.port = args.http
-    return settings
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = settings_for(args)
     loop = {"use_uvloop": use_uvloop(settings.event_loop)}
     if args.http:
-        from deepr_mcp.app.http import check_bind, serve_http
+        from deepr_mcp.transports.http import check_bind, serve_http
 
         check_bind(settings)
         anyio.run(lambda: serve_http(settings, with_stdio=args.stdio), backend_options=loop)
     else:
-        from deepr_mcp.app.stdio import serve_stdio
+        from deepr_mcp.transports.stdio import serve_stdio
 
         anyio.run(serve_stdio, settings, backend_options=loop)
     return 0
@@ -139,7 +118,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 
 def cmd_research(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = settings_for(args)
     if args.provider:
         settings.provider = args.provider
     if args.budget is not None and args.budget <= 0:
@@ -147,7 +126,7 @@ def cmd_research(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         from deepr_mcp.app.root import Root
-        from deepr_mcp.app.terminal import run_research
+        from deepr_mcp.cli.terminal import run_research
 
         async with Root(settings) as services:
             for path in args.corpus:
@@ -169,42 +148,14 @@ def cmd_research(args: argparse.Namespace) -> int:
     return anyio.run(run)
 
 
-def cmd_corpus(args: argparse.Namespace) -> int:
-    from deepr_mcp.research.passages import Corpus
-
-    settings = _settings(args)
-    corpus = Corpus(settings.data_dir / "corpus.db")
-    try:
-        if args.corpus_command == "add":
-            failed = 0
-            for path in args.paths:
-                report = corpus.add_path(path)
-                for file in report.files:
-                    detail = f" ({file.reason})" if file.reason else f" ({file.passages} passages)"
-                    print(f"{file.status:<9} {file.path}{detail}")
-                failed += report.count("failed")
-            return 1 if failed else 0
-        if args.corpus_command == "search":
-            if not 1 <= args.limit <= 200:
-                raise InvalidInput(f"--limit must be 1-200, got {args.limit}")
-            for hit in corpus.search(args.query, args.limit):
-                print(f"{hit.score:7.3f}  {hit.source} [{hit.location}]\n         {hit.text[:160]}")
-            return 0
-        for doc in corpus.documents():
-            print(f"{doc.passages:5d} passages  {doc.bytes:9,d} bytes  {doc.path}")
-        return 0
-    finally:
-        corpus.close()
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
-    from deepr_mcp.app.demo import run_demo
+    from deepr_mcp.cli.demo import run_demo
 
     return run_demo(answer_wait_s=args.answer_wait, data_dir=args.data_dir)
 
 
 def cmd_install(args: argparse.Namespace) -> int:
-    from deepr_mcp.app.install import install
+    from deepr_mcp.cli.install import install
 
     result = install(
         args.client, http_url=args.http_url, token=args.token, dry_run=args.dry_run, config_path=args.config_path
@@ -220,7 +171,7 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    print(json.dumps(_settings(args).public_dict(), indent=2))
+    print(json.dumps(settings_for(args).public_dict(), indent=2))
     return 0
 
 

@@ -26,11 +26,11 @@ from starlette.routing import Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from deepr_mcp import __version__
-from deepr_mcp.app.auth import BearerTokenMiddleware
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import DeeprServer, build_server
 from deepr_mcp.config import Settings, is_loopback_host
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.transports.auth import BearerTokenMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ async def serve_http(settings: Settings, *, announce: bool = True, with_stdio: b
         if not with_stdio:
             await server.serve(sockets=[sock])
             return
-        from deepr_mcp.app.stdio import serve_stdio_with
+        from deepr_mcp.transports.stdio import serve_stdio_with
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(lambda: server.serve(sockets=[sock]))

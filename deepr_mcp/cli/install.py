@@ -110,6 +110,25 @@ def mask(text: str, token: str | None) -> str:
     return text.replace(token, token[:2] + "***") if token else text
 
 
+def read_config(path: Path, key: str, *, jsonc: bool) -> tuple[str | None, dict[str, Any]]:
+    """The client's config file as text (``None`` if absent) and as JSON; refused if it is not ours to merge."""
+    if not path.exists():
+        return None, {}
+    try:
+        old_text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {path}: {exc}; it was left untouched") from None
+    data: Any = {}
+    if old_text.strip():
+        try:
+            data = json.loads(strip_jsonc(old_text) if jsonc else old_text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); left untouched") from None
+    if not isinstance(data, dict) or not isinstance(data.get(key, {}), dict):
+        raise InvalidInput(f"{path}: expected an object with an object '{key}'; left untouched")
+    return old_text, data
+
+
 def install(
     client: str,
     *,
@@ -131,22 +150,7 @@ def install(
     command = command or [sys.executable, "-m", "deepr_mcp", "serve"]
     entry = entry_for(client, http_url, token, command)
 
-    old_text: str | None = None
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            old_text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InvalidInput(f"cannot read {path}: {exc}; it was left untouched") from None
-        if old_text.strip():
-            try:
-                data = json.loads(strip_jsonc(old_text) if client == "vscode" else old_text)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(
-                    f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); left untouched"
-                ) from None
-        if not isinstance(data, dict) or not isinstance(data.get(key, {}), dict):
-            raise InvalidInput(f"{path}: expected an object with an object '{key}'; left untouched")
+    old_text, data = read_config(path, key, jsonc=client == "vscode")
     servers = dict(data.get(key, {}))
     servers[server_name] = entry
     merged = {**data, key: servers}

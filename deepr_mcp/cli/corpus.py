@@ -1,0 +1,48 @@
+"""``deepr-mcp corpus``: add, search and list the documents research draws on."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from deepr_mcp.cli.args import settings_for as _settings
+from deepr_mcp.errors import InvalidInput
+
+
+def add_corpus_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    corpus = sub.add_parser("corpus", help="the documents research draws on")
+    corpus_sub = corpus.add_subparsers(dest="corpus_command", required=True)
+    corpus_add = corpus_sub.add_parser("add", help="add files or folders (.md .txt .rst .html .pdf)")
+    corpus_add.add_argument("paths", nargs="+", type=Path)
+    corpus_search = corpus_sub.add_parser("search", help="search passages")
+    corpus_search.add_argument("query")
+    corpus_search.add_argument("--limit", type=int, default=5)
+    corpus_sub.add_parser("list", help="list documents")
+
+
+def cmd_corpus(args: argparse.Namespace) -> int:
+    from deepr_mcp.research.passages import Corpus
+
+    settings = _settings(args)
+    corpus = Corpus(settings.data_dir / "corpus.db")
+    try:
+        if args.corpus_command == "add":
+            failed = 0
+            for path in args.paths:
+                report = corpus.add_path(path)
+                for file in report.files:
+                    detail = f" ({file.reason})" if file.reason else f" ({file.passages} passages)"
+                    print(f"{file.status:<9} {file.path}{detail}")
+                failed += report.count("failed")
+            return 1 if failed else 0
+        if args.corpus_command == "search":
+            if not 1 <= args.limit <= 200:
+                raise InvalidInput(f"--limit must be 1-200, got {args.limit}")
+            for hit in corpus.search(args.query, args.limit):
+                print(f"{hit.score:7.3f}  {hit.source} [{hit.location}]\n         {hit.text[:160]}")
+            return 0
+        for doc in corpus.documents():
+            print(f"{doc.passages:5d} passages  {doc.bytes:9,d} bytes  {doc.path}")
+        return 0
+    finally:
+        corpus.close()
