@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.support import connect, structured, text_of
-from tests.test_campaigns_protocol import QUESTION, call, follow
+from tests.support import QUESTION, call, connect, follow, structured, text_of
 
 
 async def error_of(client: Client, name: str, arguments: dict[str, Any]) -> str:

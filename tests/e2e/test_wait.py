@@ -7,8 +7,7 @@ from pathlib import Path
 
 import anyio
 
-from tests.support import connect, text_of
-from tests.test_campaigns_protocol import QUESTION, call, pause
+from tests.support import QUESTION, call, connect, pause, text_of
 
 
 async def test_a_thousand_waiters_all_return_on_the_next_change(data_dir: Path) -> None:

@@ -3,7 +3,6 @@ must carry it all the way to a catalogue tool, over stdio, streamable HTTP and l
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,7 +11,7 @@ from pathlib import Path
 import pytest
 from haystack_integrations.tools.mcp import MCPToolset, SSEServerInfo, StdioServerInfo, StreamableHttpServerInfo
 
-from tests.support import http_server_sync, server_env
+from tests.support import http_server_sync, payload, server_env
 
 
 @contextmanager
@@ -26,12 +25,6 @@ def server_info(transport: str, data_dir: Path) -> Iterator[object]:
             yield StreamableHttpServerInfo(url=f"{base}/mcp")
         else:
             yield SSEServerInfo(url=f"{base}/sse")
-
-
-def payload(result: object) -> dict:
-    """Haystack returns the CallToolResult serialised as JSON text."""
-    body = json.loads(str(result))
-    return body.get("structuredContent") or json.loads(body["content"][0]["text"])
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http", "sse"])

@@ -11,26 +11,19 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from tests.fake_llm import fake_llm
-from tests.support import config_env, connect, http_server
-from tests.test_budget import TINY_BUDGET, assert_spend_within_budget, priced
-from tests.test_campaigns_protocol import QUESTION, call
-
-
-class Human:
-    """An elicitation callback that answers from a script and remembers what it was asked."""
-
-    def __init__(self, *answers: types.ElicitResult) -> None:
-        self.answers = list(answers)
-        self.asked: list[types.ElicitRequestFormParams] = []
-
-    async def __call__(self, context: Any, params: Any) -> types.ElicitResult:
-        self.asked.append(params)
-        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
-
-
-def accept(**content: Any) -> types.ElicitResult:
-    return types.ElicitResult(action="accept", content=content)
+from tests.support import (
+    QUESTION,
+    TINY_BUDGET,
+    Human,
+    accept,
+    assert_spend_within_budget,
+    call,
+    config_env,
+    connect,
+    fake_llm,
+    http_server,
+    priced,
+)
 
 
 async def finish(client: Client, cid: str) -> dict[str, Any]:

@@ -13,8 +13,7 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from tests.support import config_env, server_env
-from tests.test_campaigns_protocol import QUESTION, call, follow
+from tests.support import QUESTION, call, config_env, follow, server_env
 
 
 def start_server(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:

@@ -14,43 +14,19 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.support import Recorder, config_env, connect, http_server, structured, text_of
-
-SLOW = {"jobs": {"step_delay_s": 0.15}}
-QUESTION = "Why did the first transatlantic telegraph cable fail?"
-
-
-async def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool("tool_call", {"name": name, "arguments": arguments})
-    assert not result.is_error, text_of(result)
-    return structured(result)
-
-
-async def follow(client: Client, campaign_id: str) -> list[dict[str, Any]]:
-    """What a Claude-Desktop-like model does: campaign_wait until it is told to do something else."""
-    answers, since = [], None
-    with anyio.fail_after(60):
-        while True:
-            args: dict[str, Any] = {"campaign_id": campaign_id, "timeout_s": 20}
-            if since is not None:
-                args["since"] = since
-            answer = await call(client, "campaign_wait", args)
-            answers.append(answer)
-            since = answer["version"]
-            if answer["next"]["tool"] != "campaign_wait":
-                return answers
-
-
-async def pause(client: Client, campaign_id: str) -> dict[str, Any]:
-    """Pause and wait until it took effect: a running campaign stops after its current step,
-    which may itself change the phase first (planning -> executing)."""
-    await call(client, "campaign_pause", {"campaign_id": campaign_id})
-    args = {"campaign_id": campaign_id, "until": "phase", "timeout_s": 10}
-    with anyio.fail_after(30):
-        while True:
-            answer = await call(client, "campaign_wait", args)
-            if answer["phase"] == "paused":
-                return answer
+from tests.support import (
+    QUESTION,
+    SLOW,
+    Recorder,
+    call,
+    config_env,
+    connect,
+    follow,
+    http_server,
+    pause,
+    structured,
+    text_of,
+)
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
@@ -95,11 +71,14 @@ async def test_every_handshake_subscriber_gets_updates_through_complete(subscrib
         clients = [
             await stack.enter_async_context(Client(f"{base}/mcp", mode="legacy", message_handler=r)) for r in recorders
         ]
-        # Steps are slowed so every subscriber is in place before the campaign ends.
+        # Paused while everyone subscribes, so the campaign cannot end first however slow the
+        # machine is (subscribing 50 connections one after the other can outlast the campaign).
         started = await call(clients[0], "campaign_start", {"question": QUESTION})
         uri = started["resources"]["status"]
+        await pause(clients[0], started["campaign_id"])
         for client in clients:
             await client.subscribe_resource(uri)
+        await call(clients[0], "campaign_resume", {"campaign_id": started["campaign_id"]})
         answers = await follow(clients[0], started["campaign_id"])
         assert answers[-1]["phase"] == "complete"
         finished = json.loads((await clients[0].read_resource(uri)).contents[0].text)["finished_at"]

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.support import connect, text_of
-from tests.test_campaigns_protocol import call, follow
+from tests.support import call, connect, follow, text_of
 
 
 async def test_expert_lifecycle(data_dir: Path) -> None:

@@ -3,7 +3,7 @@
 The mcp 2.3 client validates every tools/call result against the 2025-11-25 surface as
 CallToolResult, so it cannot receive the CreateTaskResult a task-augmented call returns (even
 through ``session.send_request``). These tests speak JSON-RPC over real streamable HTTP to check
-the wire shapes; the SDK round trip uses the 1.x SDK's task API (tests/clients/test_sdk_v1.py).
+the wire shapes; the SDK round trip uses the 1.x SDK's task API (tests/e2e/clients/test_sdk_v1.py).
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from typing import Any
 import aiohttp
 import anyio
 
-from tests.support import config_env, http_server
-from tests.test_campaigns_protocol import QUESTION
+from tests.support import QUESTION, config_env, http_server
 
 ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
@@ -132,8 +131,7 @@ async def test_task_cancel(data_dir: Path) -> None:
 
 
 async def test_task_is_input_required_while_a_budget_question_is_open(data_dir: Path) -> None:
-    from tests.fake_llm import fake_llm
-    from tests.test_budget import TINY_BUDGET, priced
+    from tests.support import TINY_BUDGET, fake_llm, priced
 
     async with fake_llm() as llm, http_server(data_dir, **config_env(priced(llm.url))) as base, raw_session(base) as s:
         created = await s.request(

@@ -14,12 +14,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.fake_llm import fake_llm
-from tests.support import config_env, http_server
-from tests.test_budget import TINY_BUDGET, assert_spend_within_budget, priced
-from tests.test_campaigns_protocol import QUESTION
+from tests.support import QUESTION, TINY_BUDGET, assert_spend_within_budget, config_env, fake_llm, http_server, priced
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 VENV = ROOT / ".ci" / "mcp1"
 SCRIPT = Path(__file__).with_name("v1_client.py")
 

@@ -8,26 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.fake_llm import fake_llm
-from tests.support import connect, text_of
-from tests.test_campaigns_protocol import QUESTION, call
-
-# gpt-4o prices (2.50 / 10.00 per Mtok) make each step cost a fraction of a cent.
-TINY_BUDGET = 0.004
-
-
-def priced(url: str, **budget: Any) -> dict[str, Any]:
-    return {
-        "provider": "openai",
-        "openai": {"base_url": f"{url}/v1", "api_key": "sk-test", "model": "gpt-4o", "cheap_model": "gpt-4o-mini"},
-        "budget": {"timeout_s": 30, **budget},
-    }
-
-
-def assert_spend_within_budget(status: dict[str, Any]) -> None:
-    """The spend never passed the budget in force when it was spent."""
-    limits = [d["new_budget"] for d in status["decisions"] if d["new_budget"]]
-    assert status["cost"] <= max([status["budget"], *limits]) + 1e-9
+from tests.support import QUESTION, TINY_BUDGET, assert_spend_within_budget, call, connect, fake_llm, priced, text_of
 
 
 async def wait_for_question(client: Any, cid: str) -> dict[str, Any]:

@@ -16,12 +16,22 @@ import mcp_types as types
 from haystack_integrations.tools.mcp import MCPToolset, StreamableHttpServerInfo
 from mcp import Client
 
-from tests.clients.test_haystack import payload
-from tests.fake_llm import fake_llm
-from tests.support import Recorder, config_env, connect, http_server, http_server_sync, structured
-from tests.test_budget import TINY_BUDGET, assert_spend_within_budget, priced
-from tests.test_campaigns_protocol import QUESTION
-from tests.test_elicitation import Human, accept
+from tests.support import (
+    QUESTION,
+    TINY_BUDGET,
+    Human,
+    Recorder,
+    accept,
+    assert_spend_within_budget,
+    config_env,
+    connect,
+    fake_llm,
+    http_server,
+    http_server_sync,
+    payload,
+    priced,
+    structured,
+)
 
 
 def check_report(report: str) -> None:
