@@ -30,7 +30,7 @@ from pathlib import Path
 
 import aiohttp
 
-from deepr_mcp.app.event_loop import use_uvloop
+from deepr_mcp.transports.event_loop import use_uvloop
 
 URI = "deepr://campaigns/cbench/status"
 CLOG_URI = "deepr://campaigns/cbench/plan"
@@ -49,15 +49,15 @@ async def serve(data_dir: str) -> None:
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    from deepr_mcp.app.http import bind_socket, build_http_app
-    from deepr_mcp.app.services import Services
+    from deepr_mcp.app.root import Root
     from deepr_mcp.config import Settings
     from deepr_mcp.jobs.notifier import META_AT, META_COUNT
+    from deepr_mcp.transports.http import bind_socket, build_http_app
 
     writers = int(os.environ.get("BENCH_WRITERS", "2"))
     # a long send timeout keeps a clogged subscriber holding its writer for the whole run (the worst case)
     settings = Settings(data_dir=Path(data_dir), subscriptions={"writers": writers, "send_timeout_s": 60})
-    async with Services(settings) as services:
+    async with Root(settings) as services:
         app = build_http_app(services)
         notifier = services.notifier
 

@@ -26,8 +26,8 @@ import bpe_openai
 import mcp_types as types
 from mcp import Client
 
+from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
-from deepr_mcp.app.services import Services
 from deepr_mcp.config import Settings
 
 QUESTION = "Why did the first transatlantic telegraph cable fail, and how are cable faults repaired today?"
@@ -47,7 +47,7 @@ async def run(step_delay: float) -> dict[str, dict[str, float]]:
     stats = {k: {"calls": 0, "tokens": 0} for k in ("polling", "waiting", "pushed")}
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), jobs={"step_delay_s": step_delay})
-        async with Services(settings) as services:
+        async with Root(settings) as services:
             server = build_server(services)
             updates: list[types.ResourceUpdatedNotification] = []
             arrived = anyio.Event()

@@ -22,8 +22,8 @@ from mcp import Client
 from rank_bm25 import BM25Okapi
 
 from bench.queries import QUERIES
+from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
-from deepr_mcp.app.services import Services
 from deepr_mcp.config import Settings
 from deepr_mcp.gateway import ToolRegistry, ToolSpec
 from deepr_mcp.tools import all_tools
@@ -38,7 +38,7 @@ async def footprint() -> list[tuple[str, int]]:
     with tempfile.TemporaryDirectory() as tmp:
         for mode in ("proxy", "search", "full"):
             settings = Settings(data_dir=Path(tmp), gateway={"mode": mode})
-            async with Services(settings) as services:
+            async with Root(settings) as services:
                 async with Client(build_server(services), mode="legacy") as client:
                     listed = await client.list_tools()
                     tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]

@@ -1,4 +1,9 @@
-"""Ways to reach a real deepr-mcp server the way clients do: in-process, stdio, HTTP, SSE.
+"""The tests' shared helpers, and the only place tests share code from.
+
+Ways to reach a real deepr-mcp server the way clients do (in-process, stdio, HTTP, SSE); what
+campaign tests do through a client (call, follow, pause, a priced provider, a scripted human);
+in-memory fakes of the seams for unit tests (campaign store, engine, bus recorder); and a fake
+LLM server on 127.0.0.1.
 
 Async context managers rather than yield-fixtures, so every task group is entered and
 left in the test's own task (the SDK's anyio task groups require it).
@@ -6,6 +11,7 @@ left in the test's own task (the SDK's anyio task groups require it).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -14,18 +20,22 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
+from aiohttp import web
 from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
 
+from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
-from deepr_mcp.app.services import Services
 from deepr_mcp.config import Settings
+from deepr_mcp.research.providers.base import Message
+from deepr_mcp.research.providers.local import LocalProvider
 
 ERAS = {"legacy": "legacy", "modern": "auto"}
 """Client ``mode`` per protocol era: the 2025-11-25 handshake, or 2026-07-28 via server/discover."""
@@ -136,20 +146,20 @@ def http_server_sync(data_dir: Path, *extra_args: str, **env: str) -> Iterator[s
 
 
 @asynccontextmanager
-async def inprocess_services(settings: Settings) -> AsyncIterator[Services]:
-    async with Services(settings) as services:
+async def inprocess_services(settings: Settings) -> AsyncIterator[Root]:
+    async with Root(settings) as services:
         yield services
 
 
 @asynccontextmanager
-async def inprocess_http(services: Services) -> AsyncIterator[str]:
+async def inprocess_http(services: Root) -> AsyncIterator[str]:
     """The real HTTP app for ``services`` under uvicorn on an ephemeral loopback port, in this process.
 
     For tests that need the server's internals (e.g. to flood one subscriber) and real sockets.
     """
     import uvicorn
 
-    from deepr_mcp.app.http import bind_socket, build_http_app
+    from deepr_mcp.transports.http import bind_socket, build_http_app
 
     sock = bind_socket("127.0.0.1", 0)
     server = uvicorn.Server(uvicorn.Config(build_http_app(services), log_level="warning", lifespan="on"))
@@ -192,7 +202,7 @@ async def connect(
     mode = ERAS[era]
     if transport == "inproc":
         settings = Settings(data_dir=data_dir, **config)
-        async with Services(settings) as services:
+        async with Root(settings) as services:
             async with Client(build_server(services), mode=mode, message_handler=message_handler, **client_kwargs) as c:
                 yield c
     elif transport == "stdio":
@@ -219,3 +229,303 @@ def structured(result: types.CallToolResult) -> dict[str, Any]:
     if result.structured_content is not None:
         return result.structured_content
     return json.loads(text_of(result))
+
+
+class MemoryCampaignStore:
+    """A campaign store in a dict, for unit tests of what is built on the store seam.
+
+    Saves bump the version and return a copy, as the SQLite store does, so a test sees the same
+    versioning the feed and the manager rely on.
+    """
+
+    def __init__(self, *campaigns: Any) -> None:
+        self.records: dict[str, Any] = {}
+        self.saves = 0
+        for campaign in campaigns:
+            self.records[campaign.id] = campaign.model_copy(deep=True)
+
+    async def get(self, campaign_id: str) -> Any:
+        from deepr_mcp.errors import NotFound
+
+        if campaign_id not in self.records:
+            raise NotFound(f"no campaign {campaign_id!r}")
+        return self.records[campaign_id].model_copy(deep=True)
+
+    async def create(self, campaign: Any) -> Any:
+        return await self.save(campaign)
+
+    async def save(self, campaign: Any, *, expected_version: int | None = None) -> Any:
+        self.saves += 1
+        stored = campaign.model_copy(deep=True, update={"version": campaign.version + 1})
+        self.records[campaign.id] = stored
+        return stored.model_copy(deep=True)
+
+    async def list(self, *, phases: Any = None, limit: int = 20, offset: int = 0) -> tuple[list[Any], int]:
+        items = list(self.records.values())
+        return [c.model_copy(deep=True) for c in items[offset : offset + limit]], len(items)
+
+    async def unfinished(self) -> list[Any]:
+        return [c.model_copy(deep=True) for c in self.records.values() if not c.terminal]
+
+    async def delete(self, campaign_id: str) -> None:
+        self.records.pop(campaign_id, None)
+
+    async def ids(self) -> set[str]:
+        return set(self.records)
+
+    def close(self) -> None:
+        return None
+
+
+def new_campaign(question: str = "Why did the first transatlantic telegraph cable fail?", **fields: Any) -> Any:
+    """A queued campaign record with a planned research state, as ``JobManager.start`` makes one."""
+    from deepr_mcp.jobs.models import Campaign
+    from deepr_mcp.research.engine import new_state
+
+    state = new_state(question, max_sub_questions=fields.pop("max_sub_questions", 3))
+    defaults: dict[str, Any] = {"budget": 1.0, "provider": "local", "model": "local-extractive"}
+    return Campaign(question=state.question, research=state, **{**defaults, **fields})
+
+
+class BusRecorder:
+    """Subscribes to a subscription bus and remembers every URI published on it, in order."""
+
+    def __init__(self, bus: Any) -> None:
+        self.uris: list[str] = []
+        self.unsubscribe = bus.subscribe(lambda event: self.uris.append(getattr(event, "uri", repr(event))))
+
+
+class FakeEngine:
+    """A research engine with three steps of known cost, for unit tests of the job manager.
+
+    ``gate`` (when set) holds every step until a test lets it through, so a test can act while
+    a step is in flight; ``ran`` lists the steps run, across every engine a factory makes.
+    """
+
+    STEPS = ("plan", "gather:sq1", "synthesise")
+
+    def __init__(self, *, step_cost: float = 0.01, ran: list[str] | None = None, gate: Any = None) -> None:
+        self.step_cost = step_cost
+        self.ran = ran if ran is not None else []
+        self.gate = gate
+        self.spend_limit: float | None = None
+        self.sink = None
+
+    def next_step(self, state: Any) -> str | None:
+        return next((s for s in self.STEPS if s not in state.steps_done), None)
+
+    def estimate_step_cost(self, state: Any, step: str) -> float:
+        return self.step_cost
+
+    def phase_for(self, step: str | None) -> Any:
+        from deepr_mcp.research.models import Phase
+
+        if step is None:
+            return Phase.COMPLETE
+        return {"plan": Phase.PLANNING, "synthesise": Phase.SYNTHESIZING}.get(step, Phase.EXECUTING)
+
+    def describe(self, state: Any, step: str | None) -> str | None:
+        return step
+
+    async def run_step(self, state: Any, step: str) -> None:
+        from deepr_mcp.research.models import StepRecord
+
+        if self.gate is not None:
+            await self.gate.wait()
+        state.steps_done.append(step)
+        state.step_records.append(StepRecord(step=step, provider="fake", model="fake", cost=self.step_cost))
+        if step == "synthesise":
+            state.report = "# Research report\n\nfake"
+        self.ran.append(step)
+
+    def event(self, state: Any) -> Any:
+        from deepr_mcp.research.models import EngineEvent
+
+        step = self.next_step(state)
+        done = len(state.steps_done) / len(self.STEPS)
+        return EngineEvent(phase=self.phase_for(step), progress=done, active_task=step)
+
+
+# -- what campaign tests do through a client ------------------------------------------------
+
+SLOW = {"jobs": {"step_delay_s": 0.15}}
+QUESTION = "Why did the first transatlantic telegraph cable fail?"
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool("tool_call", {"name": name, "arguments": arguments})
+    assert not result.is_error, text_of(result)
+    return structured(result)
+
+
+async def follow(client: Client, campaign_id: str) -> list[dict[str, Any]]:
+    """What a Claude-Desktop-like model does: campaign_wait until it is told to do something else."""
+    answers, since = [], None
+    with anyio.fail_after(60):
+        while True:
+            args: dict[str, Any] = {"campaign_id": campaign_id, "timeout_s": 20}
+            if since is not None:
+                args["since"] = since
+            answer = await call(client, "campaign_wait", args)
+            answers.append(answer)
+            since = answer["version"]
+            if answer["next"]["tool"] != "campaign_wait":
+                return answers
+
+
+async def pause(client: Client, campaign_id: str) -> dict[str, Any]:
+    """Pause and wait until it took effect: a running campaign stops after its current step,
+    which may itself change the phase first (planning -> executing)."""
+    await call(client, "campaign_pause", {"campaign_id": campaign_id})
+    args = {"campaign_id": campaign_id, "until": "phase", "timeout_s": 10}
+    with anyio.fail_after(30):
+        while True:
+            answer = await call(client, "campaign_wait", args)
+            if answer["phase"] == "paused":
+                return answer
+
+
+# gpt-4o prices (2.50 / 10.00 per Mtok) make each step cost a fraction of a cent.
+TINY_BUDGET = 0.004
+
+
+def priced(url: str, **budget: Any) -> dict[str, Any]:
+    return {
+        "provider": "openai",
+        "openai": {"base_url": f"{url}/v1", "api_key": "sk-test", "model": "gpt-4o", "cheap_model": "gpt-4o-mini"},
+        "budget": {"timeout_s": 30, **budget},
+    }
+
+
+def assert_spend_within_budget(status: dict[str, Any]) -> None:
+    """The spend never passed the budget in force when it was spent."""
+    limits = [d["new_budget"] for d in status["decisions"] if d["new_budget"]]
+    assert status["cost"] <= max([status["budget"], *limits]) + 1e-9
+
+
+class Human:
+    """An elicitation callback that answers from a script and remembers what it was asked."""
+
+    def __init__(self, *answers: types.ElicitResult) -> None:
+        self.answers = list(answers)
+        self.asked: list[types.ElicitRequestFormParams] = []
+
+    async def __call__(self, context: Any, params: Any) -> types.ElicitResult:
+        self.asked.append(params)
+        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+
+def accept(**content: Any) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content=content)
+
+
+def payload(result: object) -> dict:
+    """Haystack returns the CallToolResult serialised as JSON text."""
+    body = json.loads(str(result))
+    return body.get("structuredContent") or json.loads(body["content"][0]["text"])
+
+
+# -- a fake LLM server ---------------------------------------------------------------------
+# A small real HTTP server on 127.0.0.1 speaking the OpenAI and Anthropic response shapes.
+# Each test scripts what the next requests get (status, body, delay); unscripted requests are
+# answered by running the extractive local provider on the prompt, so a whole campaign can run
+# against it and produce a real report with real token counts.
+
+
+@dataclass
+class Scripted:
+    status: int = 200
+    body: Any = None  # dict -> JSON; bytes/str -> raw
+    delay_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class FakeLLM:
+    url: str = ""
+    script: list[Scripted] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers_seen: list[dict[str, str]] = field(default_factory=list)
+
+
+async def _answer(messages: list[dict[str, Any]], system: str | None) -> tuple[str, int, int]:
+    msgs = ([Message("system", system)] if system else []) + [Message(m["role"], m["content"]) for m in messages]
+    completion = await LocalProvider().complete(msgs)
+    return completion.text, completion.usage.input_tokens, completion.usage.output_tokens
+
+
+@asynccontextmanager
+async def fake_llm() -> AsyncIterator[FakeLLM]:
+    state = FakeLLM()
+
+    async def scripted_or_none(request: web.Request) -> web.StreamResponse | None:
+        body = await request.json()
+        state.requests.append(body)
+        state.headers_seen.append(dict(request.headers))
+        if not state.script:
+            return None
+        step = state.script.pop(0)
+        if step.delay_s:
+            await asyncio.sleep(step.delay_s)
+        if isinstance(step.body, dict):
+            return web.json_response(step.body, status=step.status, headers=step.headers)
+        return web.Response(body=step.body or b"", status=step.status, headers=step.headers)
+
+    async def openai(request: web.Request) -> web.StreamResponse:
+        if (scripted := await scripted_or_none(request)) is not None:
+            return scripted
+        body = state.requests[-1]
+        text, tokens_in, tokens_out = await _answer(body["messages"], None)
+        if body.get("stream"):
+            resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await resp.prepare(request)
+            for piece in (text[: len(text) // 2], text[len(text) // 2 :]):
+                await resp.write(f"data: {json.dumps({'choices': [{'delta': {'content': piece}}]})}\n\n".encode())
+            usage = {"prompt_tokens": tokens_in, "completion_tokens": tokens_out}
+            await resp.write(f"data: {json.dumps({'choices': [], 'usage': usage})}\n\ndata: [DONE]\n\n".encode())
+            return resp
+        return web.json_response(
+            {
+                "model": body["model"],
+                "choices": [{"message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out},
+            }
+        )
+
+    async def anthropic(request: web.Request) -> web.StreamResponse:
+        if (scripted := await scripted_or_none(request)) is not None:
+            return scripted
+        body = state.requests[-1]
+        text, tokens_in, tokens_out = await _answer(body["messages"], body.get("system"))
+        if body.get("stream"):
+            resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await resp.prepare(request)
+            events = [
+                {"type": "message_start", "message": {"usage": {"input_tokens": tokens_in, "output_tokens": 1}}},
+                {"type": "content_block_delta", "delta": {"type": "text_delta", "text": text}},
+                {"type": "message_delta", "usage": {"output_tokens": tokens_out}},
+            ]
+            for event in events:
+                await resp.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+            return resp
+        return web.json_response(
+            {
+                "model": body["model"],
+                "content": [{"type": "text", "text": text}],
+                "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
+            }
+        )
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", openai)
+    app.router.add_post("/v1/messages", anthropic)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    state.url = f"http://127.0.0.1:{port}"
+    try:
+        yield state
+    finally:
+        await runner.cleanup()

@@ -3,7 +3,8 @@
 The SDK hands lowlevel handlers a per-request ``ServerSession`` that wraps the
 connection-scoped ``Connection`` (with ``state`` for scratch data and ``exit_stack`` for
 teardown) but exposes it only as a private attribute. This module is the one place that
-reaches for it, so an SDK change breaks one function, not every handler.
+reaches for it, so an SDK change breaks one function, not every handler. It also decides the
+protocol era, once.
 """
 
 from __future__ import annotations
@@ -22,9 +23,17 @@ def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:
     return ctx.session._connection
 
 
+def is_modern_version(protocol_version: str | None) -> bool:
+    """The one place the protocol era is decided: 2026-07-28 (stateless) or the handshake era.
+
+    ``None`` (capabilities built before any client spoke) counts as the handshake era.
+    """
+    return protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
 def is_modern(ctx: ServerRequestContext[Any, Any]) -> bool:
     """2026-07-28 requests are one-shot: nothing persists between them on the server side."""
-    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+    return is_modern_version(ctx.protocol_version)
 
 
 def connection_id(ctx: ServerRequestContext[Any, Any]) -> str | None:
@@ -39,3 +48,24 @@ def connection_id(ctx: ServerRequestContext[Any, Any]) -> str | None:
 
 def connection_state(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
     return connection_of(ctx).state
+
+
+class ConnectionRegistry:
+    """Live handshake-era connections by id; each removes itself when its connection closes.
+
+    The elicitation handler gets ``get`` as its "who is connected" port.
+    """
+
+    def __init__(self) -> None:
+        self._connections: dict[str, Connection] = {}
+
+    def register(self, connection_id: str, connection: Connection) -> None:
+        if connection_id not in self._connections:
+            self._connections[connection_id] = connection
+            connection.exit_stack.callback(self._connections.pop, connection_id, None)
+
+    def get(self, connection_id: str | None) -> Connection | None:
+        return self._connections.get(connection_id) if connection_id else None
+
+    def __len__(self) -> int:
+        return len(self._connections)

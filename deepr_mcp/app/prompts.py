@@ -82,26 +82,34 @@ PROMPTS = {
 }
 
 
-async def list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-    return types.ListPromptsResult(
-        prompts=[
-            types.Prompt(
-                name=p.name,
-                title=p.title,
-                description=p.description,
-                arguments=[types.PromptArgument(name=a, description=d, required=r) for a, d, r in p.arguments],
+class PromptHandlers:
+    """``prompts/list`` and ``prompts/get`` from the static ``PROMPTS`` table (no services needed)."""
+
+    def server_kwargs(self) -> dict[str, Any]:
+        """The ``on_*`` keyword arguments for the lowlevel ``Server``."""
+        return {"on_list_prompts": self.list_prompts, "on_get_prompt": self.get_prompt}
+
+    async def list_prompts(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=p.name,
+                    title=p.title,
+                    description=p.description,
+                    arguments=[types.PromptArgument(name=a, description=d, required=r) for a, d, r in p.arguments],
+                )
+                for p in PROMPTS.values()
+            ]
+        )
+
+    async def get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        spec = PROMPTS.get(params.name)
+        if spec is None:
+            raise MCPError(
+                code=INVALID_PARAMS, message=f"unknown prompt {params.name!r}; prompts: {', '.join(PROMPTS)}"
             )
-            for p in PROMPTS.values()
-        ]
-    )
-
-
-async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-    spec = PROMPTS.get(params.name)
-    if spec is None:
-        raise MCPError(code=INVALID_PARAMS, message=f"unknown prompt {params.name!r}; prompts: {', '.join(PROMPTS)}")
-    text = spec.render(dict(params.arguments or {}))
-    return types.GetPromptResult(
-        description=spec.description,
-        messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
-    )
+        text = spec.render(dict(params.arguments or {}))
+        return types.GetPromptResult(
+            description=spec.description,
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
+        )

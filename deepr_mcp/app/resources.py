@@ -18,13 +18,14 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from deepr_mcp.app.connections import connection_id, connection_of
-from deepr_mcp.app.services import Services
+from deepr_mcp.app.connections import connection_id, connection_of, is_modern
+from deepr_mcp.app.surface import Surface
 from deepr_mcp.errors import DeeprError, InvalidInput, NotFound
+from deepr_mcp.experts.models import Expert
 from deepr_mcp.jobs import views
-from deepr_mcp.jobs.uris import CAMPAIGN_KINDS, MAX_URI_LENGTH, parse_uri
+from deepr_mcp.jobs.uris import CAMPAIGN_KINDS, MAX_URI_LENGTH, TEMPLATES, campaign_uris, expert_uris, parse_uri
 
-Ctx = ServerRequestContext[Services, Any]
+Ctx = ServerRequestContext[Surface, Any]
 
 RESOURCE_NOT_FOUND = -32002
 """The handshake-era code for an unknown resource (2025-11-25 and earlier)."""
@@ -57,7 +58,7 @@ def check_subscribable(uri: str) -> None:
 
 def _protocol_error(exc: DeeprError, ctx: Ctx) -> MCPError:
     if isinstance(exc, NotFound):
-        code = INVALID_PARAMS if ctx.protocol_version >= "2026" else RESOURCE_NOT_FOUND
+        code = INVALID_PARAMS if is_modern(ctx) else RESOURCE_NOT_FOUND
         return MCPError(code=code, message=exc.message)
     return MCPError(code=INVALID_PARAMS, message=exc.message)
 
@@ -66,21 +67,39 @@ def _short(question: str, limit: int = 60) -> str:
     return question if len(question) <= limit else question[: limit - 1] + "…"
 
 
-def build_resource_handlers(services: Services) -> dict[str, Any]:
-    """The ``on_*`` keyword arguments for the lowlevel ``Server``."""
-    listen = ListenHandler(services.notifier.bus)
+class ResourceHandlers:
+    """``resources/*`` and ``subscriptions/listen``: reads through the views, pushes through the notifier."""
 
-    async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+    def __init__(self, surface: Surface) -> None:
+        self.store = surface.tools.store
+        self.experts = surface.tools.experts
+        self.feed = surface.tools.feed
+        self.notifier = surface.notifier
+        self.connections = surface.connections
+        self.listen = ListenHandler(surface.bus)
+
+    def server_kwargs(self) -> dict[str, Any]:
+        """The ``on_*`` keyword arguments for the lowlevel ``Server``."""
+        return {
+            "on_list_resources": self.list_resources,
+            "on_list_resource_templates": self.list_templates,
+            "on_read_resource": self.read_resource,
+            "on_subscribe_resource": self.subscribe,
+            "on_unsubscribe_resource": self.unsubscribe,
+            "on_subscriptions_listen": self.subscriptions_listen,
+        }
+
+    async def list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         offset = int(params.cursor) if params is not None and params.cursor and params.cursor.isdigit() else 0
         page = 25
-        campaigns, total = await services.store.list(limit=page, offset=offset)
+        campaigns, total = await self.store.list(limit=page, offset=offset)
         resources = []
         for campaign in campaigns:
-            for kind in CAMPAIGN_KINDS:
+            for kind, uri in campaign_uris(campaign.id).items():
                 title, mime, description = KIND_INFO[kind]
                 resources.append(
                     types.Resource(
-                        uri=f"deepr://campaigns/{campaign.id}/{kind}",
+                        uri=uri,
                         name=f"{campaign.id}-{kind}",
                         title=f"{title}: {_short(campaign.question)}",
                         description=f"{description} ({campaign.phase.value})",
@@ -88,11 +107,12 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
                     )
                 )
         if offset == 0:
-            for expert in await services.experts.list():
-                for kind, (title, description) in EXPERT_INFO.items():
+            for expert in await self.experts.list():
+                for kind, uri in expert_uris(expert.id).items():
+                    title, description = EXPERT_INFO[kind]
                     resources.append(
                         types.Resource(
-                            uri=f"deepr://experts/{expert.id}/{kind}",
+                            uri=uri,
                             name=f"{expert.id}-{kind}",
                             title=f"{title}: {expert.name}",
                             description=description,
@@ -103,11 +123,11 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
         return types.ListResourcesResult(resources=resources, next_cursor=next_cursor)
 
     async def list_templates(
-        ctx: Ctx, params: types.PaginatedRequestParams | None
+        self, ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         templates = [
             types.ResourceTemplate(
-                uri_template=f"deepr://campaigns/{{id}}/{kind}",
+                uri_template=TEMPLATES[f"campaign_{kind}"],
                 name=f"campaign-{kind}",
                 title=f"Campaign {KIND_INFO[kind][0].lower()}",
                 description=KIND_INFO[kind][2],
@@ -116,7 +136,7 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
             for kind in CAMPAIGN_KINDS
         ] + [
             types.ResourceTemplate(
-                uri_template=f"deepr://experts/{{id}}/{kind}",
+                uri_template=TEMPLATES[f"expert_{kind}"],
                 name=f"expert-{kind}",
                 title=title,
                 description=description,
@@ -126,59 +146,46 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
         ]
         return types.ListResourceTemplatesResult(resource_templates=templates)
 
-    async def read_resource(ctx: Ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         try:
             ref = parse_uri(uri)
             if ref.collection == "experts":
-                expert = await services.experts.get(ref.id)
-            else:
-                campaign = await services.store.get(ref.id)
+                return _text(uri, "application/json", _expert_body(await self.experts.get(ref.id), ref.kind))
+            campaign = await self.store.get(ref.id)
         except NotFound as exc:
             raise _protocol_error(NotFound(f"resource {uri!r} not found: {exc.message}"), ctx) from None
         except DeeprError as exc:
             raise _protocol_error(exc, ctx) from None
-        if ref.collection == "experts":
-            body = {
-                "profile": expert.profile,
-                "beliefs": lambda: {"id": expert.id, "beliefs": [b.model_dump(mode="json") for b in expert.beliefs]},
-                "gaps": lambda: {"id": expert.id, "gaps": [g.model_dump(mode="json") for g in expert.gaps]},
-            }[ref.kind]()
-            text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-            return types.ReadResourceResult(
-                contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
-            )
         if ref.kind == "report":
-            body, mime = views.report_text(campaign), "text/markdown"
-        else:
-            view = {
-                "status": lambda: views.status_view(campaign, services.notifier.subscriber_count(uri)),
-                "plan": lambda: views.plan_view(campaign),
-                "beliefs": lambda: views.beliefs_view(campaign),
-            }[ref.kind]()
-            body, mime = json.dumps(view, ensure_ascii=False, separators=(",", ":")), "application/json"
-        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=body)])
+            return _text(uri, "text/markdown", views.report_text(campaign))
+        view = {
+            "status": lambda: views.status_view(campaign, self.feed.subscriber_count(uri)),
+            "plan": lambda: views.plan_view(campaign),
+            "beliefs": lambda: views.beliefs_view(campaign),
+        }[ref.kind]()
+        return _text(uri, "application/json", json.dumps(view, ensure_ascii=False, separators=(",", ":")))
 
-    async def subscribe(ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
+    async def subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
         try:
             check_subscribable(uri)
             cid = connection_id(ctx)
             assert cid is not None  # resources/subscribe exists only in the handshake era
             connection = connection_of(ctx)
-            services.connections.register(cid, connection)
-            if not services.notifier.subscriptions_of(cid):
-                connection.exit_stack.callback(services.notifier.remove, cid)
+            self.connections.register(cid, connection)
+            if not self.notifier.subscriptions_of(cid):
+                connection.exit_stack.callback(self.notifier.remove, cid)
 
             async def send(updated_uri: str, meta: dict[str, Any]) -> None:
                 await connection.send_resource_updated(updated_uri, meta=meta)
 
-            services.notifier.subscribe(cid, uri, send)
+            self.notifier.subscribe(cid, uri, send)
         except DeeprError as exc:
             raise _protocol_error(exc, ctx) from None
         return types.EmptyResult()
 
-    async def unsubscribe(ctx: Ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+    async def unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
         try:
             check_subscribable(uri)
@@ -186,11 +193,11 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
             raise _protocol_error(exc, ctx) from None
         cid = connection_id(ctx)
         if cid is not None:
-            services.notifier.unsubscribe(cid, uri)
+            self.notifier.unsubscribe(cid, uri)
         return types.EmptyResult()
 
     async def subscriptions_listen(
-        ctx: Ctx, params: types.SubscriptionsListenRequestParams
+        self, ctx: Ctx, params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
         uris = list(params.notifications.resource_subscriptions or [])
         try:
@@ -198,17 +205,21 @@ def build_resource_handlers(services: Services) -> dict[str, Any]:
                 check_subscribable(uri)
         except DeeprError as exc:
             raise _protocol_error(exc, ctx) from None
-        services.notifier.listen_opened(uris)
+        self.notifier.listen_opened(uris)
         try:
-            return await listen(ctx, params)
+            return await self.listen(ctx, params)
         finally:
-            services.notifier.listen_closed(uris)
+            self.notifier.listen_closed(uris)
 
-    return {
-        "on_list_resources": list_resources,
-        "on_list_resource_templates": list_templates,
-        "on_read_resource": read_resource,
-        "on_subscribe_resource": subscribe,
-        "on_unsubscribe_resource": unsubscribe,
-        "on_subscriptions_listen": subscriptions_listen,
-    }
+
+def _text(uri: str, mime: str, text: str) -> types.ReadResourceResult:
+    return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)])
+
+
+def _expert_body(expert: Expert, kind: str) -> str:
+    body = {
+        "profile": expert.profile,
+        "beliefs": lambda: {"id": expert.id, "beliefs": [b.model_dump(mode="json") for b in expert.beliefs]},
+        "gaps": lambda: {"id": expert.id, "gaps": [g.model_dump(mode="json") for g in expert.gaps]},
+    }[kind]()
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))

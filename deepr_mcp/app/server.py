@@ -1,13 +1,15 @@
 """Wiring: the SDK's lowlevel ``Server`` with deepr-mcp's handlers, serving both protocol eras.
 
-Handlers here translate between MCP types and the gateway/services and nothing else.
+Handlers here translate between MCP types and the gateway/use cases and nothing else. Every
+handler is a method of a handler class (``ToolHandlers``, ``ResourceHandlers``, ``TaskHandlers``)
+built from the ``Surface`` the composition root hands over; the root itself stays out of reach.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -17,17 +19,20 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from deepr_mcp import __version__
-from deepr_mcp.app.connections import connection_id, connection_of, connection_state, is_modern
-from deepr_mcp.app.prompts import get_prompt, list_prompts
-from deepr_mcp.app.resources import build_resource_handlers
-from deepr_mcp.app.services import Services
-from deepr_mcp.app.tasks import build_task_handlers
+from deepr_mcp.app.connections import connection_id, connection_of, connection_state, is_modern, is_modern_version
+from deepr_mcp.app.prompts import PromptHandlers
+from deepr_mcp.app.resources import ResourceHandlers
+from deepr_mcp.app.surface import Surface
+from deepr_mcp.app.tasks import TaskHandlers
 from deepr_mcp.elicitation.inline import input_required
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.gateway.spec import ToolSpec
 from deepr_mcp.tools.context import ToolContext
 
 __all__ = ["INSTRUCTIONS", "build_server"]
+
+if TYPE_CHECKING:
+    from deepr_mcp.app.root import Root
 
 INSTRUCTIONS = (
     "deepr-mcp runs long, cited research as background campaigns. Its tools are found on demand: "
@@ -38,10 +43,10 @@ INSTRUCTIONS = (
 
 _REVEALED_KEY = "deepr.revealed"
 
-Ctx = ServerRequestContext[Services, Any]
+Ctx = ServerRequestContext[Surface, Any]
 
 
-class DeeprServer(Server[Services]):
+class DeeprServer(Server[Surface]):
     """Announces ``tools.listChanged`` and tasks to handshake clients, whichever transport built the options."""
 
     def get_capabilities(
@@ -55,7 +60,7 @@ class DeeprServer(Server[Services]):
         caps = super().get_capabilities(
             notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
         )
-        if protocol_version is None or protocol_version < "2026":  # MCP tasks exist in 2025-11-25 only
+        if not is_modern_version(protocol_version):  # MCP tasks exist in 2025-11-25 only
             caps.tasks = types.ServerTasksCapability(
                 list=types.TasksListCapability(),
                 cancel=types.TasksCancelCapability(),
@@ -113,33 +118,32 @@ def later_progress(ctx: Ctx) -> Any:
     return send
 
 
-def tool_context(ctx: Ctx) -> ToolContext:
-    cid = connection_id(ctx)
-    if cid is not None:  # reachable later for elicitation while it stays connected
-        ctx.lifespan_context.connections.register(cid, connection_of(ctx))
-    return ToolContext(
-        services=ctx.lifespan_context,
-        protocol_version=ctx.protocol_version,
-        connection_id=connection_id(ctx),
-        report_progress=ctx.session.report_progress,
-        connection_state=connection_state(ctx),
-        later_progress=later_progress(ctx),
-    )
+class ToolHandlers:
+    """``tools/list`` and ``tools/call`` through the gateway, including the task-augmented path."""
 
+    def __init__(self, surface: Surface, tasks: TaskHandlers) -> None:
+        self.surface = surface
+        self.gateway = surface.gateway
+        self.tasks = tasks
 
-def build_server(services: Services) -> DeeprServer:
-    """A server bound to already-open ``services`` (the caller's lifespan owns them)."""
-    gateway = services.gateway
+    def tool_context(self, ctx: Ctx) -> ToolContext:
+        cid = connection_id(ctx)
+        if cid is not None:  # reachable later for elicitation while it stays connected
+            self.surface.connections.register(cid, connection_of(ctx))
+        return ToolContext(
+            services=self.surface.tools,
+            protocol_version=ctx.protocol_version,
+            connection_id=cid,
+            report_progress=ctx.session.report_progress,
+            connection_state=connection_state(ctx),
+            later_progress=later_progress(ctx),
+        )
 
-    @asynccontextmanager
-    async def lifespan(_: Server[Services]) -> AsyncIterator[Services]:
-        yield services
-
-    async def list_tools(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
-        return types.ListToolsResult(tools=[to_mcp_tool(spec) for spec in gateway.listed(revealed)])
+        return types.ListToolsResult(tools=[to_mcp_tool(spec) for spec in self.gateway.listed(revealed)])
 
-    async def task_augmented_calls(ctx: Ctx, call_next: Any) -> Any:
+    async def task_augmented_calls(self, ctx: Ctx, call_next: Any) -> Any:
         """Serve ``tools/call`` with a ``task`` field (2025-11-25) before the SDK's result sieve.
 
         The SDK validates a tools/call result as ``CallToolResult``; a task-augmented call must
@@ -157,27 +161,33 @@ def build_server(services: Services) -> DeeprServer:
             raise MCPError(
                 code=INVALID_PARAMS, message=f"only campaign_start supports task-augmented calls, not {target!r}"
             )
-        created = await start_task(ctx, arguments, typed.task.ttl if typed.task else None)
+        created = await self.tasks.start(ctx, arguments, typed.task.ttl if typed.task else None)
         return created.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def call_tool(
-        ctx: Ctx, params: types.CallToolRequestParams
+        self, ctx: Ctx, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        if is_modern(ctx) and (question := await input_required(services, params)) is not None:
-            return question
+        if is_modern(ctx):
+            tools = self.surface.tools
+            question = await input_required(tools.store.get, tools.jobs.decide, params)
+            if question is not None:
+                return question
         if params.name == "tool_search":
-            outcome, found = gateway.search(params.arguments)
-            await _reveal(ctx, found)
+            outcome, found = self.gateway.search(params.arguments)
+            await self._reveal(ctx, found)
         elif params.name == "tool_call":
-            target = gateway.unwrap_call(params.arguments)
-            outcome = target if isinstance(target, ToolOutcome) else await gateway.invoke(tool_context(ctx), *target)
+            target = self.gateway.unwrap_call(params.arguments)
+            if isinstance(target, ToolOutcome):
+                outcome = target
+            else:
+                outcome = await self.gateway.invoke(self.tool_context(ctx), *target)
         else:
-            outcome = await gateway.invoke(tool_context(ctx), params.name, params.arguments)
+            outcome = await self.gateway.invoke(self.tool_context(ctx), params.name, params.arguments)
         return to_call_result(outcome)
 
-    async def _reveal(ctx: Ctx, names: list[str]) -> None:
+    async def _reveal(self, ctx: Ctx, names: list[str]) -> None:
         """Add hits to this connection's list; tell the client only if the list really changed."""
-        if not names or is_modern(ctx) or gateway.mode == "full":
+        if not names or is_modern(ctx) or self.gateway.mode == "full":
             return
         revealed: set[str] = connection_state(ctx).setdefault(_REVEALED_KEY, set())
         new = set(names) - revealed
@@ -187,23 +197,30 @@ def build_server(services: Services) -> DeeprServer:
             # the way a standalone-stream notification is before the client's GET stream attaches.
             await ctx.session.send_notification(types.ToolListChangedNotification(), related_request_id=ctx.request_id)
 
-    task_handlers = build_task_handlers(services)
-    start_task = task_handlers.pop("start")[1]
 
+def build_server(root: Root) -> DeeprServer:
+    """A server bound to an already-open composition root (the caller's lifespan owns it)."""
+    surface = root.surface
+
+    @asynccontextmanager
+    async def lifespan(_: Server[Surface]) -> AsyncIterator[Surface]:
+        yield surface
+
+    tasks = TaskHandlers(surface)
+    tools = ToolHandlers(surface, tasks)
     server = DeeprServer(
         "deepr-mcp",
         version=__version__,
         title="deepr-mcp research server",
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
-        get_tool_input_schema=gateway.schema_of,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
-        **build_resource_handlers(services),
+        get_tool_input_schema=surface.gateway.schema_of,
+        on_list_tools=tools.list_tools,
+        on_call_tool=tools.call_tool,
+        **PromptHandlers().server_kwargs(),
+        **ResourceHandlers(surface).server_kwargs(),
     )
-    for method, (params_type, handler) in task_handlers.items():
+    for method, (params_type, handler) in tasks.routes().items():
         server.add_request_handler(method, params_type, handler)
-    server.middleware.append(task_augmented_calls)
+    server.middleware.append(tools.task_augmented_calls)
     return server

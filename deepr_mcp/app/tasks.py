@@ -17,12 +17,12 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from deepr_mcp.app.connections import connection_id, connection_of
-from deepr_mcp.app.services import Services
+from deepr_mcp.app.surface import Surface
 from deepr_mcp.errors import Conflict, DeeprError, NotFound
 from deepr_mcp.jobs import views
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
 
-Ctx = ServerRequestContext[Services, Any]
+Ctx = ServerRequestContext[Surface, Any]
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 POLL_INTERVAL_MS = 2000
 
@@ -65,85 +65,85 @@ def _error(exc: DeeprError) -> MCPError:
     return MCPError(code=INVALID_PARAMS, message=exc.message)
 
 
-async def _task_campaign(services: Services, task_id: str) -> Campaign:
-    try:
-        campaign = await services.store.get(task_id)
-    except NotFound:
-        raise MCPError(
-            code=INVALID_PARAMS, message=f"no task {task_id!r}; tasks/list shows the ids that exist"
-        ) from None
-    if not campaign.is_task:
-        raise MCPError(code=INVALID_PARAMS, message=f"campaign {task_id} was not started as a task")
-    return campaign
+class TaskHandlers:
+    """``tasks/*`` and the task-augmented ``campaign_start``, over the campaign records and feed."""
 
+    def __init__(self, surface: Surface) -> None:
+        self.campaigns = surface.tools.campaigns
+        self.store = surface.tools.store
+        self.jobs = surface.tools.jobs
+        self.feed = surface.tools.feed
+        self.spawn = surface.spawn
 
-async def watch_and_notify(services: Services, ctx: Ctx, campaign_id: str) -> None:
-    """Send notifications/tasks/status on every phase change until the task ends or the client goes."""
-    connection = connection_of(ctx)
-    last: str | None = None
-    while True:
-        campaign = await services.store.get(campaign_id)
-        task = task_of(campaign)
-        if task.status_message != last or campaign.terminal:
-            last = task.status_message
-            params = task.model_dump(mode="json", by_alias=True, exclude_none=True)
-            await connection.notify("notifications/tasks/status", params)
-        if campaign.terminal:
-            return
-        await services.notifier.wait_changed(campaign_id, 30)
+    def routes(self) -> dict[str, tuple[type, Any]]:
+        """The ``tasks/*`` request handlers by method, with their params types."""
+        return {
+            "tasks/get": (types.GetTaskRequestParams, self.get),
+            "tasks/result": (types.GetTaskPayloadRequestParams, self.result),
+            "tasks/cancel": (types.CancelTaskRequestParams, self.cancel),
+            "tasks/list": (types.PaginatedRequestParams, self.list),
+        }
 
+    async def _task_campaign(self, task_id: str) -> Campaign:
+        try:
+            campaign = await self.store.get(task_id)
+        except NotFound:
+            raise MCPError(
+                code=INVALID_PARAMS, message=f"no task {task_id!r}; tasks/list shows the ids that exist"
+            ) from None
+        if not campaign.is_task:
+            raise MCPError(code=INVALID_PARAMS, message=f"campaign {task_id} was not started as a task")
+        return campaign
 
-def build_task_handlers(services: Services) -> dict[str, tuple[type, Any]]:
-    async def start_task(ctx: Ctx, arguments: dict[str, Any], ttl: int | None) -> types.CreateTaskResult:
+    async def watch_and_notify(self, ctx: Ctx, campaign_id: str) -> None:
+        """Send notifications/tasks/status on every phase change until the task ends or the client goes."""
+        connection = connection_of(ctx)
+        last: str | None = None
+        async for campaign in self.feed.follow(campaign_id, "complete", heartbeat_s=30):
+            task = task_of(campaign)
+            if task.status_message != last or campaign.terminal:
+                last = task.status_message
+                params = task.model_dump(mode="json", by_alias=True, exclude_none=True)
+                await connection.notify("notifications/tasks/status", params)
+
+    async def start(self, ctx: Ctx, arguments: dict[str, Any], ttl: int | None) -> types.CreateTaskResult:
         question = arguments.get("question")
         if not isinstance(question, str):
             raise MCPError(code=INVALID_PARAMS, message="campaign_start needs a question (string)")
         try:
-            campaign = await services.start_campaign(
-                question,
-                budget=arguments.get("budget"),
-                owner=connection_id(ctx),
-                as_task=True,
-                task_ttl_ms=ttl,
+            campaign = await self.campaigns.start(
+                question, budget=arguments.get("budget"), owner=connection_id(ctx), as_task=True, task_ttl_ms=ttl
             )
         except DeeprError as exc:
             raise _error(exc) from None
-        services.spawn(watch_and_notify, services, ctx, campaign.id)
+        self.spawn(self.watch_and_notify, ctx, campaign.id)
         return types.CreateTaskResult(task=task_of(campaign))
 
-    async def tasks_get(ctx: Ctx, params: types.GetTaskRequestParams) -> types.GetTaskResult:
-        campaign = await _task_campaign(services, params.task_id)
+    async def get(self, ctx: Ctx, params: types.GetTaskRequestParams) -> types.GetTaskResult:
+        campaign = await self._task_campaign(params.task_id)
         return types.GetTaskResult(**task_of(campaign).model_dump())
 
-    async def tasks_result(ctx: Ctx, params: types.GetTaskPayloadRequestParams) -> dict[str, Any]:
-        campaign = await _task_campaign(services, params.task_id)
-        while not campaign.terminal:  # tasks/result blocks until the task is done (spec)
-            await services.notifier.wait_changed(campaign.id, 30)
-            campaign = await services.store.get(campaign.id)
+    async def result(self, ctx: Ctx, params: types.GetTaskPayloadRequestParams) -> dict[str, Any]:
+        """Blocks until the task is done (spec), then the report."""
+        campaign = await self._task_campaign(params.task_id)
+        async for update in self.feed.follow(campaign.id, "complete", heartbeat_s=30):
+            campaign = update
         return final_result(campaign).model_dump(mode="json", by_alias=True, exclude_none=True)
 
-    async def tasks_cancel(ctx: Ctx, params: types.CancelTaskRequestParams) -> types.CancelTaskResult:
-        campaign = await _task_campaign(services, params.task_id)
+    async def cancel(self, ctx: Ctx, params: types.CancelTaskRequestParams) -> types.CancelTaskResult:
+        campaign = await self._task_campaign(params.task_id)
         try:
-            await services.jobs.cancel(campaign.id)
+            await self.jobs.cancel(campaign.id)
         except Conflict as exc:
             raise _error(exc) from None
-        with anyio.move_on_after(5):
-            while not (campaign := await services.store.get(campaign.id)).terminal:
-                await services.notifier.wait_changed(campaign.id, 5)
+        with anyio.move_on_after(5):  # a running campaign stops at its next step boundary
+            async for update in self.feed.follow(campaign.id, "complete", heartbeat_s=5):
+                campaign = update
         return types.CancelTaskResult(**task_of(campaign).model_dump())
 
-    async def tasks_list(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListTasksResult:
+    async def list(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListTasksResult:
         offset = int(params.cursor) if params is not None and params.cursor and params.cursor.isdigit() else 0
-        campaigns, total = await services.store.list(limit=50, offset=offset)
+        campaigns, total = await self.store.list(limit=50, offset=offset)
         tasks = [task_of(c) for c in campaigns if c.is_task]
         next_cursor = str(offset + 50) if offset + 50 < total else None
         return types.ListTasksResult(tasks=tasks, next_cursor=next_cursor)
-
-    return {
-        "start": (None, start_task),
-        "tasks/get": (types.GetTaskRequestParams, tasks_get),
-        "tasks/result": (types.GetTaskPayloadRequestParams, tasks_result),
-        "tasks/cancel": (types.CancelTaskRequestParams, tasks_cancel),
-        "tasks/list": (types.PaginatedRequestParams, tasks_list),
-    }

@@ -4,80 +4,78 @@ The connection that started the campaign is asked first; if it is gone or cannot
 other connected subscriber of the campaign that declared the capability. An invalid answer is
 asked again once, then treated as a decline; decline or cancel means abort. If nobody can be
 asked, the question waits for ``budget_decide`` (any client) or the timeout's default.
+
+The handler is given its ports (a connection lookup, the subscribers of a URI) and returns the
+decision; the job manager records it. It never sees the services or the store.
 """
 
 from __future__ import annotations
 
-import logging
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from deepr_mcp.elicitation import form
-from deepr_mcp.errors import Conflict, InvalidInput
-from deepr_mcp.jobs.models import BudgetQuestion, Campaign
-
-logger = logging.getLogger(__name__)
+from deepr_mcp.jobs.models import BudgetDecision, BudgetQuestion, Campaign
 
 ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
 
 
-class ConnectionRegistry:
-    """Live handshake-era connections by id; each removes itself when its connection closes."""
+class Elicitable(Protocol):
+    """What the handler needs of a connection: its declared capabilities and a request channel."""
 
-    def __init__(self) -> None:
-        self._connections: dict[str, Any] = {}
+    def check_capability(self, capability: types.ClientCapabilities) -> bool: ...
 
-    def register(self, connection_id: str, connection: Any) -> None:
-        if connection_id not in self._connections:
-            self._connections[connection_id] = connection
-            connection.exit_stack.callback(self._connections.pop, connection_id, None)
+    async def send_request(self, request: types.ElicitRequest) -> Any: ...
 
-    def get(self, connection_id: str | None) -> Any:
-        return self._connections.get(connection_id) if connection_id else None
 
-    def __len__(self) -> int:
-        return len(self._connections)
+ConnectionLookup = Callable[[str | None], Elicitable | None]
+"""A live connection by id, or ``None`` when it is gone (or the id is ``None``)."""
+SubscribersOf = Callable[[str], Iterable[str]]
+"""The connection ids subscribed to a resource URI."""
 
 
 class ElicitationHandler:
-    def __init__(self, registry: ConnectionRegistry, services: Any, *, timeout_s: float) -> None:
-        self.registry = registry
-        self.services = services
+    """Given who is connected and who subscribes; returns the decision for its caller to record."""
+
+    def __init__(self, connection: ConnectionLookup, subscribers_of: SubscribersOf, *, timeout_s: float) -> None:
+        self.connection = connection
+        self.subscribers_of = subscribers_of
         self.timeout_s = timeout_s
 
     def candidates(self, campaign: Campaign) -> list[str]:
-        status_uri = campaign.uris()["status"]
-        subscribers = [s.connection_id for s in self.services.notifier.subscribers_of(status_uri)]
+        subscribers = self.subscribers_of(campaign.uris()["status"])
         ordered = [campaign.owner_connection, *sorted(subscribers)]
         out: list[str] = []
         for cid in ordered:
-            connection = self.registry.get(cid)
+            connection = self.connection(cid)
             if cid and cid not in out and connection is not None and connection.check_capability(ELICITATION):
                 out.append(cid)
         return out
 
-    async def ask(self, campaign: Campaign, question: BudgetQuestion) -> None:
-        """Try each capable connection in turn until one answers (or the question is settled elsewhere)."""
+    async def ask(self, campaign: Campaign, question: BudgetQuestion) -> BudgetDecision | None:
+        """Try each capable connection in turn until one answers; ``None`` if none could be asked."""
         for cid in self.candidates(campaign):
-            answer = await self._ask_connection(self.registry.get(cid), campaign, question)
+            connection = self.connection(cid)
+            if connection is None:
+                continue  # it closed since the candidates were listed
+            answer = await self._ask_connection(connection, campaign, question)
             if answer is None:
                 continue  # that channel failed (closed, no back-channel, timed out): try the next
-            try:
-                await self.services.jobs.decide(
-                    campaign.id,
-                    answer.decision,
-                    new_budget=answer.new_budget,
-                    channel="elicitation",
-                    answered_by=f"connection {cid}",
-                )
-            except (Conflict, InvalidInput) as exc:
-                logger.info("elicited answer for %s not applied: %s", campaign.id, exc.message)
-            return
+            return BudgetDecision(
+                decision=answer.decision,
+                new_budget=answer.new_budget,
+                channel="elicitation",
+                answered_by=f"connection {cid}",
+            )
+        return None
 
-    async def _ask_connection(self, connection: Any, campaign: Campaign, q: BudgetQuestion) -> form.Answer | None:
+    async def _ask_connection(
+        self, connection: Elicitable, campaign: Campaign, q: BudgetQuestion
+    ) -> form.Answer | None:
         problem: str | None = None
         for _attempt in range(2):
             request = types.ElicitRequest(

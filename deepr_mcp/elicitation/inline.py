@@ -8,12 +8,23 @@ was settled meanwhile is recognised and refused.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 import mcp_types as types
 
 from deepr_mcp.elicitation import form
 from deepr_mcp.errors import Conflict, InvalidInput, NotFound
+from deepr_mcp.jobs.models import Campaign, DecisionName
+
+ReadCampaign = Callable[[str], Awaitable[Campaign]]
+
+
+class RecordDecision(Protocol):
+    async def __call__(
+        self, campaign_id: str, decision: DecisionName, *, new_budget: float | None, channel: str, answered_by: str
+    ) -> Any: ...
+
 
 INPUT_KEY = "budget"
 
@@ -28,13 +39,18 @@ def campaign_id_of(name: str, arguments: dict[str, Any] | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
-async def input_required(services: Any, params: types.CallToolRequestParams) -> types.InputRequiredResult | None:
-    """``None`` when the call may proceed; otherwise the question to put to the client."""
+async def input_required(
+    read: ReadCampaign, record: RecordDecision, params: types.CallToolRequestParams
+) -> types.InputRequiredResult | None:
+    """``None`` when the call may proceed; otherwise the question to put to the client.
+
+    ``read`` gets a campaign by id; ``record`` applies an answer (the job manager's ``decide``).
+    """
     campaign_id = campaign_id_of(params.name, params.arguments)
     if campaign_id is None:
         return None
     try:
-        campaign = await services.store.get(campaign_id)
+        campaign = await read(campaign_id)
     except (NotFound, InvalidInput):
         return None  # the tool itself reports the unknown id
     q = campaign.open_question
@@ -53,7 +69,7 @@ async def input_required(services: Any, params: types.CallToolRequestParams) -> 
                 answer = form.Answer("abort")  # asked again once, still invalid: a decline
         if isinstance(answer, form.Answer):
             try:
-                await services.jobs.decide(
+                await record(
                     campaign.id,
                     answer.decision,
                     new_budget=answer.new_budget,

@@ -15,7 +15,7 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from deepr_mcp.gateway.spec import SearchHit, ToolSpec
-from deepr_mcp.gateway.tokenizer import expand_query, tokenize
+from deepr_mcp.text.tokenizer import expand_query, tokenize
 
 __all__ = ["ToolRegistry"]
 

@@ -18,6 +18,8 @@ import anyio
 from anyio.abc import TaskGroup
 
 from deepr_mcp.errors import BudgetExceeded, Conflict, DeeprError, InvalidInput
+from deepr_mcp.jobs.feed import CampaignFeed
+from deepr_mcp.jobs.lease import CampaignLease, LocalLease
 from deepr_mcp.jobs.models import (
     RUNNING_PHASES,
     BudgetDecision,
@@ -27,7 +29,6 @@ from deepr_mcp.jobs.models import (
     DecisionName,
     utcnow,
 )
-from deepr_mcp.jobs.notifier import Notifier
 from deepr_mcp.jobs.store import CampaignStore
 from deepr_mcp.research.engine import Engine, new_state, partial_report
 from deepr_mcp.research.models import Phase
@@ -35,10 +36,9 @@ from deepr_mcp.research.models import Phase
 logger = logging.getLogger(__name__)
 
 EngineFactory = Callable[[Campaign], Engine]
-AskBudget = Callable[[Campaign, BudgetQuestion], Awaitable[None]]
-"""Puts an open budget question in front of someone (elicitation, a pending tool answer...)."""
-
-RESOURCE_KINDS = ("status", "plan", "beliefs", "report")
+AskBudget = Callable[[Campaign, BudgetQuestion], Awaitable[BudgetDecision | None]]
+"""Puts an open budget question in front of someone who can answer it now (elicitation); returns
+their decision, or ``None`` when nobody could be asked (then ``budget_decide`` or the timeout)."""
 
 
 @dataclass
@@ -57,7 +57,7 @@ class JobManager:
     def __init__(
         self,
         store: CampaignStore,
-        notifier: Notifier,
+        feed: CampaignFeed,
         engine_factory: EngineFactory,
         *,
         max_concurrent: int = 2,
@@ -66,9 +66,11 @@ class JobManager:
         ask_budget: AskBudget | None = None,
         step_delay_s: float = 0.0,
         on_finished: Callable[[Campaign], Awaitable[None]] | None = None,
+        lease: CampaignLease | None = None,
     ) -> None:
         self.store = store
-        self.notifier = notifier
+        self.feed = feed
+        self.lease: CampaignLease = lease or LocalLease()
         self.engine_factory = engine_factory
         self.budget_timeout_s = budget_timeout_s
         self.budget_default: DecisionName = budget_default
@@ -133,7 +135,7 @@ class JobManager:
             task_ttl_ms=task_ttl_ms,
         )
         campaign = await self.store.create(campaign)
-        await self._announce(campaign)
+        await self.feed.announce(campaign.id)
         self._schedule(campaign.id)
         return campaign
 
@@ -219,7 +221,7 @@ class JobManager:
         self._tg.start_soon(self._run, campaign_id)
 
     async def _run(self, campaign_id: str) -> None:
-        async with self._limiter:
+        async with self.lease.hold(campaign_id), self._limiter:
             control = self._controls.setdefault(campaign_id, _Control())
             control.running = True
             try:
@@ -307,7 +309,7 @@ class JobManager:
         campaign = await self._save(campaign)
         async with anyio.create_task_group() as asking:
             if self.ask_budget is not None:  # elicitation, when some connection can be asked
-                asking.start_soon(self.ask_budget, campaign, question)
+                asking.start_soon(self._ask, campaign, question)
             with anyio.move_on_after(self.budget_timeout_s):
                 await control.decided.wait()
             asking.cancel_scope.cancel()  # settled (on any channel) or timed out: withdraw the question
@@ -334,6 +336,22 @@ class JobManager:
             return "again"
         await self._finish(campaign, CampaignPhase.CANCELLED, "aborted at the budget question", engine_partial=True)
         return "stop"
+
+    async def _ask(self, campaign: Campaign, question: BudgetQuestion) -> None:
+        assert self.ask_budget is not None
+        decision = await self.ask_budget(campaign, question)
+        if decision is None:
+            return
+        try:
+            await self.decide(
+                campaign.id,
+                decision.decision,
+                new_budget=decision.new_budget,
+                channel=decision.channel,
+                answered_by=decision.answered_by,
+            )
+        except (Conflict, InvalidInput) as exc:
+            logger.info("%s answer for %s not applied: %s", decision.channel, campaign.id, exc.message)
 
     # -- record keeping ----------------------------------------------------------------------
 
@@ -370,13 +388,8 @@ class JobManager:
 
     async def _save(self, campaign: Campaign) -> Campaign:
         saved = await self.store.save(campaign)
-        await self._announce(saved)
+        await self.feed.announce(saved.id)
         return saved
-
-    async def _announce(self, campaign: Campaign) -> None:
-        for kind in RESOURCE_KINDS:
-            await self.notifier.publish(f"deepr://campaigns/{campaign.id}/{kind}")
-        self.notifier.changed(campaign.id)
 
     def _lock(self, campaign_id: str) -> anyio.Lock:
         return self._locks.setdefault(campaign_id, anyio.Lock())

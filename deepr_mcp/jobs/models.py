@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from deepr_mcp.jobs.uris import campaign_uris
 from deepr_mcp.research.models import ResearchState
 
 
@@ -100,5 +101,4 @@ class Campaign(BaseModel):
         return self.phase in TERMINAL_PHASES
 
     def uris(self) -> dict[str, str]:
-        base = f"deepr://campaigns/{self.id}"
-        return {kind: f"{base}/{kind}" for kind in ("status", "plan", "beliefs", "report")}
+        return campaign_uris(self.id)

@@ -13,7 +13,8 @@ past ``send_timeout_s`` the send is cancelled and the subscriber dropped. Sends 
 scope of their own (it was half a writer's CPU per notification). 2026-07-28 clients get the
 same events through the SDK's ``ListenHandler``.
 
-The same feed wakes ``wait_for_change`` callers, the pull twin of every push.
+It is pure fan-out: it learns what changed from the subscription bus (``jobs/feed.py``
+announces there) and knows nothing of campaigns; waiters follow the feed, not the Notifier.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, SubscriptionBus
+from mcp.server.subscriptions import ResourceUpdated, ServerEvent, SubscriptionBus
 
 from deepr_mcp.errors import InvalidInput
 
@@ -67,13 +68,13 @@ class Notifier:
         writers: int = 2,
         max_spare_writers: int = 64,
     ) -> None:
-        self.bus = bus or InMemorySubscriptionBus()
+        self._bus = bus
+        self._unsubscribe_bus: Callable[[], None] | None = None
         self.send_timeout_s = send_timeout_s
         self.max_subscriptions_per_connection = max_subscriptions_per_connection
         self._subscribers: dict[str, Subscriber] = {}
         self._by_uri: dict[str, set[str]] = {}
         self._listen_counts: dict[str, int] = {}
-        self._changed: dict[str, anyio.Event] = {}
         self._ready: deque[Subscriber] = deque()
         self._ready_event = anyio.Event()
         self.writers = writers
@@ -88,12 +89,16 @@ class Notifier:
         for _ in range(self.writers):
             self._spawn_writer()
         self._tg.start_soon(self._watchdog)
+        if self._bus is not None:
+            self._unsubscribe_bus = self._bus.subscribe(self._on_event)
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         assert self._tg is not None
+        if self._unsubscribe_bus is not None:
+            self._unsubscribe_bus()
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
         self._tg = None
@@ -161,6 +166,12 @@ class Notifier:
     # -- publishing ------------------------------------------------------------------------
 
     async def publish(self, uri: str) -> str:
+        """Mark ``uri`` changed for every subscriber and let the writers run; see ``mark``."""
+        published_at = self.mark(uri)
+        await anyio.lowlevel.checkpoint()
+        return published_at
+
+    def mark(self, uri: str) -> str:
         """Mark ``uri`` changed for every subscriber; O(1) each, never awaits a client.
 
         Returns the publish timestamp the notifications will carry.
@@ -173,22 +184,12 @@ class Notifier:
                 self._enqueue(subscriber)
         if self._ready:
             self._ready_event.set()
-        await self.bus.publish(ResourceUpdated(uri=uri))
         return published_at
 
-    def changed(self, key: str) -> None:
-        """Wake everyone waiting on ``key`` (a campaign id)."""
-        event = self._changed.pop(key, None)
-        if event is not None:
-            event.set()
-
-    async def wait_changed(self, key: str, timeout_s: float) -> bool:
-        """Sleep until ``changed(key)`` or the timeout; True if it changed. Idle waiters cost no CPU."""
-        event = self._changed.setdefault(key, anyio.Event())
-        with anyio.move_on_after(timeout_s):
-            await event.wait()
-            return True
-        return False
+    def _on_event(self, event: ServerEvent) -> None:
+        """The bus listener: a synchronous mark, as the SDK's bus requires of its listeners."""
+        if isinstance(event, ResourceUpdated):
+            self.mark(event.uri)
 
     def _enqueue(self, subscriber: Subscriber) -> None:
         if not subscriber.queued and not subscriber.sending and not subscriber.closed:

@@ -1,4 +1,4 @@
-"""The ``deepr://`` resource URIs: one parser, so every handler agrees on what is well formed."""
+"""The ``deepr://`` resource URIs: one builder and one parser, so every handler agrees on them."""
 
 from __future__ import annotations
 
@@ -16,6 +16,19 @@ TEMPLATES = {
     **{f"campaign_{k}": f"deepr://campaigns/{{id}}/{k}" for k in CAMPAIGN_KINDS},
     **{f"expert_{k}": f"deepr://experts/{{id}}/{k}" for k in EXPERT_KINDS},
 }
+
+
+def campaign_uri(campaign_id: str, kind: str = "status") -> str:
+    return TEMPLATES[f"campaign_{kind}"].format(id=campaign_id)
+
+
+def campaign_uris(campaign_id: str) -> dict[str, str]:
+    """Every resource of one campaign, by kind, in the order they are announced."""
+    return {kind: campaign_uri(campaign_id, kind) for kind in CAMPAIGN_KINDS}
+
+
+def expert_uris(expert_id: str) -> dict[str, str]:
+    return {kind: TEMPLATES[f"expert_{kind}"].format(id=expert_id) for kind in EXPERT_KINDS}
 
 
 @dataclass(frozen=True, slots=True)

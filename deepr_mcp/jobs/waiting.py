@@ -1,7 +1,7 @@
 """``campaign_wait``: the pull twin of the status subscription.
 
-It sleeps on the Notifier's change feed (the same one that drives ``resources/updated``),
-never on a timer over the store, so an idle waiter costs no CPU and a thousand waiters all
+It follows the campaign feed (the same announcements that drive ``resources/updated``),
+never a timer over the store, so an idle waiter costs no CPU and a thousand waiters all
 wake on the next change. While it waits it reports progress at least every 10 s, which also
 keeps clients with a 60 s request timeout from giving up.
 """
@@ -9,32 +9,17 @@ keeps clients with a 60 s request timeout from giving up.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from contextlib import aclosing
+from typing import Any
 
 import anyio
 
-from deepr_mcp.errors import InvalidInput
 from deepr_mcp.jobs import views
+from deepr_mcp.jobs.feed import CampaignFeed, Until, satisfied
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
-from deepr_mcp.jobs.notifier import Notifier
-from deepr_mcp.jobs.store import CampaignStore
 
-Until = Literal["change", "phase", "complete", "decision"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 HEARTBEAT_S = 10.0
-
-
-def satisfied(until: Until, baseline: Campaign, now: Campaign, since: int) -> bool:
-    """Whether ``now`` answers the wait; a finished campaign always does (nothing more will happen)."""
-    if now.terminal:
-        return True
-    if until == "decision":
-        return now.open_question is not None
-    if until == "phase":
-        return now.phase != baseline.phase
-    if until == "change":
-        return now.version > since
-    return False  # "complete": only a terminal phase answers
 
 
 def answer(campaign: Campaign, before: Campaign | None, waited_s: float, timed_out: bool) -> dict[str, Any]:
@@ -71,8 +56,7 @@ def answer(campaign: Campaign, before: Campaign | None, waited_s: float, timed_o
 
 
 async def wait_for_campaign(
-    store: CampaignStore,
-    notifier: Notifier,
+    feed: CampaignFeed,
     campaign_id: str,
     *,
     until: Until = "change",
@@ -81,21 +65,14 @@ async def wait_for_campaign(
     progress: ProgressFn | None = None,
 ) -> dict[str, Any]:
     start = anyio.current_time()
-    baseline = await store.get(campaign_id)  # NotFound for unknown ids, before any waiting
-    if since is not None and since > baseline.version:
-        raise InvalidInput(
-            f"since={since} is newer than the campaign's version {baseline.version}; pass the version a "
-            "previous answer returned, or omit since"
-        )
-    effective_since = baseline.version if since is None else since
-    current = baseline
-    deadline = start + timeout_s
-    while not satisfied(until, baseline, current, effective_since):
-        remaining = deadline - anyio.current_time()
-        if remaining <= 0:
-            return answer(current, baseline, anyio.current_time() - start, timed_out=True)
-        await notifier.wait_changed(campaign_id, min(remaining, HEARTBEAT_S))
-        current = await store.get(campaign_id)
-        if progress is not None:
-            await progress(current.progress, 1.0, f"{current.phase.value}: {', '.join(current.active_tasks[:1])}")
-    return answer(current, baseline, anyio.current_time() - start, timed_out=False)
+    async with aclosing(feed.follow(campaign_id, until, since=since, heartbeat_s=HEARTBEAT_S)) as updates:
+        baseline = current = await anext(updates)  # NotFound / a bad since, before any waiting
+        effective_since = baseline.version if since is None else since
+        with anyio.move_on_after(max(0.0, start + timeout_s - anyio.current_time())):
+            async for current in updates:
+                if progress is not None:
+                    await progress(
+                        current.progress, 1.0, f"{current.phase.value}: {', '.join(current.active_tasks[:1])}"
+                    )
+    timed_out = not satisfied(until, baseline, current, effective_since)
+    return answer(current, baseline, anyio.current_time() - start, timed_out=timed_out)

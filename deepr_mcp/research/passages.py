@@ -21,7 +21,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput, NotFound
-from deepr_mcp.gateway.tokenizer import STOP_WORDS
 from deepr_mcp.research.corpus_schema import open_schema
 from deepr_mcp.research.engine import Passage
 from deepr_mcp.research.ingest import (
@@ -39,6 +38,7 @@ from deepr_mcp.research.ingest import (
     markdown_sections,
     sections_of,
 )
+from deepr_mcp.text.tokenizer import STOP_WORDS
 
 __all__ = ["AddReport", "Corpus", "Document", "FileResult", "match_expression"]
 

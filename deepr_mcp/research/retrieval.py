@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from deepr_mcp.gateway.tokenizer import tokenize
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
 from deepr_mcp.research.terms import GENERIC
+from deepr_mcp.text.tokenizer import tokenize
 
 POOL_PER_QUERY = 60
 FEEDBACK_DOCS = 5

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from deepr_mcp.gateway.tokenizer import tokenize
+from deepr_mcp.text.tokenizer import tokenize
 
 GENERIC = frozenset(
     tokenize(

@@ -86,7 +86,7 @@ class EstimateInput(Strict):
     category="budget",
 )
 async def cost_estimate(ctx: ToolContext, args: EstimateInput) -> dict[str, Any]:
-    return ctx.services.estimate_campaign(args.question, args.max_sub_questions)
+    return ctx.services.campaigns.estimate(args.question, args.max_sub_questions)
 
 
 class ReportInput(Strict):
@@ -138,8 +138,8 @@ class PricingInput(Strict):
     category="budget",
 )
 async def cost_pricing(ctx: ToolContext, args: PricingInput) -> dict[str, Any]:
-    model = args.model or ctx.services.model_name()
-    price = ctx.services.pricing().price(model)
+    model = args.model or ctx.services.engines.model_name()
+    price = ctx.services.engines.pricing().price(model)
     return {
         "provider": ctx.services.settings.provider,
         "model": model,

@@ -50,11 +50,13 @@ def _started(campaign: Any) -> dict[str, Any]:
     category="campaign",
 )
 async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
-    campaign = await ctx.services.start_campaign(
-        args.question, budget=args.budget, max_sub_questions=args.max_sub_questions, owner=ctx.connection_id
+    campaign = await ctx.services.campaigns.start(
+        args.question,
+        budget=args.budget,
+        max_sub_questions=args.max_sub_questions,
+        owner=ctx.connection_id,
+        progress=ctx.later_progress,
     )
-    if ctx.later_progress is not None:
-        ctx.services.spawn(ctx.services.report_progress_until_done, campaign.id, ctx.later_progress)
     return _started(campaign)
 
 
@@ -67,7 +69,7 @@ async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
 async def campaign_status(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.store.get(args.campaign_id)
     uri = campaign.uris()["status"]
-    return views.status_view(campaign, ctx.services.notifier.subscriber_count(uri))
+    return views.status_view(campaign, ctx.services.feed.subscriber_count(uri))
 
 
 class ListInput(Strict):
@@ -192,10 +194,10 @@ class FollowUpInput(CampaignRef):
     category="campaign",
 )
 async def campaign_follow_up(ctx: ToolContext, args: FollowUpInput) -> dict[str, Any]:
-    earlier = await ctx.services.store.get(args.campaign_id)
-    question = f"{args.question} (following up: {earlier.question})"
-    campaign = await ctx.services.start_campaign(question[:2000], budget=args.budget, owner=ctx.connection_id)
-    return {**_started(campaign), "follows": earlier.id}
+    campaign = await ctx.services.campaigns.follow_up(
+        args.campaign_id, args.question, budget=args.budget, owner=ctx.connection_id
+    )
+    return {**_started(campaign), "follows": args.campaign_id}
 
 
 class WaitInput(CampaignRef):
@@ -214,7 +216,7 @@ class WaitInput(CampaignRef):
     category="campaign",
 )
 async def campaign_wait(ctx: ToolContext, args: WaitInput) -> dict[str, Any]:
-    return await ctx.services.wait_for_campaign(
+    return await ctx.services.campaigns.wait(
         args.campaign_id, until=args.until, since=args.since, timeout_s=args.timeout_s, progress=ctx.report_progress
     )
 
@@ -229,7 +231,7 @@ campaign_start.task_support = "optional"
     category="campaign",
 )
 async def campaign_delete(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
-    await ctx.services.delete_campaign(args.campaign_id)
+    await ctx.services.campaigns.delete(args.campaign_id)
     return {"campaign_id": args.campaign_id, "deleted": True}
 
 

@@ -1,17 +1,26 @@
-"""What a tool handler can reach: the process's services and this one request's channel.
+"""What a tool handler can reach: the few services it uses and this one request's channel.
 
-Handlers get this instead of MCP types, so they stay thin (validate → call one service →
-return) and testable; the wiring layer builds it from the SDK's request context.
+Handlers get this instead of MCP types or the composition root, so they stay thin (validate →
+call one use case → return) and testable with fakes; the composition root builds the services
+once and the wiring layer adds the request's channel.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from deepr_mcp.app.services import Services
+from deepr_mcp.config import Settings
+from deepr_mcp.experts.store import ExpertStore
+from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.jobs.campaigns import Campaigns
+from deepr_mcp.jobs.engines import Engines, WebAccess
+from deepr_mcp.jobs.feed import CampaignFeed
+from deepr_mcp.jobs.manager import JobManager
+from deepr_mcp.jobs.store import CampaignStore
+from deepr_mcp.research.passages import Corpus
+from deepr_mcp.sandbox import SandboxManager
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -20,9 +29,27 @@ async def _no_progress(progress: float, total: float | None = None, message: str
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class ToolServices:
+    """The services tools use, and nothing that opens or closes them."""
+
+    settings: Settings
+    registry: ToolRegistry
+    campaigns: Campaigns
+    jobs: JobManager
+    store: CampaignStore
+    feed: CampaignFeed
+    experts: ExpertStore
+    corpus: Corpus
+    sandboxes: SandboxManager
+    engines: Engines
+    web: WebAccess
+    ensure_sample_corpus: Callable[[], Awaitable[None]]
+
+
 @dataclass(slots=True)
 class ToolContext:
-    services: Services
+    services: ToolServices
     protocol_version: str = ""
     connection_id: str | None = None
     """Stable id of the client connection (handshake era); ``None`` for one-shot 2026-07-28 requests."""

@@ -7,8 +7,8 @@ from typing import Any
 from pydantic import Field
 
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.experts.knowledge import answer
 from deepr_mcp.gateway.spec import define_tool
-from deepr_mcp.jobs.experts import answer
 from deepr_mcp.tools.campaigns import Strict, _started
 from deepr_mcp.tools.context import ToolContext
 
@@ -37,7 +37,7 @@ async def expert_create(ctx: ToolContext, args: CreateInput) -> dict[str, Any]:
     expert = await ctx.services.experts.create(args.name, args.description)
     out: dict[str, Any] = {"expert": expert.profile()}
     if args.question:
-        campaign = await ctx.services.start_campaign(
+        campaign = await ctx.services.campaigns.start(
             args.question, budget=args.budget, owner=ctx.connection_id, expert_id=expert.id
         )
         out["campaign"] = _started(campaign)
@@ -108,7 +108,7 @@ async def expert_fill_gaps(ctx: ToolContext, args: FillInput) -> dict[str, Any]:
     if not questions:
         raise InvalidInput(f"expert {expert.id} has no open gaps; pass questions to research anyway")
     question = "; ".join(q.rstrip("?") for q in questions[:8]) + "?"
-    campaign = await ctx.services.start_campaign(
+    campaign = await ctx.services.campaigns.start(
         question[:2000],
         budget=args.budget,
         owner=ctx.connection_id,

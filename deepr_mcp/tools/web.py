@@ -25,7 +25,7 @@ class SearchInput(Strict):
     category="web",
 )
 async def web_search(ctx: ToolContext, args: SearchInput) -> dict[str, Any]:
-    results = await ctx.services.web_search().search(args.query, args.limit)
+    results = await ctx.services.web.search().search(args.query, args.limit)
     return {"query": args.query, "results": [asdict(r) for r in results]}
 
 
@@ -42,7 +42,7 @@ class FetchInput(Strict):
     category="web",
 )
 async def web_fetch(ctx: ToolContext, args: FetchInput) -> dict[str, Any]:
-    page = await ctx.services.page_fetcher().fetch(args.url)
+    page = await ctx.services.web.fetcher().fetch(args.url)
     indexed = None
     if args.add_to_corpus:
         heading = f"# {page.title or page.final_url}\n\n"

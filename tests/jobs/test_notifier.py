@@ -1,4 +1,4 @@
-"""The Notifier's fan-out contract: coalescing, isolation from stalled subscribers, the wait feed."""
+"""The Notifier's fan-out contract: coalescing, isolation from stalled subscribers (waiting: test_feed.py)."""
 
 from __future__ import annotations
 
@@ -72,22 +72,6 @@ async def test_unsubscribe_remove_and_counts() -> None:
         assert notifier.subscriber_count("u:1") == 0
         notifier.remove("a")
         assert notifier.subscriber_count("u:2") == 0
-
-
-async def test_wait_changed_wakes_every_waiter_and_times_out() -> None:
-    async with Notifier() as notifier:
-        woke: list[bool] = []
-
-        async def waiter() -> None:
-            woke.append(await notifier.wait_changed("c1", 5))
-
-        async with anyio.create_task_group() as tg:
-            for _ in range(1000):
-                tg.start_soon(waiter)
-            await anyio.sleep(0.05)
-            notifier.changed("c1")
-        assert woke == [True] * 1000
-        assert await notifier.wait_changed("c1", 0.01) is False
 
 
 async def test_more_stalled_subscribers_than_writers_still_never_delay_the_others() -> None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import math
 import re
 
-from deepr_mcp.gateway.tokenizer import tokenize
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
 from deepr_mcp.research.claims import Unit, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
 from deepr_mcp.research.terms import GENERIC, terms
+from deepr_mcp.text.tokenizer import tokenize
 
 _PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
 _BRIEF = re.compile(r"^(Question|Focus|Key terms|Related terms|Sub-question): (.*)$", re.M)

@@ -1,0 +1,175 @@
+"""The composition root: every long-lived resource of one server process, opened and closed here.
+
+It only composes: it opens the stores, the bus and its listeners, the HTTP sessions and the job
+manager in order, hands each its collaborators through its constructor, and closes them in
+reverse. It holds no use case (those are in ``jobs/``) and no handler sees it: tools get
+``ToolServices``, the MCP handlers get ``Surface``. The transports never build services:
+stdio, streamable HTTP and legacy SSE all serve one ``Root``, so a campaign started over one
+is visible on the others. Entered once; a second entry or a use after closing is refused.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from types import TracebackType
+from typing import Literal
+
+import aiohttp
+import anyio
+from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
+
+from deepr_mcp.app.connections import ConnectionRegistry
+from deepr_mcp.app.surface import Surface
+from deepr_mcp.config import Settings
+from deepr_mcp.elicitation.handler import ElicitationHandler
+from deepr_mcp.experts.feeding import FeedExperts
+from deepr_mcp.experts.store import SqliteExpertStore
+from deepr_mcp.gateway.gateway import Gateway
+from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.jobs.campaigns import Campaigns, SampleCorpus, Spawn
+from deepr_mcp.jobs.engines import Engines, WebAccess
+from deepr_mcp.jobs.feed import CampaignFeed
+from deepr_mcp.jobs.lease import LocalLease
+from deepr_mcp.jobs.manager import JobManager
+from deepr_mcp.jobs.notifier import Notifier
+from deepr_mcp.jobs.store import SqliteCampaignStore
+from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.web import make_session
+from deepr_mcp.sandbox import SandboxManager
+from deepr_mcp.tools import all_tools
+from deepr_mcp.tools.context import ToolServices
+
+Lifecycle = Literal["new", "open", "closed"]
+
+
+class Root:
+    """Opened once per process by the lifespan; closed in reverse order of opening."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.state: Lifecycle = "new"
+        self.registry = ToolRegistry(all_tools())
+        self.gateway = Gateway(self.registry, settings.gateway.mode)
+        self._stack = AsyncExitStack()
+
+    async def __aenter__(self) -> Root:
+        if self.state != "new":
+            raise RuntimeError(f"the composition root is entered once; it is {self.state}")
+        self.state = "open"
+        try:
+            await self._open(await self._stack.__aenter__())
+        except BaseException as exc:
+            await self.__aexit__(type(exc), exc, exc.__traceback__)
+            raise
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self.state == "open":
+            self.state = "closed"
+            await self._stack.__aexit__(exc_type, exc, tb)
+
+    async def _open(self, stack: AsyncExitStack) -> None:
+        """Open in dependency order (stores, fan-out, outbound HTTP, jobs); ``stack`` closes in reverse."""
+        self._open_stores(stack)
+        await self._open_fanout(stack)
+        web_http = await self._open_http(stack)
+        background = await stack.enter_async_context(anyio.create_task_group())
+        await self._open_jobs(stack, background.start_soon, web_http)
+
+    def _open_stores(self, stack: AsyncExitStack) -> None:
+        settings = self.settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self.store = SqliteCampaignStore(settings.data_dir / "campaigns.db")
+        stack.callback(self.store.close)
+        self.experts = SqliteExpertStore(settings.data_dir / "experts.db")
+        stack.callback(self.experts.close)
+        self.corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
+        stack.callback(self.corpus.close)
+        self.sandboxes = SandboxManager(
+            settings.data_dir / "sandboxes", max_bytes=settings.sandbox.max_bytes, max_files=settings.sandbox.max_files
+        )
+
+    async def _open_fanout(self, stack: AsyncExitStack) -> None:
+        """The bus, and its listeners: the Notifier (pushes) and the campaign feed (waiters)."""
+        self.bus: SubscriptionBus = InMemorySubscriptionBus()
+        subs = self.settings.subscriptions
+        self.notifier = await stack.enter_async_context(
+            Notifier(
+                self.bus,
+                send_timeout_s=subs.send_timeout_s,
+                max_subscriptions_per_connection=subs.max_per_connection,
+                writers=subs.writers,
+            )
+        )
+        self.feed = CampaignFeed(self.store, self.bus, subscriber_count=self.notifier.subscriber_count)
+        stack.callback(self.feed.close)
+
+    async def _open_http(self, stack: AsyncExitStack) -> aiohttp.ClientSession | None:
+        """The providers' shared session, and the web tools' guarded one when the web is on."""
+        self.http = await stack.enter_async_context(
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120), raise_for_status=False)
+        )
+        web = self.settings.web
+        if not (web.searxng_url or web.fetch_enabled):
+            return None
+        return await stack.enter_async_context(make_session(allow_private=web.allow_private, timeout_s=web.timeout_s))
+
+    async def _open_jobs(self, stack: AsyncExitStack, spawn: Spawn, web_http: aiohttp.ClientSession | None) -> None:
+        """The job manager (it resumes unfinished campaigns on entry), its use cases and the handlers' views."""
+        settings = self.settings
+        self.engines = Engines(settings, self.http, self.corpus, self.sandboxes)
+        self.connections = ConnectionRegistry()
+        elicitation = ElicitationHandler(
+            self.connections.get,
+            lambda uri: [s.connection_id for s in self.notifier.subscribers_of(uri)],
+            timeout_s=settings.budget.timeout_s,
+        )
+        self.jobs = await stack.enter_async_context(
+            JobManager(
+                self.store,
+                self.feed,
+                self.engines.engine_for,
+                max_concurrent=settings.jobs.max_concurrent,
+                budget_timeout_s=settings.budget.timeout_s,
+                budget_default=settings.budget.default_decision,
+                ask_budget=elicitation.ask,
+                step_delay_s=settings.jobs.step_delay_s,
+                on_finished=FeedExperts(self.experts, self.feed),
+                lease=LocalLease(),
+            )
+        )
+        sample_corpus = SampleCorpus(self.corpus)
+        self.campaigns = Campaigns(
+            settings,
+            store=self.store,
+            jobs=self.jobs,
+            feed=self.feed,
+            engines=self.engines,
+            sandboxes=self.sandboxes,
+            ensure_sample_corpus=sample_corpus,
+            spawn=spawn,
+        )
+        self.tools = ToolServices(
+            settings=settings,
+            registry=self.registry,
+            campaigns=self.campaigns,
+            jobs=self.jobs,
+            store=self.store,
+            feed=self.feed,
+            experts=self.experts,
+            corpus=self.corpus,
+            sandboxes=self.sandboxes,
+            engines=self.engines,
+            web=WebAccess(settings, web_http),
+            ensure_sample_corpus=sample_corpus,
+        )
+        self.surface = Surface(
+            tools=self.tools,
+            gateway=self.gateway,
+            bus=self.bus,
+            notifier=self.notifier,
+            connections=self.connections,
+            spawn=spawn,
+        )

@@ -1,0 +1,1 @@
+"""Experts: beliefs, gaps and their store, fed by finished campaigns."""

@@ -1,0 +1,92 @@
+"""The expert store seam and its embedded default (SQLite, WAL)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import anyio
+
+from deepr_mcp.errors import Conflict, InvalidInput, NotFound
+from deepr_mcp.experts.models import NAME, Expert
+from deepr_mcp.jobs.models import utcnow
+
+
+class ExpertStore(Protocol):
+    async def get(self, expert_id: str) -> Expert: ...
+    async def create(self, name: str, description: str) -> Expert: ...
+    async def save(self, expert: Expert) -> Expert: ...
+    async def list(self) -> list[Expert]: ...
+    async def delete(self, expert_id: str) -> None: ...
+    def close(self) -> None: ...
+
+
+class SqliteExpertStore:
+    """Experts as JSON records in their own SQLite file (WAL), one transaction per change."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS experts (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, record TEXT NOT NULL)"
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _get(self, expert_id: str) -> Expert:
+        with self._lock:
+            row = self._db.execute("SELECT record FROM experts WHERE id = ?", (expert_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no expert {expert_id!r}; expert_list shows the ids that exist")
+        return Expert.model_validate_json(row[0])
+
+    def _put(self, expert: Expert, create: bool) -> Expert:
+        expert = expert.model_copy(update={"updated_at": utcnow()})
+        with self._lock:
+            try:
+                if create:
+                    self._db.execute(
+                        "INSERT INTO experts (id, name, record) VALUES (?, ?, ?)",
+                        (expert.id, expert.name, expert.model_dump_json()),
+                    )
+                else:
+                    self._db.execute(
+                        "UPDATE experts SET record = ? WHERE id = ?", (expert.model_dump_json(), expert.id)
+                    )
+            except sqlite3.IntegrityError:
+                raise Conflict(f"an expert named {expert.name!r} already exists") from None
+        return expert
+
+    def _list(self) -> list[Expert]:
+        with self._lock:
+            rows = self._db.execute("SELECT record FROM experts ORDER BY name").fetchall()
+        return [Expert.model_validate_json(r[0]) for r in rows]
+
+    def _delete(self, expert_id: str) -> None:
+        with self._lock:
+            if self._db.execute("DELETE FROM experts WHERE id = ?", (expert_id,)).rowcount == 0:
+                raise NotFound(f"no expert {expert_id!r}")
+
+    async def get(self, expert_id: str) -> Expert:
+        return await anyio.to_thread.run_sync(self._get, expert_id)
+
+    async def create(self, name: str, description: str) -> Expert:
+        name = " ".join(name.split())
+        if not NAME.match(name):
+            raise InvalidInput("an expert name is 2-80 letters, digits, spaces or . , ' ( ) & -")
+        return await anyio.to_thread.run_sync(self._put, Expert(name=name, description=description), True)
+
+    async def save(self, expert: Expert) -> Expert:
+        return await anyio.to_thread.run_sync(self._put, expert, False)
+
+    async def list(self) -> list[Expert]:
+        return await anyio.to_thread.run_sync(self._list)
+
+    async def delete(self, expert_id: str) -> None:
+        await anyio.to_thread.run_sync(self._delete, expert_id)

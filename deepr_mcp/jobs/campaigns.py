@@ -1,0 +1,126 @@
+"""Campaign use cases: what a tool (or the terminal) asks of the jobs domain, one method each.
+
+A handler validates its input and calls one of these; they talk to the store, the job manager
+and the feed, and know no MCP types. Following a campaign is always the feed's ``follow``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from deepr_mcp.config import Settings
+from deepr_mcp.errors import Conflict
+from deepr_mcp.jobs.engines import Engines
+from deepr_mcp.jobs.feed import CampaignFeed
+from deepr_mcp.jobs.manager import JobManager
+from deepr_mcp.jobs.models import Campaign
+from deepr_mcp.jobs.store import CampaignStore
+from deepr_mcp.jobs.waiting import ProgressFn, Until, wait_for_campaign
+from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.samples import SAMPLE_CORPUS
+from deepr_mcp.sandbox import SandboxManager
+
+Spawn = Callable[..., None]
+"""Runs ``func(*args)`` in the background for as long as the process serves."""
+
+
+class SampleCorpus:
+    """An empty corpus gets the bundled sample, so research works on first run with nothing set up."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    async def __call__(self) -> None:
+        stats = await anyio.to_thread.run_sync(self.corpus.stats)
+        if stats["documents"] == 0:
+            await anyio.to_thread.run_sync(self.corpus.add_path, SAMPLE_CORPUS)
+
+
+class Campaigns:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: CampaignStore,
+        jobs: JobManager,
+        feed: CampaignFeed,
+        engines: Engines,
+        sandboxes: SandboxManager,
+        ensure_sample_corpus: Callable[[], Awaitable[None]],
+        spawn: Spawn,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.jobs = jobs
+        self.feed = feed
+        self.engines = engines
+        self.sandboxes = sandboxes
+        self.ensure_sample_corpus = ensure_sample_corpus
+        self.spawn = spawn
+
+    async def start(
+        self,
+        question: str,
+        *,
+        budget: float | None = None,
+        max_sub_questions: int = 5,
+        owner: str | None = None,
+        expert_id: str | None = None,
+        as_task: bool = False,
+        task_ttl_ms: int | None = None,
+        progress: ProgressFn | None = None,
+    ) -> Campaign:
+        """Start in the background; with ``progress``, report every change to it until the campaign ends."""
+        await self.ensure_sample_corpus()
+        campaign = await self.jobs.start(
+            question,
+            budget=budget if budget is not None else self.settings.budget.default,
+            provider=self.settings.provider,
+            model=self.engines.model_name(),
+            owner_connection=owner,
+            expert_id=expert_id,
+            max_sub_questions=max_sub_questions,
+            as_task=as_task,
+            task_ttl_ms=task_ttl_ms,
+        )
+        if progress is not None:
+            self.spawn(self.report_progress, campaign.id, progress)
+        return campaign
+
+    async def follow_up(self, campaign_id: str, question: str, *, budget: float | None, owner: str | None) -> Campaign:
+        """A new campaign that asks a further question in an earlier one's context."""
+        earlier = await self.store.get(campaign_id)
+        return await self.start(f"{question} (following up: {earlier.question})"[:2000], budget=budget, owner=owner)
+
+    async def delete(self, campaign_id: str) -> None:
+        """Only a finished campaign can go: its record, then its sandbox; subscribers are told."""
+        campaign = await self.store.get(campaign_id)
+        if not campaign.terminal:
+            raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; cancel it before deleting it")
+        await self.store.delete(campaign_id)
+        if await anyio.to_thread.run_sync(self.sandboxes.exists, campaign_id):
+            await anyio.to_thread.run_sync(self.sandboxes.remove, campaign_id)
+        await self.feed.announce(campaign_id)
+
+    def estimate(self, question: str, max_sub_questions: int) -> dict[str, Any]:
+        return self.engines.estimate(question, max_sub_questions)
+
+    async def wait(
+        self, campaign_id: str, *, until: Until, since: int | None, timeout_s: float, progress: ProgressFn
+    ) -> dict[str, Any]:
+        return await wait_for_campaign(
+            self.feed, campaign_id, until=until, since=since, timeout_s=timeout_s, progress=progress
+        )
+
+    async def report_progress(self, campaign_id: str, send: ProgressFn) -> None:
+        """Progress to whoever started a campaign with a progressToken, on every change, until it ends."""
+        last = None
+        async for campaign in self.feed.follow(campaign_id, "complete", heartbeat_s=30):
+            state = (campaign.progress, campaign.phase)
+            if state != last:
+                last = state
+                task = campaign.active_tasks[0] if campaign.active_tasks else ""
+                await send(campaign.progress, 1.0, f"{campaign.phase.value} {task}".strip())

@@ -1,0 +1,1 @@
+"""Text processing shared by the gateway and research: tokenizing, stop words, stemming."""

@@ -1,0 +1,86 @@
+"""Settings precedence and the CLI commands that need no client."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deepr_mcp.cli import main
+from deepr_mcp.config import is_loopback_host, load_settings
+from deepr_mcp.errors import InvalidInput
+from deepr_mcp.transports.event_loop import use_uvloop
+
+
+def test_precedence_defaults_toml_env_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DEEPR_GATEWAY_MODE", raising=False)
+    monkeypatch.delenv("DEEPR_PROVIDER", raising=False)
+    assert load_settings().gateway.mode == "proxy"
+    toml = tmp_path / "c.toml"
+    toml.write_text('provider = "openai"\n[gateway]\nmode = "search"\n[budget]\ntimeout_s = 7\n')
+    settings = load_settings(toml)
+    assert (settings.gateway.mode, settings.provider, settings.budget.timeout_s) == ("search", "openai", 7)
+    monkeypatch.setenv("DEEPR_GATEWAY_MODE", "full")
+    assert load_settings(toml).gateway.mode == "full"
+    assert load_settings(toml, data_dir=tmp_path / "cli").data_dir == tmp_path / "cli"
+
+
+def test_bad_config_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(InvalidInput, match="does not exist"):
+        load_settings(tmp_path / "missing.toml")
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[gateway\n")
+    with pytest.raises(InvalidInput, match="not valid TOML"):
+        load_settings(broken)
+    monkeypatch.setenv("DEEPR_GATEWAY_MODE", "everything")
+    with pytest.raises(InvalidInput, match=r"gateway\.mode"):
+        load_settings()
+
+
+def test_event_loop_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    installed = importlib.util.find_spec("uvloop") is not None
+    assert use_uvloop("auto") is installed and use_uvloop("asyncio") is False
+    monkeypatch.setenv("DEEPR_EVENT_LOOP", "trio")
+    with pytest.raises(InvalidInput, match="event_loop"):
+        load_settings()
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None)  # as on a machine without uvloop
+    assert use_uvloop("auto") is False
+    with pytest.raises(InvalidInput, match="uvloop is not installed; use 'auto' or 'asyncio'"):
+        use_uvloop("uvloop")
+
+
+def test_loopback_detection() -> None:
+    assert all(is_loopback_host(h) for h in ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"])
+    assert not any(is_loopback_host(h) for h in ["0.0.0.0", "10.0.0.1", "example.com", "::"])
+
+
+def test_tools_search_prints_ranked_hits(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tools", "search", "what version is the server"]) == 0
+    first = capsys.readouterr().out.splitlines()[0].split()
+    assert first[0] == "server_info" and float(first[1]) > 0
+
+
+def test_tools_search_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tools", "search", "   "]) == 2
+    assert "query is empty" in capsys.readouterr().err
+    assert main(["tools", "search", "x", "--limit", "99"]) == 2
+    assert main(["tools", "search", "zebra giraffe"]) == 1
+
+
+def test_config_show_hides_secrets(data_dir: Path) -> None:
+    env = {"DEEPR_CONFIG": "", "DEEPR_OPENAI_API_KEY": "sk-very-secret", "DEEPR_DATA_DIR": str(data_dir)}
+    out = subprocess.run(
+        [sys.executable, "-m", "deepr_mcp", "config", "show"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", **env},
+        check=True,
+    ).stdout
+    assert "sk-very-secret" not in out
+    shown = json.loads(out)
+    assert shown["openai"]["api_key"] == "**********"
+    assert shown["data_dir"] == str(data_dir)

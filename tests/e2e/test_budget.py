@@ -1,0 +1,79 @@
+"""Budget questions on a priced provider: nothing is spent past the budget without a decision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.support import QUESTION, TINY_BUDGET, assert_spend_within_budget, call, connect, fake_llm, priced, text_of
+
+
+async def wait_for_question(client: Any, cid: str) -> dict[str, Any]:
+    answer = await call(client, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 30})
+    assert answer["decision_pending"], answer
+    assert answer["next"]["tool"] == "budget_decide"
+    return answer
+
+
+@pytest.mark.parametrize("decision", ["approve_override", "optimize_for_cost", "abort"])
+async def test_budget_decide_channel(decision: str, data_dir: Path) -> None:
+    async with fake_llm() as llm, connect("inproc", "legacy", data_dir, config=priced(llm.url)) as client:
+        cid = (await call(client, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
+        pending = await wait_for_question(client, cid)
+        status = await call(client, "campaign_status", {"campaign_id": cid})
+        question = status["budget_question"]
+        assert status["phase"] == "awaiting_approval"
+        assert question["spent"] + question["estimated_cost"] > question["budget"]
+        assert_spend_within_budget(status)
+        args: dict[str, Any] = {"campaign_id": cid, "decision": decision}
+        if decision == "approve_override":
+            args["new_budget"] = 1.0
+        await call(client, "budget_decide", args)
+        late = await client.call_tool("tool_call", {"name": "budget_decide", "arguments": args})
+        assert late.is_error and "no open budget question" in text_of(late)
+        while True:
+            done = await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 30})
+            if done["decision_pending"]:  # optimize_for_cost may still be over: abort the second time
+                await call(client, "budget_decide", {"campaign_id": cid, "decision": "abort"})
+                continue
+            break
+        final = await call(client, "campaign_status", {"campaign_id": cid})
+        assert_spend_within_budget(final)
+        assert final["decisions"][0]["decision"] == decision
+        assert final["decisions"][0]["channel"] == "budget_decide"
+        if decision == "approve_override":
+            assert final["phase"] == "complete" and final["cost"] > TINY_BUDGET
+        elif decision == "abort":
+            assert final["phase"] == "cancelled"
+            report = text_of(await client.call_tool("campaign_report", {"campaign_id": cid}))
+            assert "Partial report" in report
+        else:
+            assert final["cost_mode"] == "cheap"
+            steps = (await call(client, "cost_report", {"campaign_id": cid}))["steps"]
+            assert any(s["model"].startswith("gpt-4o-mini") for s in steps)
+        assert pending["cost"] <= TINY_BUDGET
+
+
+async def test_invalid_new_budget_and_timeout_default(data_dir: Path) -> None:
+    async with fake_llm() as llm:
+        config = priced(llm.url, timeout_s=1.0, default_decision="abort")
+        async with connect("inproc", "legacy", data_dir, config=config) as client:
+            cid = (await call(client, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
+            await wait_for_question(client, cid)
+            for args, expected in [
+                ({"decision": "approve_override"}, "needs new_budget"),
+                ({"decision": "approve_override", "new_budget": 0.0000001}, "must exceed"),
+            ]:
+                bad = await client.call_tool(
+                    "tool_call", {"name": "budget_decide", "arguments": {"campaign_id": cid, **args}}
+                )
+                assert bad.is_error and expected in text_of(bad)
+            with anyio.fail_after(20):
+                final = await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 20})
+            assert final["phase"] == "cancelled"
+            status = await call(client, "campaign_status", {"campaign_id": cid})
+            assert status["decisions"][0]["channel"] == "timeout" and status["decisions"][0]["decision"] == "abort"
+            assert_spend_within_budget(status)

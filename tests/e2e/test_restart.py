@@ -1,0 +1,71 @@
+"""A server killed with SIGKILL mid-campaign and restarted finishes the campaign; nothing is lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+from mcp import Client
+
+from tests.support import QUESTION, call, config_env, follow, server_env
+
+
+def start_server(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    log = data_dir / f"server-{time.monotonic_ns()}.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "deepr_mcp", "serve", "--http", "127.0.0.1:0"],
+            env=server_env(data_dir, **env),
+            stdin=subprocess.DEVNULL,
+            stderr=err,
+        )
+    deadline = time.monotonic() + 30
+    while "/mcp" not in log.read_text():
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)
+    url = log.read_text().split("streamable HTTP at ", 1)[1].split()[0]
+    return proc, url
+
+
+async def test_sigkill_mid_campaign_then_restart_finishes_it(data_dir: Path) -> None:
+    env = config_env({"jobs": {"step_delay_s": 0.3}})
+    proc, url = start_server(data_dir, env)
+    try:
+        async with Client(url, mode="legacy") as client:
+            ids = [
+                (await call(client, "campaign_start", {"question": f"{QUESTION} ({i})"}))["campaign_id"]
+                for i in range(3)
+            ]
+            with anyio.fail_after(20):
+                while True:  # kill once work is under way but not finished
+                    status = await call(client, "campaign_status", {"campaign_id": ids[0]})
+                    if status["phase"] == "executing" and status["progress"] > 0.2:
+                        break
+                    await anyio.sleep(0.05)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    proc, url = start_server(data_dir, env)
+    try:
+        async with Client(url, mode="legacy") as client:
+            for cid in ids:
+                answers = await follow(client, cid)
+                assert answers[-1]["phase"] == "complete", answers[-1]
+                report = await client.read_resource(f"deepr://campaigns/{cid}/report")
+                assert "## Sources" in report.contents[0].text
+            listed = await call(client, "campaign_list", {})
+            assert {c["campaign_id"] for c in listed["campaigns"]} >= set(ids)
+            statuses = [
+                json.loads((await client.read_resource(f"deepr://campaigns/{c}/status")).contents[0].text) for c in ids
+            ]
+            assert all(s["finished_at"] and not s["active_tasks"] for s in statuses)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

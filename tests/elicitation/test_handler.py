@@ -1,0 +1,79 @@
+"""ElicitationHandler through its ports: who is connected, who subscribes; it returns the decision."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp_types as types
+
+from deepr_mcp.elicitation.handler import ElicitationHandler
+from deepr_mcp.jobs.models import BudgetQuestion
+from tests.support import new_campaign
+
+QUESTION = BudgetQuestion(id="c-q1", estimated_cost=0.5, spent=0.1, budget=0.2, step="plan")
+
+
+class FakeConnection:
+    def __init__(self, *answers: Any, can_elicit: bool = True) -> None:
+        self.answers = list(answers)
+        self.can_elicit = can_elicit
+        self.asked: list[types.ElicitRequest] = []
+
+    def check_capability(self, capability: types.ClientCapabilities) -> bool:
+        return self.can_elicit
+
+    async def send_request(self, request: types.ElicitRequest) -> Any:
+        self.asked.append(request)
+        answer = self.answers.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        if answer == "hang":
+            await anyio.sleep_forever()
+        return answer
+
+
+def accept(**content: Any) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content=content)
+
+
+def handler(connections: dict[str, FakeConnection], subscribers: list[str], timeout_s: float = 5) -> ElicitationHandler:
+    return ElicitationHandler(connections.get, lambda uri: subscribers, timeout_s=timeout_s)  # type: ignore[arg-type]
+
+
+async def test_the_starting_connection_is_asked_first_and_its_answer_returned() -> None:
+    owner, other = FakeConnection(accept(decision="approve_override", new_budget=1.5)), FakeConnection()
+    campaign = new_campaign(owner_connection="owner")
+    decision = await handler({"owner": owner, "other": other}, ["other"]).ask(campaign, QUESTION)
+    assert decision is not None
+    assert (decision.decision, decision.new_budget, decision.channel) == ("approve_override", 1.5, "elicitation")
+    assert decision.answered_by == "connection owner"
+    assert len(owner.asked) == 1 and not other.asked
+
+
+async def test_a_gone_or_incapable_owner_passes_the_question_to_a_subscriber() -> None:
+    mute, subscriber = FakeConnection(can_elicit=False), FakeConnection(accept(decision="optimize_for_cost"))
+    campaign = new_campaign(owner_connection="mute")
+    found = handler({"mute": mute, "sub": subscriber}, ["sub", "gone"])
+    assert found.candidates(campaign) == ["sub"]
+    decision = await found.ask(campaign, QUESTION)
+    assert decision is not None and decision.decision == "optimize_for_cost" and not mute.asked
+
+
+async def test_an_invalid_answer_is_asked_again_once_then_counts_as_abort() -> None:
+    owner = FakeConnection(accept(decision="approve_override"), accept(decision="maybe"))
+    decision = await handler({"owner": owner}, []).ask(new_campaign(owner_connection="owner"), QUESTION)
+    assert decision is not None and decision.decision == "abort" and len(owner.asked) == 2
+    assert "new_budget" in owner.asked[1].params.message  # the second ask says what was wrong
+
+
+async def test_decline_is_abort_and_a_failed_channel_falls_through_to_the_next() -> None:
+    broken, decliner = FakeConnection(anyio.BrokenResourceError()), FakeConnection(types.ElicitResult(action="decline"))
+    decision = await handler({"a": broken, "b": decliner}, ["a", "b"]).ask(new_campaign(), QUESTION)
+    assert decision is not None and (decision.decision, decision.answered_by) == ("abort", "connection b")
+
+
+async def test_nobody_to_ask_or_nobody_answering_in_time_returns_none() -> None:
+    assert await handler({}, []).ask(new_campaign(), QUESTION) is None
+    slow = FakeConnection("hang")
+    assert await handler({"s": slow}, ["s"], timeout_s=0.05).ask(new_campaign(), QUESTION) is None

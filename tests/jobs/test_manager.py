@@ -1,0 +1,139 @@
+"""JobManager with a fake engine and an in-memory store: steering, budget stops, restart recovery."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from mcp.server.subscriptions import InMemorySubscriptionBus
+
+from deepr_mcp.jobs.feed import CampaignFeed
+from deepr_mcp.jobs.manager import JobManager
+from deepr_mcp.jobs.models import BudgetDecision, Campaign, CampaignPhase
+from tests.support import FakeEngine, MemoryCampaignStore, new_campaign
+
+
+class Rig:
+    def __init__(self, store: MemoryCampaignStore, **engine: Any) -> None:
+        self.store = store
+        self.feed = CampaignFeed(store, InMemorySubscriptionBus())
+        self.ran: list[str] = []
+        self.engine = engine
+
+    def engine_for(self, campaign: Campaign) -> FakeEngine:
+        return FakeEngine(ran=self.ran, **self.engine)
+
+    async def until(self, campaign_id: str, until: str = "complete") -> Campaign:
+        with anyio.fail_after(10):
+            return [c async for c in self.feed.follow(campaign_id, until)][-1]  # type: ignore[arg-type]
+
+
+@asynccontextmanager
+async def running(rig: Rig, **options: Any) -> AsyncIterator[JobManager]:
+    async with JobManager(rig.store, rig.feed, rig.engine_for, **options) as manager:
+        yield manager
+
+
+async def start(manager: JobManager, budget: float = 1.0) -> Campaign:
+    return await manager.start("Why did the cable fail?", budget=budget, provider="local", model="fake")
+
+
+async def test_a_campaign_runs_every_step_once_and_announces_each_save() -> None:
+    rig = Rig(MemoryCampaignStore())
+    async with running(rig) as manager:
+        campaign = await start(manager)
+        done = await rig.until(campaign.id)
+    assert done.phase == CampaignPhase.COMPLETE and done.progress == 1.0
+    assert rig.ran == list(FakeEngine.STEPS)
+    assert rig.feed.announced == rig.store.saves  # every save announced, nothing else
+
+
+async def test_pause_while_a_step_runs_then_resume_finishes_without_repeating_steps() -> None:
+    gate = anyio.Event()
+    rig = Rig(MemoryCampaignStore(), gate=gate)
+    async with running(rig) as manager:
+        campaign = await start(manager)
+        await rig.until(campaign.id, "phase")  # queued -> planning: the first step is in flight
+        await manager.pause(campaign.id)
+        gate.set()
+        paused = await rig.until(campaign.id, "phase")
+        while paused.phase != CampaignPhase.PAUSED:
+            paused = await rig.until(campaign.id, "phase")
+        assert rig.ran == ["plan"]
+        await manager.resume(campaign.id)
+        done = await rig.until(campaign.id)
+    assert done.phase == CampaignPhase.COMPLETE
+    assert rig.ran == list(FakeEngine.STEPS)
+
+
+async def test_cancel_while_running_keeps_a_partial_report() -> None:
+    gate = anyio.Event()
+    rig = Rig(MemoryCampaignStore(), gate=gate)
+    async with running(rig) as manager:
+        campaign = await start(manager)
+        await rig.until(campaign.id, "phase")
+        await manager.cancel(campaign.id)
+        gate.set()
+        done = await rig.until(campaign.id)
+    assert done.phase == CampaignPhase.CANCELLED
+    assert done.research.report is not None and "cancelled" in done.research.report
+    assert rig.ran == ["plan"]
+
+
+async def test_budget_stop_without_an_answer_applies_the_default_after_the_timeout() -> None:
+    rig = Rig(MemoryCampaignStore(), step_cost=0.01)
+    async with running(rig, budget_timeout_s=0.05, budget_default="abort") as manager:
+        campaign = await start(manager, budget=0.015)
+        asked = await rig.until(campaign.id, "decision")
+        assert asked.phase == CampaignPhase.AWAITING_APPROVAL and asked.open_question is not None
+        done = await rig.until(campaign.id)
+    assert done.phase == CampaignPhase.CANCELLED
+    assert [(d.decision, d.channel) for d in done.decisions] == [("abort", "timeout")]
+    assert done.cost <= 0.015  # nothing spent past the budget
+    assert rig.ran == ["plan"]
+
+
+async def test_the_answer_from_ask_budget_is_recorded_and_applied() -> None:
+    questions: list[str] = []
+
+    async def ask_budget(campaign: Campaign, question: Any) -> BudgetDecision:
+        questions.append(question.id)
+        return BudgetDecision(decision="approve_override", new_budget=1.0, channel="elicitation", answered_by="test")
+
+    rig = Rig(MemoryCampaignStore(), step_cost=0.01)
+    async with running(rig, ask_budget=ask_budget, budget_timeout_s=10) as manager:
+        campaign = await start(manager, budget=0.015)
+        done = await rig.until(campaign.id)
+    assert done.phase == CampaignPhase.COMPLETE and done.budget == 1.0
+    assert questions == [f"{campaign.id}-q1"]
+    assert [(d.decision, d.channel, d.answered_by) for d in done.decisions] == [
+        ("approve_override", "elicitation", "test")
+    ]
+
+
+async def test_restart_recovery_requeues_running_campaigns_and_leaves_paused_ones() -> None:
+    interrupted = new_campaign(phase=CampaignPhase.EXECUTING, active_tasks=["gather:sq1"])
+    interrupted.research.steps_done.append("plan")
+    paused = new_campaign(phase=CampaignPhase.PAUSED)
+    rig = Rig(MemoryCampaignStore(interrupted, paused))
+    async with running(rig):
+        done = await rig.until(interrupted.id)
+        still = await rig.store.get(paused.id)
+    assert done.phase == CampaignPhase.COMPLETE
+    assert rig.ran == ["gather:sq1", "synthesise"]  # continued from the last saved step
+    assert still.phase == CampaignPhase.PAUSED
+
+
+async def test_one_runner_per_campaign_even_when_scheduled_twice() -> None:
+    """The lease: a second runner waits for the first, then finds the campaign finished."""
+    rig = Rig(MemoryCampaignStore())
+    async with running(rig) as manager:
+        campaign = await start(manager)
+        manager._schedule(campaign.id)
+        await rig.until(campaign.id)
+        with anyio.fail_after(5):
+            while manager.lease.held(campaign.id):  # type: ignore[attr-defined]  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+    assert rig.ran == list(FakeEngine.STEPS)
