@@ -15,8 +15,7 @@ from deepr_mcp.cli import main
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.ingest import BarProgress, Progress, for_stream
 from deepr_mcp.research.passages import Corpus
-from tests.support import connect, text_of
-from tests.test_campaigns_protocol import call
+from tests.support import call, connect, text_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED = "untrusted input inspect member names sizes types"
