@@ -88,6 +88,12 @@ class SubscriptionSettings(BaseModel):
     max_per_connection: int = Field(256, ge=1, le=100_000)
 
 
+class CorpusSettings(BaseModel):
+    max_file_bytes: int = Field(
+        20 * 1024 * 1024, gt=0, description="Larger files are not added to the corpus (reported as failed)"
+    )
+
+
 class SandboxSettings(BaseModel):
     max_bytes: int = Field(50 * 1024 * 1024, gt=0)
     max_files: int = Field(2000, gt=0)
@@ -99,6 +105,13 @@ class WebSettings(BaseModel):
     allow_private: bool = Field(False, description="Allow loopback/private addresses (never on a shared server)")
     max_bytes: int = Field(2_000_000, gt=0)
     timeout_s: float = Field(20.0, gt=0, le=300)
+
+
+class ResearchSettings(BaseModel):
+    reranker: Literal["none", "minilm"] = Field(
+        "none",
+        description="Re-order BM25 candidates by meaning: none keeps BM25 order; minilm needs the embed extra",
+    )
 
 
 class Settings(BaseSettings):
@@ -124,8 +137,10 @@ class Settings(BaseSettings):
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    corpus: CorpusSettings = Field(default_factory=CorpusSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
+    research: ResearchSettings = Field(default_factory=ResearchSettings)
 
     @field_validator("data_dir")
     @classmethod

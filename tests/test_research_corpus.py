@@ -30,7 +30,7 @@ def test_add_unchanged_changed_remove(corpus: Corpus, tmp_path: Path) -> None:
     assert [f.status for f in corpus.add_path(doc).files] == ["replaced"]
     assert corpus.search("grapnel") == []
     hit = corpus.search("splices")[0]
-    assert hit.location == "Cables > Repair" and hit.source == str(doc.resolve())
+    assert hit.location == "Cables > Repair" and hit.source == "doc.md" and hit.path == str(doc.resolve())
     assert corpus.passage(hit.id).text == hit.text
     assert corpus.remove(doc) == 1
     assert corpus.stats() == {"documents": 0, "passages": 0}

@@ -85,7 +85,7 @@ class Root:
         stack.callback(self.store.close)
         self.experts = SqliteExpertStore(settings.data_dir / "experts.db")
         stack.callback(self.experts.close)
-        self.corpus = Corpus(settings.data_dir / "corpus.db")
+        self.corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
         stack.callback(self.corpus.close)
         self.sandboxes = SandboxManager(
             settings.data_dir / "sandboxes", max_bytes=settings.sandbox.max_bytes, max_files=settings.sandbox.max_files

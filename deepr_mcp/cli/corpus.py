@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from deepr_mcp.cli.args import settings_for as _settings
@@ -14,6 +15,9 @@ def add_corpus_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     corpus_sub = corpus.add_subparsers(dest="corpus_command", required=True)
     corpus_add = corpus_sub.add_parser("add", help="add files or folders (.md .txt .rst .html .pdf)")
     corpus_add.add_argument("paths", nargs="+", type=Path)
+    corpus_add.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB", help="skip matching files or folders (repeatable)"
+    )
     corpus_search = corpus_sub.add_parser("search", help="search passages")
     corpus_search.add_argument("query")
     corpus_search.add_argument("--limit", type=int, default=5)
@@ -24,15 +28,14 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     from deepr_mcp.research.passages import Corpus
 
     settings = _settings(args)
-    corpus = Corpus(settings.data_dir / "corpus.db")
+    corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
     try:
         if args.corpus_command == "add":
+            from deepr_mcp.research.ingest import for_stream
+
             failed = 0
-            for path in args.paths:
-                report = corpus.add_path(path)
-                for file in report.files:
-                    detail = f" ({file.reason})" if file.reason else f" ({file.passages} passages)"
-                    print(f"{file.status:<9} {file.path}{detail}")
+            for path in args.paths:  # a bar on a terminal, plain lines in a pipe or CI
+                report = corpus.add_path(path, exclude=args.exclude, progress=for_stream(sys.stdout))
                 failed += report.count("failed")
             return 1 if failed else 0
         if args.corpus_command == "search":

@@ -8,27 +8,25 @@ never stopped, because every step is deterministic given the state and the corpu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Protocol
 
 import anyio
 
 from deepr_mcp.errors import BudgetExceeded, InvalidInput
 from deepr_mcp.research import prompts
-from deepr_mcp.research.models import (
-    Belief,
-    EngineEvent,
-    Finding,
-    Gap,
-    Phase,
-    ResearchState,
-    StepRecord,
-    SubQuestion,
-)
+from deepr_mcp.research.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
+from deepr_mcp.research.claims import SUPPORT_THRESHOLD, code_in, same_claim, support
+from deepr_mcp.research.models import EngineEvent, Finding, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.providers.base import Completion, Provider
+from deepr_mcp.research.report import beliefs_and_gaps, cite, partial_report, render_report
+from deepr_mcp.research.rerank import Reranker
+from deepr_mcp.research.retrieval import Retriever, key_terms
 from deepr_mcp.research.terms import coverage, terms
+
+__all__ = ["Engine", "Passage", "beliefs_and_gaps", "new_state", "partial_report", "render_report"]
 
 PLAN = "plan"
 SYNTHESISE = "synthesise"
@@ -45,8 +43,12 @@ class Passage:
     id: str
     text: str
     source: str
+    """What a reader is shown: the path relative to the folder that was added (or a URL)."""
     location: str
+    """The heading path inside the source ("tarfile > Extraction filters"), or "page 3"."""
     score: float
+    path: str = ""
+    """The document key the passage was stored under (absolute path or URL); "" when unknown."""
 
 
 class PassageSearch(Protocol):
@@ -65,7 +67,7 @@ class CostModel(Protocol):
     def cost(self, model: str, input_tokens: int, output_tokens: int) -> float: ...
 
 
-def new_state(question: str, *, max_sub_questions: int = 5, passages_per_question: int = 6) -> ResearchState:
+def new_state(question: str, *, max_sub_questions: int = 5, passages_per_question: int = 10) -> ResearchState:
     question = " ".join(question.split())
     if len(question) < 3:
         raise InvalidInput("the research question is empty or too short; ask a question of at least 3 characters")
@@ -96,8 +98,10 @@ class Engine:
         provider: Provider,
         cost_model: CostModel | None = None,
         sink: ArtifactSink | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.corpus = corpus
+        self.retriever = Retriever(corpus, reranker)
         self.provider = provider
         self.cost_model = cost_model
         self.sink = sink
@@ -215,52 +219,79 @@ class Engine:
         return completion
 
     async def _plan(self, state: ResearchState) -> None:
-        completion = await self._complete(state, PLAN, prompts.plan_messages(state.question, state.max_sub_questions))
-        lines = prompts.parse_lines(completion.text)[: state.max_sub_questions] or [state.question]
+        analysis = state.analysis = analyse(state.question)
+        messages = prompts.plan_messages(state.question, state.max_sub_questions)
+        completion = await self._complete(state, PLAN, messages)
+        lines = prompts.parse_lines(completion.text)[: state.max_sub_questions]
+        lines = lines or sub_questions(analysis, state.max_sub_questions)
         state.sub_questions = [SubQuestion(id=f"sq{i + 1}", text=text) for i, text in enumerate(lines)]
         plan = "\n".join(f"{i + 1}. {sq.text}" for i, sq in enumerate(state.sub_questions))
-        self._write("plan.md", f"# Plan\n\nQuestion: {state.question}\n\n{plan}\n")
+        kind = f"{analysis.type}{', safety' if analysis.safety else ''}"
+        self._write("plan.md", f"# Plan\n\nQuestion: {state.question}\nType: {kind}\n\n{plan}\n")
 
     async def _gather(self, state: ResearchState, sq: SubQuestion) -> None:
-        hits = list(await anyio.to_thread.run_sync(self.corpus.search_passages, sq.text, state.passages_per_question))
-        wanted = terms(sq.text)
-        covered = {h.id: coverage(wanted, f"{h.location} {h.text}") for h in hits}
-        sq.evidence = round(max(covered.values(), default=0.0), 4)
+        analysis = self._analysis(state)
+        k = state.passages_per_question
+        evidence = await anyio.to_thread.run_sync(self.retriever.retrieve, sq.text, analysis, k)
+        hits = evidence.passages
+        wanted = terms(sq.text) or set(key_terms(analysis))
+        sq.evidence = round(max((coverage(wanted, f"{h.location} {h.text}") for h in hits), default=0.0), 4)
         numbered = [(i + 1, h) for i, h in enumerate(hits)]
-        messages = prompts.findings_messages(sq.text, [(n, h.location, h.text) for n, h in numbered])
+        messages = prompts.findings_messages(
+            sq.text,
+            [(n, _where(h), h.text) for n, h in numbered],
+            question=state.question,
+            focus=focus_of(analysis, sq.text),
+            key_terms=words_of(analysis),
+            related=evidence.related,
+            known=[f.claim for other in state.sub_questions if other is not sq for f in other.findings][:20],
+        )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, messages)
-        by_number = dict(numbered)
-        findings = []
-        for claim, numbers in prompts.parse_findings(completion.text):
-            cited = [by_number[n] for n in numbers if n in by_number]
-            if not cited:
-                continue
-            claim_terms = terms(claim)
-            grounding = max(coverage(claim_terms, h.text) for h in cited)
-            support = sum(1 for h in hits if coverage(claim_terms, h.text) >= 0.6)
-            confidence = 0.5 * grounding + 0.3 * max(covered[h.id] for h in cited) + 0.2 * min(1.0, support / 3)
-            findings.append(Finding(claim=claim, passage_ids=[h.id for h in cited], confidence=round(confidence, 3)))
-            for h in cited:
+        sq.findings, dropped = verify_findings(prompts.parse_findings(completion.text), hits, wanted)
+        for finding in sq.findings:
+            for pid in finding.passage_ids:
+                h = next(h for h in hits if h.id == pid)
                 state.cite(h.id, h.source, h.location, h.text[:200])
-        sq.findings = findings
-        if not findings or sq.evidence < WEAK_EVIDENCE:
-            sq.status = "unanswered" if not findings else "weak"
+        covered = not sq.findings and any(h.id in state.passages for h in hits)
+        if covered and sq.evidence >= WEAK_EVIDENCE:
+            sq.status = "answered"  # its evidence is already reported under an earlier sub-question
+        elif not sq.findings or sq.evidence < WEAK_EVIDENCE:
+            sq.status = "unanswered" if not sq.findings else "weak"
         else:
             sq.status = "answered"
         notes = [f"# {sq.text}", "", f"evidence: {sq.evidence:.2f}, status: {sq.status}", ""]
-        notes += [f"- {f.claim} (confidence {f.confidence:.2f}; passages {', '.join(f.passage_ids)})" for f in findings]
+        if evidence.related:
+            notes.append(f"related terms from the corpus: {', '.join(evidence.related)}")
+        if dropped:
+            notes.append(f"dropped as unsupported by any retrieved passage: {dropped!r}")
+        notes += [
+            f"- {f.claim} (confidence {f.confidence:.2f}; passages {', '.join(f.passage_ids)})" for f in sq.findings
+        ]
         notes += ["", "## Retrieved passages", ""]
         notes += [f"[{n}] {h.source} {h.location} (score {h.score:.3f})\n{h.text}\n" for n, h in numbered]
         self._write(f"notes/{sq.id}.md", "\n".join(notes))
 
     async def _synthesise(self, state: ResearchState) -> None:
         state.beliefs, state.gaps = beliefs_and_gaps(state)
-        lines = [f"{b.claim} " + "".join(f"[{n}]" for n in b.citations) for b in state.beliefs]
-        completion = await self._complete(state, SYNTHESISE, prompts.summary_messages(state.question, lines))
+        analysis = self._analysis(state)
+        groups = [(sq.text, [f"{f.claim} {cite(state, f)}" for f in sq.findings]) for sq in state.sub_questions]
+        lines = [line for _, group in groups for line in group]
+        groups = [(text, group) for text, group in groups if group]
+        messages = prompts.summary_messages(
+            state.question, groups, focus=focus_of(analysis), key_terms=words_of(analysis)
+        )
+        completion = await self._complete(state, SYNTHESISE, messages)
         known = {c.number for c in state.passages.values()}
-        summary = prompts.strip_unknown_citations(completion.text.strip(), known)
-        state.report = render_report(state, summary)
+        answer = prompts.strip_unknown_citations(completion.text.strip(), known)
+        state.answer = verify_answer(answer, lines)
+        state.report = render_report(state, state.answer)
         self._write("final_report.md", state.report)
+
+    @staticmethod
+    def _analysis(state: ResearchState) -> QuestionAnalysis:
+        if state.analysis is None:  # a state saved before question analysis existed
+            state.analysis = analyse(state.question)
+        return state.analysis
 
     def _sub_question(self, state: ResearchState, step: str) -> SubQuestion:
         wanted = step.removeprefix(GATHER_PREFIX)
@@ -271,59 +302,68 @@ class Engine:
             self.sink.write_text(path, text)
 
 
-def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
-    beliefs, gaps = [], []
-    seen: set[str] = set()
-    for sq in state.sub_questions:
-        for finding in sq.findings:
-            if finding.claim in seen:  # the same sentence often answers several sub-questions
-                continue
-            seen.add(finding.claim)
-            numbers = [state.passages[pid].number for pid in finding.passage_ids if pid in state.passages]
-            beliefs.append(
-                Belief(claim=finding.claim, confidence=finding.confidence, citations=numbers, sub_question=sq.text)
-            )
-        if sq.status in ("weak", "unanswered"):
-            reason = (
-                "no passage in the corpus answers it"
-                if sq.status == "unanswered"
-                else f"only weak evidence (best passage covers {sq.evidence:.0%} of its terms)"
-            )
-            gaps.append(Gap(sub_question=sq.text, reason=reason))
-        elif sq.status == "pending":
-            gaps.append(Gap(sub_question=sq.text, reason="not researched (the campaign stopped before it)"))
-    beliefs.sort(key=lambda b: -b.confidence)
-    return beliefs, gaps
+def _where(passage: Passage) -> str:
+    return f"{passage.source}, {passage.location}" if passage.location else passage.source
 
 
-def render_report(state: ResearchState, summary: str, *, partial_note: str | None = None) -> str:
-    """Markdown: summary, a section per sub-question, gaps, and the numbered sources list."""
-    out = [f"# Research report: {state.question}", ""]
-    if partial_note:
-        out += [f"> **Partial report.** {partial_note}", ""]
-    out += ["## Summary", "", summary or "No findings.", ""]
-    for sq in state.sub_questions:
-        out += [f"## {sq.text}", ""]
-        if sq.findings:
-            for f in sq.findings:
-                refs = "".join(f"[{state.passages[p].number}]" for p in f.passage_ids if p in state.passages)
-                out.append(f"- {f.claim} {refs} (confidence {f.confidence:.2f})")
-        elif sq.status == "pending":
-            out.append("_Not researched: the campaign stopped before this sub-question._")
-        else:
-            out.append("_The corpus holds no evidence for this sub-question._")
-        out.append("")
-    if state.gaps:
-        out += ["## Gaps", ""] + [f"- {g.sub_question} ({g.reason})" for g in state.gaps] + [""]
-    out += ["## Sources", ""]
-    for c in sorted(state.passages.values(), key=lambda c: c.number):
-        where = f", {c.location}" if c.location else ""
-        out.append(f"[{c.number}] {PurePath(c.source).name}{where} (passage {c.passage_id})")
-    return "\n".join(out).rstrip() + "\n"
+def focus_of(analysis: QuestionAnalysis, sub_question: str | None = None) -> str:
+    """The prompt's ``Focus:`` line: the question type, and "safety" when warnings must lead."""
+    safety = analysis.safety if sub_question is None else is_safety_sub_question(sub_question, analysis)
+    return ", ".join([analysis.type, *(["safety"] if safety else [])])
 
 
-def partial_report(state: ResearchState, reason: str) -> str:
-    """The report from whatever was gathered, for an aborted or budget-stopped campaign."""
-    state.beliefs, state.gaps = beliefs_and_gaps(state)
-    summary = " ".join(f"{b.claim} " + "".join(f"[{n}]" for n in b.citations) for b in state.beliefs[:3])
-    return render_report(state, summary, partial_note=reason)
+def words_of(analysis: QuestionAnalysis) -> list[str]:
+    """The question's key words as written (not stemmed), for the prompts."""
+    wanted = set(key_terms(analysis))
+    out: list[str] = []
+    for word in re.findall(
+        r"[A-Za-z_][\w.]*\w|\d+", " ".join([*analysis.entities, analysis.action, analysis.question])
+    ):
+        if word.lower() not in out and set(terms(word)) & wanted:
+            out.append(word.lower())
+    return out[:12]
+
+
+def verify_findings(
+    parsed: list[tuple[str, list[int], str | None]], hits: Sequence[Passage], wanted: set[str]
+) -> tuple[list[Finding], list[str]]:
+    """Each claim cited by exactly the retrieved passages that contain or support it; others dropped.
+
+    The model's own citation numbers are not trusted: a claim is checked against every passage,
+    so a right claim with a wrong number is re-attributed and an unsupported claim is dropped.
+    """
+    findings: list[Finding] = []
+    dropped: list[str] = []
+    for claim, _numbers, code in parsed:
+        backing = [(support(claim, h.text), h) for h in hits]
+        cited = [h for s, h in backing if s >= SUPPORT_THRESHOLD]
+        if not cited:
+            dropped.append(claim)
+            continue
+        if any(same_claim(claim, f.claim) for f in findings):
+            continue
+        if code is not None and not any(code_in(code, h.text) for h in cited):
+            code = None  # code the passages do not hold is not quoted
+        grounding = max(s for s, _ in backing)
+        focus = max(coverage(wanted, f"{h.location} {h.text}") for h in cited)
+        confidence = 0.5 * grounding + 0.3 * focus + 0.2 * min(1.0, len(cited) / 3)
+        findings.append(
+            Finding(claim=claim, passage_ids=[h.id for h in cited], confidence=round(confidence, 3), code=code)
+        )
+    return findings, dropped
+
+
+def verify_answer(answer: str, findings: list[str]) -> str:
+    """Keep the answer's sentences that restate cited findings; an answer with none is rebuilt."""
+    kept = []
+    for sentence in prompts.split_sentences(answer):
+        numbers = prompts.citations_in(sentence)
+        claim = prompts.CITE.sub("", sentence).strip()
+        backing = " ".join(f for f in findings if set(prompts.citations_in(f)) & set(numbers))
+        if numbers and (
+            same_claim(claim, prompts.CITE.sub("", backing)) or support(claim, backing) >= SUPPORT_THRESHOLD
+        ):
+            kept.append(sentence)
+    if kept:
+        return " ".join(kept)
+    return " ".join(findings[:2])

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from deepr_mcp.research.analysis import QuestionAnalysis
+
 
 class Phase(StrEnum):
     QUEUED = "queued"
@@ -33,7 +35,10 @@ class Citation(BaseModel):
 class Finding(BaseModel):
     claim: str
     passage_ids: list[str]
+    """Every retrieved passage that contains or supports the claim, and no other."""
     confidence: float = Field(ge=0, le=1)
+    code: str | None = None
+    """A code example quoted from a cited passage, shown as a fenced block under the claim."""
 
 
 class SubQuestion(BaseModel):
@@ -68,17 +73,20 @@ class StepRecord(BaseModel):
 
 class ResearchState(BaseModel):
     question: str
+    analysis: QuestionAnalysis | None = None
     phase: Phase = Phase.QUEUED
     sub_questions: list[SubQuestion] = Field(default_factory=list)
     passages: dict[str, Citation] = Field(default_factory=dict)
     """Every passage cited so far, keyed by passage id; numbers are assigned in first-cited order."""
     beliefs: list[Belief] = Field(default_factory=list)
     gaps: list[Gap] = Field(default_factory=list)
+    answer: str = ""
+    """The direct answer (2-5 cited sentences) that opens the report."""
     report: str | None = None
     steps_done: list[str] = Field(default_factory=list)
     step_records: list[StepRecord] = Field(default_factory=list)
     max_sub_questions: int = 5
-    passages_per_question: int = 6
+    passages_per_question: int = 10
 
     @property
     def cost(self) -> float:

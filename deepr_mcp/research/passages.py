@@ -1,81 +1,53 @@
 """The research corpus: documents chunked into passages, in SQLite with an FTS5 index.
 
 ``bm25()`` ranks matches inside SQLite, so search stays fast and the corpus persists with no
-server. Adding is per file and transactional: an unchanged file (same content hash) is
-skipped, a changed one has its passages replaced in one transaction, and a file that fails
-to read leaves the corpus exactly as it was.
+server. Adding is per file and transactional: an unchanged file (same content hash, same
+extractor version) is skipped, a changed one has its passages replaced in one transaction, and
+a file that fails to read leaves the corpus exactly as it was. A passage is stored once however
+many documents hold it (``passage_refs`` says which do); it goes when the last of them goes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
 from deepr_mcp.errors import InvalidInput, NotFound
-from deepr_mcp.research.documents import SUPPORTED, Chunk, chunk, markdown_sections, sections_of
+from deepr_mcp.research.corpus_schema import open_schema
 from deepr_mcp.research.engine import Passage
+from deepr_mcp.research.ingest import (
+    EXTRACTOR_VERSION,
+    SUPPORTED,
+    AddReport,
+    Chunk,
+    FileResult,
+    NotContent,
+    Progress,
+    chunk,
+    excluded_by,
+    files_under,
+    is_supported,
+    markdown_sections,
+    sections_of,
+)
 from deepr_mcp.text.tokenizer import STOP_WORDS
+
+__all__ = ["AddReport", "Corpus", "Document", "FileResult", "match_expression"]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 MAX_QUERY_TERMS = 32
 LOCATION_WEIGHT = 1.5
 """A heading ("Why it failed") says what a passage is about more densely than its body does."""
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS documents (
-    path TEXT PRIMARY KEY,
-    sha256 TEXT NOT NULL,
-    bytes INTEGER NOT NULL,
-    passages INTEGER NOT NULL,
-    added_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS passages (
-    rowid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    path TEXT NOT NULL REFERENCES documents(path),
-    location TEXT NOT NULL,
-    start INTEGER NOT NULL,
-    "end" INTEGER NOT NULL,
-    text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS passages_path ON passages(path);
-CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
-    location, text, content='passages', content_rowid='rowid', tokenize='porter unicode61'
-);
-CREATE TRIGGER IF NOT EXISTS passages_ai AFTER INSERT ON passages BEGIN
-    INSERT INTO passages_fts(rowid, location, text) VALUES (new.rowid, new.location, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS passages_ad AFTER DELETE ON passages BEGIN
-    INSERT INTO passages_fts(passages_fts, rowid, location, text) VALUES ('delete', old.rowid, old.location, old.text);
-END;
-"""
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    path: str
-    status: Literal["added", "unchanged", "replaced", "failed"]
-    passages: int = 0
-    reason: str | None = None
-
-
-@dataclass(slots=True)
-class AddReport:
-    files: list[FileResult] = field(default_factory=list)
-
-    def count(self, status: str) -> int:
-        return sum(1 for f in self.files if f.status == status)
-
-    @property
-    def passages(self) -> int:
-        return sum(f.passages for f in self.files if f.status in ("added", "replaced"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +56,8 @@ class Document:
     bytes: int
     passages: int
     added_at: str
+    name: str = ""
+    """The path relative to the folder it was added from (what sources are shown as)."""
 
 
 def match_expression(query: str) -> str | None:
@@ -103,15 +77,20 @@ class Corpus:
         self.path = path
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
+        self._df_cache: dict[str, int] = {}
+        """Document frequencies by FTS expression; emptied whenever passages change."""
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        with self._lock:
-            self._db.executescript(SCHEMA)
+        try:
+            open_schema(self._db, path)
             self._db.execute(
                 "INSERT INTO passages_fts(passages_fts, rank) VALUES ('rank', ?)", (f"bm25({LOCATION_WEIGHT}, 1.0)",)
             )
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         with self._lock:
@@ -119,75 +98,173 @@ class Corpus:
 
     # -- adding ----------------------------------------------------------------------------
 
-    def add_path(self, path: Path | str) -> AddReport:
-        """Add a file or every supported file under a folder; per-file outcomes in the report."""
+    def add_path(self, path: Path | str, *, exclude: Sequence[str] = (), progress: Progress | None = None) -> AddReport:
+        """Add a file or every supported file under a folder; per-file outcomes in the report.
+
+        ``exclude`` holds globs matched against paths relative to the folder (see ``ingest.walk``).
+        A folder with nothing left to add is an error that says why, not an empty success.
+        """
+        started = time.monotonic()
         target = Path(path).expanduser()
         if not target.exists():
             raise NotFound(f"{target}: no such file or folder")
         report = AddReport()
         if target.is_dir():
-            for file in sorted(p for p in target.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED):
-                report.files.append(self._add_file_safely(file))
-            return report
-        if target.suffix.lower() not in SUPPORTED:
-            raise InvalidInput(f"{target}: unsupported file type; supported: {', '.join(SUPPORTED)}")
-        result = self._add_file_safely(target)
-        if result.status == "failed":
-            raise InvalidInput(result.reason or f"{target}: could not be added")
-        report.files.append(result)
+            found = files_under(target, exclude)
+            report.excluded = found.excluded
+            if not found.files:
+                if found.excluded:
+                    patterns = ", ".join(repr(p) for p in exclude) or "the default rules"
+                    raise InvalidInput(
+                        f"{target}: all {found.excluded} supported files are excluded by {patterns}; nothing was added"
+                    )
+                raise InvalidInput(f"{target}: no supported files ({', '.join(SUPPORTED)}) in this folder")
+            items = found.files
+        else:
+            if not is_supported(target):
+                raise InvalidInput(f"{target}: unsupported file type; supported: {', '.join(SUPPORTED)}")
+            if excluded_by(target.name, exclude):
+                raise InvalidInput(f"{target}: excluded by {', '.join(repr(p) for p in exclude)}; nothing was added")
+            items = [(target, target.name)]
+        if progress is not None:
+            progress.start(str(target), len(items), report.excluded)
+        passages = 0
+        for done, (file, name) in enumerate(items, start=1):
+            result = self._add_file_safely(file, name)
+            report.files.append(result)
+            passages += result.passages
+            if progress is not None:
+                progress.file_done(result, done, len(items), passages)
+        report.seconds = time.monotonic() - started
+        if not target.is_dir() and report.files[0].status == "failed":
+            raise InvalidInput(report.files[0].reason or f"{target}: could not be added")
+        if progress is not None:
+            progress.finish(report)
         return report
 
-    def _add_file_safely(self, file: Path) -> FileResult:
+    def _add_file_safely(self, file: Path, name: str) -> FileResult:
+        """One file's outcome; a bad file is a result, never an exception that stops the others."""
         try:
-            return self._add_file(file)
+            return self._add_file(file, name)
         except InvalidInput as exc:
-            return FileResult(str(file), "failed", reason=exc.message)
+            return FileResult(str(file), "failed", reason=exc.message, name=name)
+        except NotContent as exc:
+            self._forget(str(file.resolve()))  # was content under an older extractor: its passages go
+            return FileResult(str(file), "skipped", reason=exc.reason, name=name)
         except OSError as exc:
-            return FileResult(str(file), "failed", reason=f"{file}: cannot read ({exc.strerror})")
+            return FileResult(str(file), "failed", reason=f"{file}: cannot read ({exc.strerror or exc})", name=name)
+        except sqlite3.Error:
+            raise
+        except (Exception, RecursionError) as exc:  # an extractor bug on one odd file must not stop a folder
+            log.debug("extracting %s failed", file, exc_info=True)
+            reason = f"{file}: could not be indexed ({type(exc).__name__}: {exc})"[:500]
+            return FileResult(str(file), "failed", reason=reason, name=name)
 
-    def _add_file(self, file: Path) -> FileResult:
+    def _add_file(self, file: Path, name: str) -> FileResult:
         key = str(file.resolve())
         size = file.stat().st_size
         if size > self.max_bytes:
-            raise InvalidInput(f"{file}: {size:,} bytes is over the {self.max_bytes:,}-byte limit per file")
+            raise InvalidInput(
+                f"{file}: {size:,} bytes is over the {self.max_bytes:,}-byte limit per file "
+                "(setting corpus.max_file_bytes, env DEEPR_CORPUS_MAX_FILE_BYTES)"
+            )
         raw = file.read_bytes()
         digest = hashlib.sha256(raw).hexdigest()
         with self._lock:
-            row = self._db.execute("SELECT sha256 FROM documents WHERE path = ?", (key,)).fetchone()
-        if row is not None and row[0] == digest:
-            return FileResult(key, "unchanged")
-        chunks = chunk(key, sections_of(file, raw))
+            row = self._db.execute("SELECT sha256, extractor, name FROM documents WHERE path = ?", (key,)).fetchone()
+        if row is not None and row[0] == digest and row[1] == EXTRACTOR_VERSION:
+            if row[2] != name:
+                with self._lock:
+                    self._db.execute("UPDATE documents SET name = ? WHERE path = ?", (name, key))
+            return FileResult(key, "unchanged", name=name)
+        chunks = chunk(sections_of(file, raw))
         if not chunks:
             raise InvalidInput(f"{file}: no text found to index")
-        self._replace(key, digest, size, chunks)
-        return FileResult(key, "replaced" if row is not None else "added", passages=len(chunks))
+        self._replace(key, name, digest, size, chunks)
+        return FileResult(key, "replaced" if row is not None else "added", passages=len(chunks), name=name)
 
     def add_markdown(self, source: str, text: str) -> FileResult:
         """Index text that is not a local file (a fetched web page) under ``source``, e.g. its URL."""
-        chunks = chunk(source, markdown_sections(text))
+        chunks = chunk(markdown_sections(text))
         if not chunks:
             raise InvalidInput(f"{source}: no text found to index")
         data = text.encode("utf-8")
         with self._lock:
             existed = self._db.execute("SELECT 1 FROM documents WHERE path = ?", (source,)).fetchone() is not None
-        self._replace(source, hashlib.sha256(data).hexdigest(), len(data), chunks)
-        return FileResult(source, "replaced" if existed else "added", passages=len(chunks))
+        self._replace(source, source, hashlib.sha256(data).hexdigest(), len(data), chunks)
+        return FileResult(source, "replaced" if existed else "added", passages=len(chunks), name=source)
 
-    def _replace(self, key: str, digest: str, size: int, chunks: list[Chunk]) -> None:
+    def _replace(self, key: str, name: str, digest: str, size: int, chunks: list[Chunk]) -> None:
         """A document's passages, swapped in one transaction: the old set or the new, never a mix."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute("DELETE FROM passages WHERE path = ?", (key,))
-                self._db.execute(
-                    "INSERT OR REPLACE INTO documents (path, sha256, bytes, passages, added_at) VALUES (?, ?, ?, ?, ?)",
-                    (key, digest, size, len(chunks), datetime.now(UTC).isoformat()),
-                )
+                self._detach(key)
+                self._upsert_document(key, name, digest, size, len(chunks), EXTRACTOR_VERSION)
                 self._db.executemany(
                     'INSERT OR IGNORE INTO passages (id, path, location, start, "end", text) VALUES (?, ?, ?, ?, ?, ?)',
                     [(c.id, key, c.location, c.start, c.end, c.text) for c in chunks],
                 )
+                self._db.executemany(
+                    'INSERT OR IGNORE INTO passage_refs (passage, path, location, start, "end") '
+                    "SELECT rowid, ?, ?, ?, ? FROM passages WHERE id = ?",
+                    [(key, c.location, c.start, c.end, c.id) for c in chunks],
+                )
                 self._db.execute("COMMIT")
+                self._df_cache.clear()
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def _upsert_document(self, key: str, name: str, digest: str, size: int, passages: int, extractor: int) -> None:
+        self._db.execute(
+            "INSERT INTO documents (path, name, sha256, bytes, passages, added_at, extractor) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET name = excluded.name, "
+            "sha256 = excluded.sha256, bytes = excluded.bytes, passages = excluded.passages, "
+            "added_at = excluded.added_at, extractor = excluded.extractor",
+            (key, name, digest, size, passages, datetime.now(UTC).isoformat(), extractor),
+        )
+
+    def _detach(self, key: str) -> int:
+        """Drop a document's hold on its passages (inside a transaction); returns how many went.
+
+        A passage another document still holds stays, shown from then on as that document's.
+        """
+        held = [r[0] for r in self._db.execute("SELECT passage FROM passage_refs WHERE path = ?", (key,))]
+        self._db.execute("DELETE FROM passage_refs WHERE path = ?", (key,))
+        gone = 0
+        for start in range(0, len(held), 500):
+            batch = held[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            gone += self._db.execute(
+                f"DELETE FROM passages WHERE rowid IN ({marks}) "
+                "AND NOT EXISTS (SELECT 1 FROM passage_refs r WHERE r.passage = passages.rowid)",
+                batch,
+            ).rowcount
+            self._db.execute(
+                'UPDATE passages SET (path, location, start, "end") = (SELECT r.path, r.location, r.start, r."end" '
+                "FROM passage_refs r WHERE r.passage = passages.rowid ORDER BY r.path LIMIT 1) "
+                f"WHERE rowid IN ({marks}) AND path = ?",
+                [*batch, key],
+            )
+        # Passages a schema-1 document held with no ref row (none after migration; kept for safety).
+        gone += self._db.execute(
+            "DELETE FROM passages WHERE path = ? AND NOT EXISTS "
+            "(SELECT 1 FROM passage_refs r WHERE r.passage = passages.rowid)",
+            (key,),
+        ).rowcount
+        return gone
+
+    def _forget(self, key: str) -> None:
+        with self._lock:
+            if self._db.execute("SELECT 1 FROM documents WHERE path = ?", (key,)).fetchone() is None:
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._detach(key)
+                self._db.execute("DELETE FROM documents WHERE path = ?", (key,))
+                self._db.execute("COMMIT")
+                self._df_cache.clear()
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -197,15 +274,19 @@ class Corpus:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO documents (path, sha256, bytes, passages, added_at) VALUES (?, ?, ?, ?, ?)",
-                    (source, "", sum(len(t) for t in texts), len(texts), datetime.now(UTC).isoformat()),
-                )
+                self._detach(source)
+                self._upsert_document(source, source, "", sum(len(t) for t in texts), len(texts), EXTRACTOR_VERSION)
                 self._db.executemany(
                     'INSERT INTO passages (id, path, location, start, "end", text) VALUES (?, ?, ?, 0, 0, ?)',
                     [(f"{source}#{i}", source, "", t) for i, t in enumerate(texts)],
                 )
+                self._db.execute(
+                    'INSERT INTO passage_refs (passage, path, location, start, "end") '
+                    "SELECT rowid, path, '', 0, 0 FROM passages WHERE path = ?",
+                    (source,),
+                )
                 self._db.execute("COMMIT")
+                self._df_cache.clear()
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -213,54 +294,97 @@ class Corpus:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int = 10) -> list[Passage]:
-        """Passages by bm25 relevance (higher score is better); empty when the query has no words."""
+    def search(self, query: str, limit: int = 10, *, headings_only: bool = False) -> list[Passage]:
+        """Passages by bm25 relevance (higher score is better); empty when the query has no words.
+
+        ``headings_only`` matches the words against the heading path alone (page title and
+        section names): the passages of the pages and sections that are about the query.
+        """
         if not 1 <= limit <= 200:
             raise InvalidInput(f"limit must be 1-200, got {limit}")
         expression = match_expression(query)
         if expression is None:
             return []
+        if headings_only:
+            expression = f"location : ({expression})"
         with self._lock:
             # Rank inside FTS5 (its "rank" column is bm25 with our column weights) and join only the
             # top hits: joining every match before sorting was most of the cost on common words.
             rows = self._db.execute(
-                "SELECT p.id, p.text, p.path, p.location, top.rank FROM "
+                f"SELECT {_PASSAGE_COLUMNS}, top.rank FROM "
                 "(SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rank LIMIT ?) AS top "
-                "JOIN passages p ON p.rowid = top.rowid ORDER BY top.rank",
+                "JOIN passages p ON p.rowid = top.rowid LEFT JOIN documents d ON d.path = p.path ORDER BY top.rank",
                 (expression, limit),
             ).fetchall()
-        return [Passage(id=r[0], text=r[1], source=r[2], location=r[3], score=round(-r[4], 6)) for r in rows]
+        return [_passage(r, score=round(-r[5], 6)) for r in rows]
 
     search_passages = search
+
+    def document_frequency(self, word: str) -> int:
+        """How many passages hold ``word`` (as FTS5 matches it): corpus-wide rarity for re-ranking."""
+        expression = match_expression(word)
+        if expression is None:
+            return 0
+        with self._lock:
+            cached = self._df_cache.get(expression)
+            if cached is None:
+                cached = self._db.execute(
+                    "SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?", (expression,)
+                ).fetchone()[0]
+                if len(self._df_cache) > 50_000:
+                    self._df_cache.clear()
+                self._df_cache[expression] = cached
+        return cached
+
+    def passage_count(self) -> int:
+        return self.stats()["passages"]
 
     def passage(self, passage_id: str) -> Passage:
         with self._lock:
             row = self._db.execute(
-                "SELECT id, text, path, location FROM passages WHERE id = ?", (passage_id,)
+                f"SELECT {_PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path WHERE p.id = ?",
+                (passage_id,),
             ).fetchone()
         if row is None:
             raise NotFound(f"no passage {passage_id!r} in the corpus")
-        return Passage(id=row[0], text=row[1], source=row[2], location=row[3], score=0.0)
+        return _passage(row)
 
     def documents(self) -> list[Document]:
         with self._lock:
-            rows = self._db.execute("SELECT path, bytes, passages, added_at FROM documents ORDER BY path").fetchall()
+            rows = self._db.execute(
+                "SELECT path, bytes, passages, added_at, name FROM documents ORDER BY path"
+            ).fetchall()
         return [Document(*r) for r in rows]
 
     def remove(self, path: Path | str) -> int:
-        keys = (str(path), str(Path(path).expanduser().resolve()))  # as added: a file path or a source name
+        """Remove a document by its path (as added or absolute) or its unique name; returns the
+        number of passages that left the corpus (those another document also holds stay)."""
+        key = self._document_key(path)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                removed = self._db.execute("DELETE FROM passages WHERE path IN (?, ?)", keys).rowcount
-                gone = self._db.execute("DELETE FROM documents WHERE path IN (?, ?)", keys).rowcount
+                removed = self._detach(key)
+                self._db.execute("DELETE FROM documents WHERE path = ?", (key,))
                 self._db.execute("COMMIT")
+                self._df_cache.clear()
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-        if not gone:
-            raise NotFound(f"{path}: not in the corpus; corpus_list shows what is")
         return removed
+
+    def _document_key(self, path: Path | str) -> str:
+        given = str(path)
+        candidates = [given, str(Path(given).expanduser().resolve())] if given else []
+        with self._lock:
+            for key in candidates:
+                if self._db.execute("SELECT 1 FROM documents WHERE path = ?", (key,)).fetchone():
+                    return key
+            named = [r[0] for r in self._db.execute("SELECT path FROM documents WHERE name = ?", (given,))]
+        if len(named) == 1:
+            return named[0]
+        if len(named) > 1:
+            raise InvalidInput(f"{given}: {len(named)} documents have this name; give the full path: {named[:3]}")
+        raise NotFound(f"{path}: not in the corpus; corpus_list shows what is")
 
     def stats(self) -> dict[str, int]:
         with self._lock:
@@ -271,6 +395,15 @@ class Corpus:
 
     def iter_passages(self) -> Iterator[Passage]:
         with self._lock:
-            rows = self._db.execute("SELECT id, text, path, location FROM passages ORDER BY rowid").fetchall()
+            rows = self._db.execute(
+                f"SELECT {_PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path ORDER BY p.rowid"
+            ).fetchall()
         for r in rows:
-            yield Passage(id=r[0], text=r[1], source=r[2], location=r[3], score=0.0)
+            yield _passage(r)
+
+
+_PASSAGE_COLUMNS = "p.id, p.text, COALESCE(NULLIF(d.name, ''), p.path), p.location, p.path"
+
+
+def _passage(row: tuple, score: float = 0.0) -> Passage:
+    return Passage(id=row[0], text=row[1], source=row[2], location=row[3], score=score, path=row[4])

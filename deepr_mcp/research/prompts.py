@@ -16,7 +16,7 @@ TASK_FINDINGS = "findings"
 TASK_SUMMARY = "summary"
 NO_EVIDENCE = "NO EVIDENCE"
 
-_CITE = re.compile(r"\[(\d+)\]")
+CITE = re.compile(r"\[(\d+)\]")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 
 
@@ -36,26 +36,67 @@ def plan_messages(question: str, max_questions: int) -> list[Message]:
     return [Message("system", system), Message("user", question)]
 
 
-def findings_messages(sub_question: str, passages: list[tuple[int, str, str]]) -> list[Message]:
-    """``passages`` are ``(number, location, text)``; the location (a heading path) is context."""
+def _brief(question: str, focus: str, key_terms: list[str], related: list[str]) -> str:
+    lines = [f"Question: {question}"]
+    if focus:
+        lines.append(f"Focus: {focus}")
+    if key_terms:
+        lines.append(f"Key terms: {', '.join(key_terms)}")
+    if related:
+        lines.append(f"Related terms: {', '.join(related)}")
+    return "\n".join(lines)
+
+
+def findings_messages(
+    sub_question: str,
+    passages: list[tuple[int, str, str]],
+    *,
+    question: str = "",
+    focus: str = "",
+    key_terms: list[str] | None = None,
+    related: list[str] | None = None,
+    known: list[str] | None = None,
+) -> list[Message]:
+    """``passages`` are ``(number, location, text)``; the location (source and heading) is context.
+
+    ``known`` are facts already reported for other sub-questions: the answer must add to them.
+    """
     system = (
         f"TASK: {TASK_FINDINGS}\n"
-        "Using only the numbered passages, write each fact that answers the sub-question on its own line as "
-        "'- <claim> [n]', citing the passage numbers that state it. Quote or closely paraphrase the passage. "
+        "Using only the numbered passages, write each fact that answers the sub-question (within the main "
+        "question) on its own line as '- <claim> [n]', citing only the passage numbers that state it. Quote or "
+        "closely paraphrase the passage; never add facts the passages do not state. When a passage's code "
+        "example shows the answer, put that code right after the claim as a fenced block copied exactly. "
+        "When the focus is safety, state the passages' warnings and caveats first. Never repeat a fact, "
+        "including the already known facts listed. "
         f"If the passages do not answer the sub-question, write only '{NO_EVIDENCE}'."
     )
     body = "\n\n".join(f"[{n}] (from: {location or 'untitled'})\n{text}" for n, location, text in passages)
-    return [Message("system", system), Message("user", f"Sub-question: {sub_question}\n\nPassages:\n{body}")]
+    brief = _brief(question or sub_question, focus, key_terms or [], related or [])
+    already = "".join(f"\nKnown: {fact}" for fact in known or [])
+    user = f"{brief}\nSub-question: {sub_question}{already}\n\nPassages:\n{body}"
+    return [Message("system", system), Message("user", user)]
 
 
-def summary_messages(question: str, findings: list[str]) -> list[Message]:
+def summary_messages(
+    question: str,
+    groups: list[tuple[str, list[str]]],
+    *,
+    focus: str = "",
+    key_terms: list[str] | None = None,
+) -> list[Message]:
+    """``groups`` are ``(sub-question, [finding with its [n] markers])`` in plan order."""
     system = (
         f"TASK: {TASK_SUMMARY}\n"
-        "Write a summary of two to four sentences that answers the question from the findings only, "
-        "keeping their [n] citation markers. No preamble."
+        "Answer the question directly in two to five sentences, from the findings only, keeping their [n] "
+        "citation markers on every sentence. Lead with what the reader must do or know; when the focus is "
+        "safety, lead with the warning. No preamble, no facts the findings do not state."
     )
-    body = "\n".join(f"- {f}" for f in findings)
-    return [Message("system", system), Message("user", f"Question: {question}\n\nFindings:\n{body}")]
+    body = "\n".join(
+        f"Sub-question: {sub_question}\n" + "\n".join(f"- {f}" for f in findings) for sub_question, findings in groups
+    )
+    brief = _brief(question, focus, key_terms or [], [])
+    return [Message("system", system), Message("user", f"{brief}\n\nFindings:\n{body}")]
 
 
 def parse_lines(text: str) -> list[str]:
@@ -63,23 +104,54 @@ def parse_lines(text: str) -> list[str]:
     return [line for raw in text.splitlines() if (line := _BULLET.sub("", raw).strip())]
 
 
-def parse_findings(text: str) -> list[tuple[str, list[int]]]:
-    """``(claim, [citation numbers])`` per line; lines without a citation are dropped."""
+def parse_findings(text: str) -> list[tuple[str, list[int], str | None]]:
+    """``(claim, [citation numbers], code or None)`` per claim line; lines without a citation are dropped.
+
+    A fenced code block right after a claim line belongs to that claim.
+    """
     if text.strip().upper().startswith(NO_EVIDENCE):
         return []
-    out = []
-    for line in parse_lines(text):
-        numbers = [int(n) for n in _CITE.findall(line)]
-        claim = _CITE.sub("", line).strip().rstrip(" ,;")
-        if numbers and claim:
-            out.append((claim, numbers))
+    out: list[tuple[str, list[int], str | None]] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        raw = lines[i]
+        if raw.strip().startswith("```"):
+            j = i + 1
+            while j < len(lines) and not lines[j].strip().startswith("```"):
+                j += 1
+            indent = len(raw) - len(raw.lstrip())
+            code = "\n".join(line[indent:] if line[:indent].isspace() else line for line in lines[i + 1 : j])
+            if out and out[-1][2] is None and code.strip():
+                out[-1] = (out[-1][0], out[-1][1], code)
+            i = j + 1
+            continue
+        line = _BULLET.sub("", raw).strip()
+        numbers = [int(n) for n in CITE.findall(line)]
+        claim = CITE.sub("", line).strip().rstrip(" ,;")
+        if line and numbers and claim:
+            out.append((claim, numbers, None))
+        i += 1
     return out
 
 
 def citations_in(text: str) -> list[int]:
-    return [int(n) for n in _CITE.findall(text)]
+    return [int(n) for n in CITE.findall(text)]
 
 
 def strip_unknown_citations(text: str, known: set[int]) -> str:
     """Remove ``[n]`` markers that resolve to no passage, so every citation in a report is real."""
-    return _CITE.sub(lambda m: m.group(0) if int(m.group(1)) in known else "", text)
+    return CITE.sub(lambda m: m.group(0) if int(m.group(1)) in known else "", text)
+
+
+_CITED_SEGMENT = re.compile(r".*?(?:\s*\[\d+\])+|.+$", re.S)
+
+
+def split_sentences(text: str) -> list[str]:
+    """A cited paragraph cut after each run of ``[n]`` markers: each piece is a claim with its citations.
+
+    A claim of two sentences ("Never do X. It can cause Y. [2]") stays one piece, because its
+    citation covers both.
+    """
+    flat = " ".join(text.split())
+    return [m.group(0).strip() for m in _CITED_SEGMENT.finditer(flat) if m.group(0).strip()]

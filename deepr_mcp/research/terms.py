@@ -1,23 +1,27 @@
 """The content terms of research text: tokens minus the generic words of question templates.
 
-"What key figures and dates describe the 1858 cable?" should be judged on "1858" and
-"cable", not on "figures" or "describe", or every templated sub-question looks unanswered.
+"Which functions are used to extract a tar archive?" should be judged on "extract", "tar" and
+"archive", not on "functions" or "used", or every planned sub-question looks unanswered.
 """
 
 from __future__ import annotations
 
 from deepr_mcp.text.tokenizer import tokenize
 
-_GENERIC = set(
+GENERIC = frozenset(
     tokenize(
         "background history key figures dates numbers describe described problems risks limitations reported "
-        "current state outcome overview today nowadays currently explain"
+        "current state outcome overview today nowadays currently explain "
+        # the words of the planner's sub-questions, which say what kind of answer is wanted, not what about
+        "functions methods used options parameters change example shows documentation documented warn warnings "
+        "protect caveats errors caused differ difference rather instead deprecated replaces version added changed "
+        "known say says use using safely safe"
     )
 )
 
 
 def terms(text: str) -> set[str]:
-    return {t for t in tokenize(text) if t not in _GENERIC}
+    return {t for t in tokenize(text) if t not in GENERIC}
 
 
 def coverage(wanted: set[str], text: str) -> float:

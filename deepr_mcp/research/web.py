@@ -21,7 +21,7 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
 from deepr_mcp.errors import InvalidInput, ProviderError
-from deepr_mcp.research.documents import html_sections
+from deepr_mcp.research.ingest import html_sections
 
 MAX_REDIRECTS = 5
 
@@ -160,7 +160,8 @@ class PageFetcher:
             start, end = lower.find("<title>"), lower.find("</title>")
             if 0 <= start < end:
                 title = " ".join(text[start + 7 : end].split())
-            text = "\n\n".join((f"## {s.location}\n\n" if s.location else "") + s.text for s in html_sections(text))
+            sections = html_sections(text, skip_navigation=False)
+            text = "\n\n".join((f"## {s.location}\n\n" if s.location else "") + s.text for s in sections)
         return FetchedPage(url, final, title, text, content_type, len(body), truncated)
 
 

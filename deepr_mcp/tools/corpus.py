@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Annotated, Any
 
 import anyio
 from pydantic import Field
@@ -14,6 +15,11 @@ from deepr_mcp.tools.context import ToolContext
 
 class AddInput(Strict):
     path: str = Field(min_length=1, max_length=4096, description="File or folder on the server's machine")
+    exclude: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
+        default_factory=list,
+        max_length=50,
+        description="Globs of files or folders to leave out, relative to the folder (e.g. '_build/*', 'genindex*')",
+    )
 
 
 @define_tool(
@@ -24,13 +30,17 @@ class AddInput(Strict):
     category="corpus",
 )
 async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
-    report = await anyio.to_thread.run_sync(ctx.services.corpus.add_path, args.path)
+    add = functools.partial(ctx.services.corpus.add_path, args.path, exclude=args.exclude)
+    report = await anyio.to_thread.run_sync(add)
     return {
         "added": report.count("added"),
         "replaced": report.count("replaced"),
         "unchanged": report.count("unchanged"),
+        "skipped": [{"path": f.name or f.path, "reason": f.reason} for f in report.files if f.status == "skipped"],
+        "excluded": report.excluded,
         "failed": [{"path": f.path, "reason": f.reason} for f in report.files if f.status == "failed"],
         "passages_indexed": report.passages,
+        "seconds": round(report.seconds, 2),
     }
 
 
@@ -73,7 +83,7 @@ async def corpus_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     return {
         **stats,
         "items": [
-            {"path": d.path, "bytes": d.bytes, "passages": d.passages, "added_at": d.added_at}
+            {"path": d.path, "name": d.name, "bytes": d.bytes, "passages": d.passages, "added_at": d.added_at}
             for d in docs[: args.limit]
         ],
     }
@@ -106,7 +116,7 @@ class PassageInput(Strict):
 )
 async def corpus_passage(ctx: ToolContext, args: PassageInput) -> dict[str, Any]:
     p = await anyio.to_thread.run_sync(ctx.services.corpus.passage, args.passage_id)
-    return {"passage_id": p.id, "source": p.source, "location": p.location, "text": p.text}
+    return {"passage_id": p.id, "source": p.source, "path": p.path, "location": p.location, "text": p.text}
 
 
 TOOLS = [corpus_add, corpus_search, corpus_list, corpus_remove, corpus_passage]

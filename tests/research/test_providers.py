@@ -119,3 +119,25 @@ def test_pricing_prefix_unknown_and_override() -> None:
     assert pricing.price("openai/gpt-4o").input_per_mtok == 2.50
     assert not pricing.price("mystery-model").known
     assert pricing.cost("my-local-model", 1_000_000, 1_000_000) == 3.0
+
+
+async def test_openai_without_a_key_is_refused_before_any_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    from deepr_mcp.config import Settings
+    from deepr_mcp.research.providers.factory import make_provider, needs_key
+
+    for key in [k for k in __import__("os").environ if k.startswith("DEEPR_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("DEEPR_CONFIG", "")
+    async with fake_llm() as llm, aiohttp.ClientSession() as session:
+        with pytest.raises(
+            ProviderError, match=r"no API key for https://api\.openai\.com/v1; set DEEPR_OPENAI_API_KEY"
+        ):
+            make_provider(Settings(), session, "openai")
+        blank = Settings.model_validate({"openai": {"api_key": "  "}})
+        with pytest.raises(ProviderError, match="no API key"):
+            make_provider(blank, session, "openai")
+        local = Settings.model_validate({"openai": {"base_url": f"{llm.url}/v1"}})  # loopback: no key needed
+        assert (await make_provider(local, session, "openai").complete(MESSAGES)).text
+        assert llm.requests  # and it was really asked
+    assert needs_key("https://openrouter.ai/api/v1") and not needs_key("http://192.168.1.20:8000/v1")
+    assert not needs_key("http://localhost:11434/v1")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
+from urllib.parse import urlsplit
+
 import aiohttp
 
 from deepr_mcp.config import Settings
@@ -10,6 +13,17 @@ from deepr_mcp.research.providers.anthropic_messages import AnthropicProvider
 from deepr_mcp.research.providers.base import Provider
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.providers.openai_compat import OpenAIProvider
+
+
+def needs_key(base_url: str) -> bool:
+    """Hosted endpoints want a key; a server on this machine or the LAN (Ollama, vLLM) may not."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    local = host in ("localhost", "::1") or host.endswith(".local")
+    try:
+        local = local or ipaddress.ip_address(host).is_private or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    return not local
 
 
 def make_provider(
@@ -22,7 +36,13 @@ def make_provider(
     if name == "openai":
         cfg = settings.openai
         model = cfg.cheap_model if cheap and cfg.cheap_model else cfg.model
-        key = cfg.api_key.get_secret_value() if cfg.api_key else None
+        key = cfg.api_key.get_secret_value().strip() if cfg.api_key else None
+        if not key and needs_key(cfg.base_url):
+            raise ProviderError(
+                "openai",
+                f"no API key for {cfg.base_url}; set DEEPR_OPENAI_API_KEY, or point DEEPR_OPENAI_BASE_URL at a "
+                "local endpoint that needs none (Ollama, vLLM: http://127.0.0.1:11434/v1)",
+            )
         return OpenAIProvider(session, base_url=cfg.base_url, api_key=key, model=model)
     if name == "anthropic":
         cfg_a = settings.anthropic

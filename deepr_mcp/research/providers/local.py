@@ -1,107 +1,247 @@
 """The embedded default: extractive research with no network, no key, no cost.
 
-It answers the engine's three prompts by rules: a question is decomposed by its clauses and
-standard facets; findings are the passage sentences that best cover the sub-question's terms;
-the summary strings together the strongest findings. Deterministic, so a resumed run gives
-the same report as an uninterrupted one.
+It answers the engine's three prompts by rules over the prompt's own material: the plan comes
+from the question's analysis (type, action, compared sides); findings are the passage sentences
+(with the code they introduce) that best cover the sub-question's and the question's key terms,
+warnings first when the question asks how to do something safely; the direct answer picks the
+strongest findings for the whole question. Deterministic, so a resumed run gives the same report
+as an uninterrupted one.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 from deepr_mcp.research import prompts
+from deepr_mcp.research.analysis import analyse, sub_questions
+from deepr_mcp.research.claims import Unit, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
-from deepr_mcp.research.terms import coverage, terms
+from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
+from deepr_mcp.research.terms import GENERIC, terms
+from deepr_mcp.text.tokenizer import tokenize
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
-_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,?\s+and\s+(?=(?:how|what|why|when|where|who|which)\b))\s*", re.I)
-_AUXILIARY = re.compile(
-    r"^(?:how|what|why|when|where|who|which)\s+(?:did|do|does|is|are|was|were|has|have|had|can|could)\b", re.I
+_BRIEF = re.compile(r"^(Question|Focus|Key terms|Related terms|Sub-question): (.*)$", re.M)
+_KNOWN = re.compile(r"^Known: (.*)$", re.M)
+_VERSION_NOTE = re.compile(r"^(?:changed in version|new in version|deprecated since version|added in version)", re.I)
+_CHANGE_NOTE = re.compile(
+    r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
 )
-_TRAILING_TIME = re.compile(r"\s+(?:today|now|nowadays|currently|recently)$", re.I)
-_LEADING = re.compile(
-    r"^(?:how|what|why|when|where|who|which|whose|did|do|does|is|are|was|were|can|could|should|would|"
-    r"will|has|have|had|the|a|an|of|in|on|to|for|about|tell me|explain|describe)\b\s*",
-    re.I,
-)
+_WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
+CUE_BONUS = 0.15
+"""For a sentence using the words that answer this kind of question ("because", "rather than")."""
 MIN_SENTENCE_CHARS = 25
-MAX_FINDINGS = 3
-MIN_SCORE = 0.4
+MAX_FINDINGS = 5
+MAX_PER_PASSAGE = 2
+MIN_SCORE = 0.3
+RELATIVE_FLOOR = 0.5
+"""A finding must score at least this share of the sub-question's best, or it is filler."""
+NEIGHBOUR_SHARE = 0.65
+MAX_CLAIM_CHARS = 420
+ANSWER_SENTENCES = 3
+ANSWER_WORDS = 110
+ANSWER_MIN_SHARE = 0.34
+"""A finding joins the direct answer only if it holds at least a third of the question's key terms."""
 
 
 def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def topic_of(question: str) -> str:
-    """The subject of a question: 'why did the 1858 cable fail' -> '1858 cable'.
-
-    After an auxiliary ("did", "are") the last word is the main verb, so it is dropped.
-    """
-    topic = _TRAILING_TIME.sub("", question.strip().rstrip("?.! "))
-    if _AUXILIARY.match(topic) and len(topic.split()) > 3:
-        topic = topic.rsplit(" ", 1)[0]
-    previous = None
-    while previous != topic:
-        previous, topic = topic, _LEADING.sub("", topic)
-    return topic or question.strip().rstrip("?")
+def _brief(user: str) -> dict[str, str]:
+    return {key: value.strip() for key, value in _BRIEF.findall(user.split("\n\nPassages:\n", 1)[0])}
 
 
-def decompose(question: str, limit: int) -> list[str]:
-    """The question, its separate clauses, then standard facets of its topic."""
-    question = " ".join(question.split())
-    clauses = [c.strip().rstrip("?") for c in _CLAUSE_SPLIT.split(question.rstrip("?")) if c.strip()]
-    topic = topic_of(clauses[0] if clauses else question)
-    candidates = [question if question.endswith("?") else question + "?"]
-    if len(clauses) > 1:
-        candidates += [c[0].upper() + c[1:] + "?" for c in clauses]
-    candidates += [
-        f"What is the background of {topic}?",
-        f"What key figures, dates and numbers describe {topic}?",
-        f"What problems, risks or limitations are reported for {topic}?",
-        f"What is the current state or outcome of {topic}?",
-    ]
-    seen: set[str] = set()
-    out = []
-    for candidate in candidates:
-        key = candidate.lower()
-        if key not in seen:
-            seen.add(key)
-            out.append(candidate)
-    return out[:limit]
+def _stems(words: str) -> set[str]:
+    return {t for t in tokenize(words.replace(",", " ")) if t not in GENERIC}
 
 
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(" ".join(text.split())) if len(s.strip()) >= MIN_SENTENCE_CHARS]
-
-
-def best_sentences(sub_question: str, passages: list[tuple[int, str, str]]) -> list[tuple[str, int, float]]:
-    """Sentences ranked by the sub-question terms they and their passage (with its heading) contain.
-
-    The passage's share matters because "It failed after three weeks" answers "why did the 1858
-    cable fail" only through the passage and heading around it.
-    """
-    wanted = terms(sub_question)
+def _share(wanted: set[str], have: set[str], weight: dict[str, float] | None = None) -> float:
+    """Share of ``wanted`` present in ``have``; with ``weight``, rarer terms count for more."""
     if not wanted:
+        return 0.0
+    if weight is None:
+        return len(wanted & have) / len(wanted)
+    total = sum(weight.get(t, 1.0) for t in wanted)
+    return sum(weight.get(t, 1.0) for t in wanted & have) / total
+
+
+def score_unit(
+    unit: Unit, rank: int, passage_cover: float, want: dict[str, set[str]], focus: str, idf: dict[str, float]
+) -> float:
+    """How well one sentence (and its code) answers: its own term coverage, its passage's, its rank."""
+    have = terms(f"{unit.text} {unit.code or ''}")
+    score = (
+        0.3 * _share(want["sub"], have, idf)
+        + 0.2 * _share(want["key"], have, idf)
+        + 0.3 * passage_cover
+        + 0.15 / (1 + rank)
+        + 0.05 * bool(want["related"] & have)
+    )
+    text = unit.text
+    if unit.index == 0:
+        score += 0.05  # a passage's first sentence usually says what the passage is about
+    if "safety" in focus and CAVEAT.search(text):
+        score += 0.3
+    kind = focus.split(",")[0].strip()
+    if kind in ANSWER_CUES and ANSWER_CUES[kind].search(text):
+        score += CUE_BONUS
+    if unit.code and "how_to" in focus:
+        score += 0.1
+    if _VERSION_NOTE.match(text) and "version" not in focus:
+        score *= 0.4
+    if _CHANGE_NOTE.search(text) and "version" not in focus:
+        score *= 0.75  # "X now accepts ..." tells what changed, not what X is or how to use it
+    if "version" in focus and VERSION_NOTE.search(text):
+        score += 0.25
+    if _WEAK_START.match(text) or text.endswith("?"):
+        score *= 0.4
+    words = len(text.split())
+    if words < 6 and not unit.code:
+        score *= 0.5
+    if len(text) > 450:
+        score *= 0.7
+    return score
+
+
+def best_units(user: str) -> list[tuple[Unit, int, float]]:
+    """``(unit, passage number, score)``, best first, each sentence once, known facts left out.
+
+    A chosen sentence takes in its neighbour when the neighbour scores nearly as well ("The ship
+    lowers a grapnel. The damaged section is removed..."): a procedure reads as one claim.
+    """
+    brief = _brief(user)
+    _, _, body = user.partition("\n\nPassages:\n")
+    passages = [(int(n), location, text.strip()) for n, location, text in _PASSAGE.findall(body)]
+    want = {
+        "sub": terms(brief.get("Sub-question", "")),
+        "key": _stems(brief.get("Key terms", "")),
+        "related": _stems(brief.get("Related terms", "")),
+    }
+    everything = want["sub"] | want["key"]
+    if not everything:
         return []
-    scored = []
-    for number, location, text in passages:
-        passage_cover = coverage(wanted, f"{location} {text}")
-        for index, sentence in enumerate(sentences(text)):
-            sentence_cover = coverage(wanted, sentence)
-            if sentence_cover > 0 or passage_cover >= 0.75:
-                score = 0.4 * sentence_cover + 0.6 * passage_cover
-                scored.append((round(score, 6), -number, -index, sentence, number))
-    scored.sort(reverse=True)
-    out, seen = [], set()
-    for score, _, _, sentence, number in scored:
-        if sentence not in seen:
-            seen.add(sentence)
-            out.append((sentence, number, score))
+    focus = brief.get("Focus", "")
+    held = [terms(f"{location} {text}") for _, location, text in passages]
+    idf = {t: math.log(1 + len(held) / (1 + sum(t in h for h in held))) + 0.1 for t in everything}
+    known = _KNOWN.findall(user.split("\n\nPassages:\n", 1)[0])
+    scored: list[tuple[float, int, int, Unit, int]] = []
+    by_passage: dict[int, list[tuple[Unit, float]]] = {}
+    for rank, (number, _location, text) in enumerate(passages):
+        cover = _share(everything, held[rank], idf)
+        for unit in units(text):
+            if not unit.text or (len(unit.text) < MIN_SENTENCE_CHARS and not unit.code):
+                continue
+            value = score_unit(unit, rank, cover, want, focus, idf)
+            scored.append((value, -rank, -unit.index, unit, number))
+            by_passage.setdefault(number, []).append((unit, value))
+    scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
+    out: list[tuple[Unit, int, float]] = []
+    taken: set[tuple[int, int]] = set()
+    for value, _, _, unit, number in scored:
+        if (number, unit.index) in taken or any(same_claim(unit.text, k) for k in known):
+            continue
+        merged = _with_neighbour(unit, value, by_passage[number], taken, number)
+        if not any(same_claim(merged.text, u.text) for u, _, _ in out):
+            out.append((merged, number, value))
     return out
+
+
+def _with_neighbour(
+    unit: Unit, value: float, siblings: list[tuple[Unit, float]], taken: set[tuple[int, int]], number: int
+) -> Unit:
+    taken.add((number, unit.index))
+    if unit.code:
+        return unit
+    for other, other_value in siblings:
+        if (
+            abs(other.index - unit.index) == 1
+            and other.code is None
+            and other_value >= NEIGHBOUR_SHARE * value
+            and (number, other.index) not in taken
+            and len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS
+        ):
+            taken.add((number, other.index))
+            first, second = sorted((unit, other), key=lambda u: u.index)
+            return Unit(f"{first.text} {second.text}", None, first.index)
+    return unit
+
+
+def findings_text(user: str) -> str:
+    ranked = best_units(user)
+    best = ranked[0][2] if ranked else 0.0
+    lines: list[str] = []
+    per_passage: dict[int, int] = {}
+    for unit, number, value in ranked:
+        if value < max(MIN_SCORE, RELATIVE_FLOOR * best):
+            break
+        if per_passage.get(number, 0) >= MAX_PER_PASSAGE:
+            continue
+        per_passage[number] = per_passage.get(number, 0) + 1
+        lines.append(f"- {unit.text} [{number}]")
+        if unit.code:
+            lines += ["```", unit.code, "```"]
+        if sum(per_passage.values()) >= MAX_FINDINGS:
+            break
+    return "\n".join(lines) if lines else prompts.NO_EVIDENCE
+
+
+def answer_text(user: str) -> str:
+    """The direct answer: the best finding of each sub-question in plan order, warnings first if asked.
+
+    Taking one finding per sub-question makes the answer cover the question's parts (both sides
+    of a comparison, the function and its caveat) instead of three restatements of one point.
+    """
+    brief = _brief(user)
+    focus = brief.get("Focus", "")
+    key = _stems(brief.get("Key terms", "")) or terms(brief.get("Question", ""))
+    groups: list[list[str]] = []
+    asked: list[set[str]] = []
+    for line in user.partition("\n\nFindings:\n")[2].splitlines():
+        if line.startswith("Sub-question: ") or not groups:
+            groups.append([])
+            asked.append(terms(line.removeprefix("Sub-question: ")))
+        if line.startswith("- "):
+            groups[-1].append(line[2:])
+    findings = [f for group in groups for f in group]
+    if not findings:
+        return "The corpus holds no evidence that answers this question."
+
+    def score(line: str, group: int, place: int) -> float:
+        claim = terms(prompts.CITE.sub("", line))
+        value = max(_share(key, claim), _share(asked[group], claim)) + (0.3 if place == 0 else 0.0)
+        if "safety" in focus and CAVEAT.search(line) and value > 0:
+            value += 0.5
+        kind = focus.split(",")[0].strip()
+        if kind in ANSWER_CUES and ANSWER_CUES[kind].search(line) and value > 0:
+            value += 0.3
+        if _CHANGE_NOTE.search(line) and kind != "version":
+            value -= 0.2
+        return value
+
+    ranked = sorted(
+        ((score(line, gi, li), -gi, -li, line) for gi, group in enumerate(groups) for li, line in enumerate(group)),
+        reverse=True,
+    )
+    eligible = [r for r in ranked if r[0] >= ANSWER_MIN_SHARE] or ranked[:1]
+    chosen: list[str] = []
+    used_groups: set[int] = set()
+    words = 0
+    for _round in range(2):  # the best finding of each of the first two sub-questions, then the best left
+        for _value, neg_group, _, line in eligible:
+            if line in chosen or (_round == 0 and (-neg_group in used_groups or -neg_group > 1)):
+                continue
+            if len(chosen) >= ANSWER_SENTENCES or (chosen and words + len(line.split()) > ANSWER_WORDS):
+                break
+            chosen.append(line)
+            used_groups.add(-neg_group)
+            words += len(line.split())
+    chosen.sort(key=findings.index)
+    if "safety" in focus:
+        chosen.sort(key=lambda line: not CAVEAT.search(line))
+    return " ".join(chosen)
 
 
 class LocalProvider:
@@ -117,27 +257,12 @@ class LocalProvider:
         user = next((m.content for m in messages if m.role == "user"), "")
         if task == prompts.TASK_PLAN:
             limit = int(re.search(r"at most (\d+)", messages[0].content).group(1))  # type: ignore[union-attr]
-            text = "\n".join(decompose(user, limit))
+            text = "\n".join(sub_questions(analyse(user), limit))
         elif task == prompts.TASK_FINDINGS:
-            text = self._findings(user)
+            text = findings_text(user)
         elif task == prompts.TASK_SUMMARY:
-            text = self._summary(user)
+            text = answer_text(user)
         else:
             text = user
         usage = Usage(sum(estimate_tokens(m.content) for m in messages), estimate_tokens(text))
         return Completion(text=text, usage=usage, model=self.model, provider=self.name)
-
-    @staticmethod
-    def _findings(user: str) -> str:
-        head, _, body = user.partition("\n\nPassages:\n")
-        sub_question = head.removeprefix("Sub-question: ").strip()
-        passages = [(int(n), location, text.strip()) for n, location, text in _PASSAGE.findall(body)]
-        ranked = [r for r in best_sentences(sub_question, passages) if r[2] >= MIN_SCORE]
-        if not ranked:
-            return prompts.NO_EVIDENCE
-        return "\n".join(f"- {sentence} [{number}]" for sentence, number, _ in ranked[:MAX_FINDINGS])
-
-    @staticmethod
-    def _summary(user: str) -> str:
-        findings = [line[2:] for line in user.splitlines() if line.startswith("- ")]
-        return " ".join(findings[:3]) if findings else "The corpus holds no evidence that answers this question."

@@ -1,0 +1,300 @@
+"""Metric functions of ``bench/research_quality.py``: gold matching, claims, duplicates, furniture.
+
+Pure functions over text, no corpus and no engine, so they are unit-tested on their own
+(``tests/bench/test_quality_metrics.py``) and the report format can change without them
+breaking: the claim parser takes bullets and cited sentences wherever they are, skips fenced
+code, the gaps section and the sources list, and reads ``[n]`` markers in any of the usual
+spellings (``[1]``, ``[1][2]``, ``[1, 2]``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+DUPLICATE_JACCARD = 0.8
+"""Two claims whose token sets overlap this much (intersection over union) say the same thing."""
+
+# -- gold phrases ----------------------------------------------------------------------------
+
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+def normalise(text: str) -> str:
+    """Lowercase words separated by single spaces: markdown, backticks, ``¶``, quotes and all
+    other punctuation removed, so ``"files are created outside of *path*, e.g."`` and
+    ``"Files are created outside of path e.g"`` compare equal. Padded with a space each side
+    so that a phrase matches whole words only (``" path "`` does not match ``"pathlib"``)."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _NON_WORD.sub(" ", text.lower()).replace("_", " ")
+    return " " + " ".join(text.split()) + " "
+
+
+def gold_found(output: str, phrases: list[str]) -> list[bool]:
+    """For each gold phrase, whether the output contains it (after ``normalise`` of both)."""
+    haystack = normalise(output)
+    return [normalise(p) in haystack for p in phrases]
+
+
+# -- claims ------------------------------------------------------------------------------------
+
+_CITATION_GROUP = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_CITATIONS_RUN = re.compile(r"(?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])+")
+_SPACE_BEFORE_STOP = re.compile(r"\s+([.,;:!?])(?=\s|$)")
+_CONFIDENCE = re.compile(r"\s*\((?:confidence|conf\.?)\s*[0-9.]+\)", re.I)
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_SOURCES_HEADING = re.compile(r"^(?:sources|references|citations|bibliography|cited passages)\b", re.I)
+_GAPS_HEADING = re.compile(r"^(?:gaps|open questions|what the corpus does not answer|not answered)\b", re.I)
+_SOURCE_LINE = re.compile(r"^\s*(?:[-*+]\s*)?\[(\d+)\]:?\s*(.*)$")
+_PASSAGE_ID = re.compile(r"\(?\bpassage[:\s]+([\w#:./-]+?)\)?(?=[\s,;)]|$)", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)\s+(?=[A-Z0-9\"'(`\[*_])")
+_MOVE_CITATIONS = re.compile(r"([.!?])((?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    text: str
+    """The claim without its citation markers."""
+    citations: tuple[int, ...]
+    section: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    number: int
+    source: str
+    passage_id: str = ""
+    location: str = ""
+
+
+@dataclass(slots=True)
+class ParsedReport:
+    claims: list[Claim] = field(default_factory=list)
+    sources: dict[int, SourceRef] = field(default_factory=dict)
+
+
+def citations_in(text: str) -> tuple[int, ...]:
+    numbers: list[int] = []
+    for group in _CITATION_GROUP.findall(text):
+        numbers += [int(n) for n in re.findall(r"\d+", group)]
+    return tuple(dict.fromkeys(numbers))
+
+
+def strip_citations(text: str) -> str:
+    text = _CONFIDENCE.sub("", text)
+    text = " ".join(_CITATION_GROUP.sub(" ", text).split())
+    return _SPACE_BEFORE_STOP.sub(r"\1", text).strip()
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    """Sentences of a paragraph; ``"One. [1] Two. [2]"`` keeps each marker with its sentence."""
+    moved = _MOVE_CITATIONS.sub(lambda m: m.group(2) + m.group(1), " ".join(paragraph.split()))
+    return [s.strip() for s in _SENTENCE_END.split(moved) if s.strip()]
+
+
+def parse_source_line(line: str) -> SourceRef | None:
+    match = _SOURCE_LINE.match(line)
+    if match is None:
+        return None
+    number, rest = int(match.group(1)), match.group(2).strip()
+    passage = ""
+    found = list(_PASSAGE_ID.finditer(rest))
+    if found:
+        passage = found[-1].group(1)
+        rest = (rest[: found[-1].start()] + rest[found[-1].end() :]).strip()
+    rest = rest.strip(" -–—:()")
+    source, _, location = rest.partition(", ")
+    return SourceRef(number=number, source=source.strip(), passage_id=passage, location=location.strip())
+
+
+def parse_report(report: str) -> ParsedReport:
+    """Claims (cited bullets and cited sentences) and the numbered sources list of a report."""
+    out = ParsedReport()
+    section = ""
+    kind = "body"
+    paragraph: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        # In prose, a citation covers the sentence it closes and the uncited ones just before it:
+        # "A. B. [1][2] C." gives the claims A and B, both cited [1][2]; C is uncited, no claim.
+        if paragraph and kind == "body":
+            pending: list[str] = []
+            for sentence in split_sentences(" ".join(paragraph)):
+                numbers = citations_in(sentence)
+                text = strip_citations(sentence)
+                if not numbers:
+                    pending += [text] if text else []
+                    continue
+                out.claims += [Claim(t, numbers, section) for t in [*pending, text] if t]
+                pending = []
+        paragraph.clear()
+
+    for line in report.splitlines():
+        if _FENCE.match(line):
+            flush()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            section = heading.group(1)
+            if _SOURCES_HEADING.match(section):
+                kind = "sources"
+            elif _GAPS_HEADING.match(section):
+                kind = "gaps"
+            else:
+                kind = "body"
+            continue
+        if kind == "sources":
+            ref = parse_source_line(line)
+            if ref is not None:
+                out.sources[ref.number] = ref
+            continue
+        if not line.strip():
+            flush()
+            continue
+        if line.lstrip().startswith(">"):  # a callout such as "> Partial report": not evidence
+            flush()
+            continue
+        bullet = _BULLET.match(line)
+        if bullet:
+            flush()
+            numbers = citations_in(bullet.group(1))
+            text = strip_citations(bullet.group(1))
+            if kind == "body" and numbers and text:
+                out.claims.append(Claim(text, numbers, section))
+            continue
+        paragraph.append(line)
+    flush()
+    return out
+
+
+# -- duplicates --------------------------------------------------------------------------------
+
+
+def tokens(text: str) -> frozenset[str]:
+    return frozenset(normalise(text).split())
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def duplicate_flags(texts: list[str], threshold: float = DUPLICATE_JACCARD) -> list[bool]:
+    """For each claim, whether it repeats an earlier one of the same report: identical once
+    normalised, or token Jaccard >= ``threshold``. The first of a group is not a duplicate, so
+    ``sum(flags)`` is the number of claims a reader could drop without losing anything."""
+    seen_norm: set[str] = set()
+    seen_tokens: list[frozenset[str]] = []
+    flags = []
+    for text in texts:
+        norm = normalise(text)
+        toks = frozenset(norm.split())
+        dup = norm in seen_norm or any(jaccard(toks, prev) >= threshold for prev in seen_tokens)
+        flags.append(dup)
+        seen_norm.add(norm)
+        seen_tokens.append(toks)
+    return flags
+
+
+# -- furniture ---------------------------------------------------------------------------------
+
+NAVIGATION_PAGES = re.compile(
+    r"^(?:genindex(?:-.*)?|py-modindex|modindex|search|contents|index|toc|sitemap|404)\.html?$", re.I
+)
+"""Sphinx and friends: the general index, module index, search page, contents and toctree pages."""
+NAVIGATION_HEADINGS = frozenset(
+    {
+        "navigation",
+        "previous topic",
+        "next topic",
+        "this page",
+        "table of contents",
+        "quick search",
+        "related topics",
+        "contents",
+        "on this page",
+    }
+)
+NAVIGATION_PHRASES = (
+    "previous topic",
+    "next topic",
+    "this page",
+    "show source",
+    "table of contents",
+    "report a bug",
+    "quick search",
+    "index | modules",
+    "modules | next",
+    "next | previous",
+)
+_SECTION_NUMBER = re.compile(r"(?:^|\s)\d+(?:\.\d+)*\.\s+[A-Z_`]")
+_FENCED_BLOCK = re.compile(r"^\s*(```|~~~).*?(?:^\s*\1[^\n]*$|\Z)", re.S | re.M)
+"""A fenced code block, or one a passage boundary cut before its closing fence."""
+_NAME = re.compile(r"\w+\(\)|\w+(?:\.\w+)+(?:\(\))?")
+_SENTENCE_STOP = re.compile(r"[a-z][.!?](?:\s|$)")
+_LINK_TEXT = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def is_navigation_source(source: str, location: str = "") -> bool:
+    """A passage from an index/search/contents page, or under a sidebar heading of any page."""
+    path = PurePosixPath(source.replace("\\", "/").split("#", 1)[0])
+    if NAVIGATION_PAGES.match(path.name):
+        return True
+    last = location.split(">")[-1].strip().strip("¶").strip().lower()
+    return last in NAVIGATION_HEADINGS
+
+
+def looks_like_navigation(text: str) -> bool:
+    """Permalink marks, sidebar phrases, numbered tables of contents, or mostly links/short items."""
+    if "¶" in text:
+        return True
+    lower = " ".join(text.lower().split())
+    if any(phrase in lower for phrase in NAVIGATION_PHRASES):
+        return True
+    prose = _FENCED_BLOCK.sub("\n", text.strip())  # code is short lines, names and "# 1." comments by nature
+    if len(_SECTION_NUMBER.findall(prose)) >= 3:  # "5.3. Searching 5.3.1. The module cache 5.3.2. ..."
+        return True
+    links = [m.group(0) for m in _LINK_TEXT.finditer(prose)]
+    if len(links) >= 3 and sum(len(link) for link in links) >= 0.5 * len(prose.strip()):
+        return True
+    words = [w.strip(",;:`") for w in prose.split()]
+    names = sum(1 for w in words if _NAME.fullmatch(w))
+    if names >= 8 and names >= 0.35 * len(words) and len(_SENTENCE_STOP.findall(prose)) <= 1:
+        return True  # a flattened list of API names: "ZipInfo.filename ZipInfo.date_time ZipInfo.CRC ..."
+    lines = [ln.strip() for ln in prose.splitlines() if ln.strip() and "|" not in ln]  # table rows are content
+    if len(lines) >= 4:
+        ends = (".", ":", ";", "?", "!")
+        items = [ln for ln in lines if len(ln.split()) <= 6 and not ln.rstrip("*_`").endswith(ends)]
+        if len(items) >= 0.75 * len(lines):
+            return True
+    return False
+
+
+def is_furniture(claim_text: str, sources: list[tuple[str, str]]) -> bool:
+    """A claim is furniture when it looks like navigation or any cited passage comes from navigation.
+
+    ``sources`` are the (source path, location) of the passages the claim cites."""
+    return looks_like_navigation(claim_text) or any(is_navigation_source(s, loc) for s, loc in sources)
+
+
+# -- summaries ---------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (``q`` in 0..1); 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]

@@ -1,0 +1,287 @@
+"""What a research question asks: its type, the things it names, and the sub-questions that follow.
+
+A report answers the question a reader asked, so the plan starts from an analysis of it rather
+than from fixed facets: "How do I safely extract a tar archive against path traversal?" is a
+how-to with a safety concern ("path traversal") about an action ("extract a tar archive"), and
+its sub-questions ask how to do that, what the documentation warns about, and how to protect
+against the concern. Every sub-question is a grammatical question built from those parts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+QuestionType = Literal["how_to", "comparison", "why", "definition", "version", "general"]
+
+_CODE = re.compile(
+    r"`([^`]+)`"  # anything in backticks
+    r"|\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?)"  # dotted names: functools.lru_cache, os.path.join()
+    r"|\b([A-Za-z_]\w*\(\))"  # calls: extractall()
+    r"|\b([a-z]+_[a-z0-9_]+)\b"  # snake_case identifiers: lru_cache
+    r"|\b((?:__\w+__))"  # dunder names
+)
+_SAFETY = re.compile(
+    r"\b(safe(?:ly)?|secure(?:ly)?|security|untrusted|risks?|risky|dangers?|dangerous|pitfalls?|vulnerab\w*|"
+    r"attacks?|attackers?|injection|traversal|malicious|exploit\w*|avoid|sanitiz\w*|sanitis\w*|harmful)\b",
+    re.I,
+)
+_VERSION = re.compile(
+    r"\b(which|what) (python )?version\b|\bsince when\b|\b(added|introduced|new|deprecated|removed|changed) in\b"
+    r"|\bis \S+ deprecated\b|\bstill supported\b|\bwhen (?:was|were|did|is|are)\b.*\b(?:added|introduced|deprecated|"
+    r"removed|changed|available)\b",
+    re.I,
+)
+_HOW_TO = re.compile(
+    r"^(?:how (?:do|can|should|would|could|might) (?:i|you|we|one)|how to|"
+    r"what(?:'s| is) the (?:best|right|correct|recommended|proper|safest|simplest) way to|"
+    r"is there a way to|can i|is it possible to|is it (?:safe|secure|ok|okay|a good idea|wise|dangerous) to)"
+    r"\s+(?P<action>.+)$",
+    re.I,
+)
+_COMPARE = [
+    re.compile(r"^(?:what is |what are )?(?:the )?differences? between (?P<a>.+?) and (?P<b>.+)$", re.I),
+    re.compile(r"^(?:how does|how do) (?P<a>.+?) (?:differ from|compare (?:to|with)) (?P<b>.+)$", re.I),
+    re.compile(r"^(?:should|do|would|can) (?:i|you|we) (?:use|choose|pick|prefer) (?P<a>.+?) or (?P<b>.+)$", re.I),
+    re.compile(
+        r"^(?:when|why) (?:should|would|do) (?:i|you|we) (?:use|choose|prefer) (?P<a>.+?) "
+        r"(?:over|instead of|rather than|vs\.?|versus) (?P<b>.+)$",
+        re.I,
+    ),
+    re.compile(r"^compare (?P<a>.+?) (?:and|with|to) (?P<b>.+)$", re.I),
+    re.compile(r"^(?P<a>.+?) (?:vs\.?|versus) (?P<b>.+)$", re.I),
+    re.compile(r"^(?:which is better|which should i use)[,:]? (?P<a>.+?) or (?P<b>.+)$", re.I),
+]
+_WHY = re.compile(
+    r"^why (?:does|do|did|is|are|was|were|can't|cannot|doesn't|don't|won't|isn't|would|should) (?P<rest>.+)$", re.I
+)
+_DEFINITION = [
+    re.compile(r"^what (?:is|are) (?P<term>.+)$", re.I),
+    re.compile(r"^what does (?P<term>.+?) (?:do|mean|return)$", re.I),
+    re.compile(r"^(?:explain|define|describe) (?P<term>.+)$", re.I),
+    re.compile(r"^what (?:is|are) meant by (?P<term>.+)$", re.I),
+]
+_CONCERN = re.compile(
+    r"\s+(?:against|without|so that|while avoiding|to avoid|to prevent|preventing|avoiding|protecting against|"
+    r"and avoid|and prevent|without risking)\s+(?P<concern>.+)$",
+    re.I,
+)
+_SAFETY_ADVERBS = re.compile(r"\b(?:safely|securely|correctly|properly)\b\s*", re.I)
+_TRAILING = re.compile(r"\s+(?:in python(?: \d[\d.]*)?|with python|using python|today|nowadays|currently)$", re.I)
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
+
+
+class QuestionAnalysis(BaseModel):
+    """What the planner, retrieval and synthesis know about the question, kept in the state."""
+
+    question: str
+    type: QuestionType = "general"
+    safety: bool = False
+    """The question asks how to do something safely, or about risks: warnings must be surfaced."""
+    action: str = ""
+    """For how-to questions, what the reader wants to do ("extract a tar archive")."""
+    concern: str = ""
+    """What the reader wants to avoid ("path traversal")."""
+    entities: list[str] = Field(default_factory=list)
+    """What the question names: code names, the compared sides, the defined term."""
+    topic: str = ""
+    clauses: list[str] = Field(default_factory=list)
+    """The separate questions of a compound question, each a sub-question of its own."""
+
+
+def _clean(text: str) -> str:
+    text = " ".join(text.strip().rstrip("?.! ").split())
+    text = _TRAILING.sub("", text)
+    return text
+
+
+def _strip_article(text: str) -> str:
+    return _ARTICLE.sub("", text.strip())
+
+
+_LEAD = re.compile(
+    r"^(?:(?:how|what|why|when|where|who|which|is|are|was|were|does|do|did|can|could|should|would|it|there|"
+    r"to|the|a|an)\b\s*)+",
+    re.I,
+)
+
+
+def _general_topic(text: str) -> str:
+    """The words a general question is about, without its question words or safety words."""
+    topic = _LEAD.sub("", _SAFETY.sub("", text)).strip(" ,")
+    return " ".join(topic.split()) or text
+
+
+def is_safety_sub_question(sub_question: str, analysis: QuestionAnalysis) -> bool:
+    """Whether warnings should lead for this sub-question: the question asks about safety and so does it."""
+    return analysis.safety and bool(_SAFETY.search(sub_question) or re.search(r"\bwarn", sub_question, re.I))
+
+
+def code_names(text: str) -> list[str]:
+    """Identifiers the question names, in order, without duplicates."""
+    found: list[str] = []
+    for match in _CODE.finditer(text):
+        name = next(g for g in match.groups() if g)
+        name = name.strip().removesuffix("()")
+        if name and name not in found:
+            found.append(name)
+    return found
+
+
+_CLAUSES = re.compile(
+    r"(?:[,;]\s*|\s+)(?:and|but|also)\s+(?=(?:how|what|why|when|where|which|is|are|does|do|can|should)\b)", re.I
+)
+
+
+def clauses(question: str) -> list[str]:
+    """A compound question's separate questions: "Why did X fail, and how is Y done?" -> two."""
+    parts = [p.strip(" ,;") for p in _CLAUSES.split(" ".join(question.split()).rstrip("?.! "))]
+    parts = [p for p in parts if len(p.split()) >= 2]
+    return [(p if i == 0 else p[0].upper() + p[1:]) + "?" for i, p in enumerate(parts)]
+
+
+def analyse(question: str) -> QuestionAnalysis:
+    """Classify the question (by its first clause) and pull out its parts; falls back to ``general``."""
+    parts = clauses(question) or [question]
+    text = _clean(parts[0]).rstrip("?")
+    safety = bool(_SAFETY.search(question))
+    codes = code_names(question)
+    analysis = QuestionAnalysis(
+        question=" ".join(question.split()), safety=safety, topic=_general_topic(text), clauses=parts
+    )
+
+    for pattern in _COMPARE:
+        if match := pattern.match(text):
+            a, b = _side(match.group("a")), _side(match.group("b"))
+            if a and b and _strip_article(a).lower() != _strip_article(b).lower():
+                analysis.type = "comparison"
+                analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
+                analysis.topic = f"{a} and {b}"
+                return analysis
+    if _VERSION.search(text):
+        analysis.type = "version"
+        analysis.entities = codes or ["the " + _strip_article(_topic_words(text))]
+        analysis.topic = analysis.entities[0]
+        return analysis
+    if match := _HOW_TO.match(text):
+        action = _SAFETY_ADVERBS.sub("", match.group("action")).strip()
+        if concern := _CONCERN.search(action):
+            analysis.concern = concern.group("concern").strip()
+            action = action[: concern.start()].strip()
+        analysis.type = "how_to"
+        analysis.action = action
+        analysis.topic = action
+        analysis.entities = codes
+        return analysis
+    if match := _WHY.match(text):
+        analysis.type = "why"
+        rest = match.group("rest").split()
+        subject = " ".join(rest[:-1]) if len(rest) > 2 else " ".join(rest)
+        analysis.topic = codes[0] if codes else subject
+        analysis.entities = codes
+        return analysis
+    for pattern in _DEFINITION:
+        if match := pattern.match(text):
+            term = match.group("term").strip()
+            analysis.type = "definition"
+            analysis.topic = term
+            analysis.entities = [term, *[c for c in codes if c != term]]
+            return analysis
+    analysis.entities = codes
+    return analysis
+
+
+def _side(text: str) -> str:
+    side = re.sub(r"^(?:using|use|the use of)\s+", "", text.strip(), flags=re.I)
+    side = re.sub(r"\s+(?:in python|for .+|when .+|if .+)$", "", side, flags=re.I)
+    return side.strip(" ,")
+
+
+def _topic_words(text: str) -> str:
+    words = re.sub(
+        r"\b(which|what|python|version|since|when|was|were|is|are|the|a|an|added|introduced|new|deprecated|"
+        r"removed|changed|in|of|did|does|do|still|supported|to|from|available)\b",
+        " ",
+        text,
+        flags=re.I,
+    )
+    return " ".join(words.split()) or text
+
+
+def _is_code(name: str) -> bool:
+    return bool(re.search(r"[._()]", name)) and " " not in name
+
+
+def _what_is(thing: str) -> str:
+    if _is_code(thing):
+        return f"What does {thing} do?"
+    plural = thing.endswith("s") and not thing.endswith(("ss", "us", "is"))
+    return f"What {'are' if plural else 'is'} {thing}?"
+
+
+def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
+    """Grammatical sub-questions for the question's type; the question itself comes first."""
+    first = analysis.question if analysis.question.endswith("?") else analysis.question.rstrip(".!") + "?"
+    out = analysis.clauses if len(analysis.clauses) > 1 else [first]  # a compound question by its parts
+    kind = analysis.type
+    if kind == "how_to":
+        act = analysis.action
+        out.append(f"Which functions or methods are used to {act}?")
+        if analysis.safety or analysis.concern:
+            out.append(f"What does the documentation warn about when you {act}?")
+        if analysis.concern:
+            out.append(f"How can you protect against {analysis.concern} when you {act}?")
+        out.append(f"Which options or parameters change how you {act}?")
+        out.append(f"What example shows how to {act}?")
+    elif kind == "comparison":
+        a, b = analysis.entities[:2]
+        out += [_what_is(a), _what_is(b), f"How do {a} and {b} differ?", f"When should you use {a} rather than {b}?"]
+    elif kind == "why":
+        subject = analysis.topic
+        if _is_code(subject):
+            out += [_what_is(subject), f"What errors or limitations are documented for {subject}?"]
+        else:
+            out.append(f"What problems are reported for {subject}?")
+    elif kind == "definition":
+        term = analysis.entities[0]
+        out += [f"How is {term} used?", f"What example shows {term} in use?", f"What are the caveats of {term}?"]
+    elif kind == "version":
+        thing = analysis.entities[0]
+        out += [
+            f"In which version was {thing} added or changed?",
+            f"Is {thing} deprecated, and what replaces it?",
+            _what_is(thing),
+        ]
+    else:
+        for name in analysis.entities[:2]:
+            out.append(_what_is(name))
+        if not analysis.entities and len(analysis.clauses) < 2:
+            out.append(f"What does the documentation say about {analysis.topic}?")
+    if analysis.safety and kind != "how_to":
+        thing = analysis.entities[0] if analysis.entities else analysis.topic
+        out.insert(1, f"What risks or warnings are documented for {thing}?")
+    return _distinct(out)[:limit]
+
+
+def _distinct(questions: list[str]) -> list[str]:
+    """Drop a sub-question whose words are nearly all in an earlier one (it would retrieve the same)."""
+    kept: list[tuple[str, set[str]]] = []
+    for q in questions:
+        words = set(re.findall(r"\w+", q.lower())) - {
+            "what",
+            "which",
+            "how",
+            "is",
+            "are",
+            "the",
+            "a",
+            "an",
+            "does",
+            "do",
+        }
+        if any(len(words & seen) >= 0.8 * len(words | seen) for _, seen in kept if words):
+            continue
+        kept.append((q, words))
+    return [q for q, _ in kept]

@@ -1,0 +1,43 @@
+"""Ingest: files to clean, located passages (main content only, code kept as code, no duplicates)."""
+
+from deepr_mcp.research.ingest.chunking import MAX_CHARS, TARGET_CHARS, chunk, passage_id
+from deepr_mcp.research.ingest.formats import SUPPORTED, is_supported, sections_of
+from deepr_mcp.research.ingest.html import html_sections
+from deepr_mcp.research.ingest.model import Chunk, NotContent, Section, fence
+from deepr_mcp.research.ingest.progress import BarProgress, Progress, for_stream
+from deepr_mcp.research.ingest.report import AddReport, FileResult
+from deepr_mcp.research.ingest.text import markdown_sections, plain_sections, rst_sections
+from deepr_mcp.research.ingest.walk import FileSet, excluded_by, files_under
+
+EXTRACTOR_VERSION = 4
+"""Stored per document: a file extracted by an older version is re-extracted when added again.
+
+2: selectolax main content, fenced code, heading paths; 3: short passages hashed with their location;
+4: contents pages (mostly links, little text) skipped."""
+
+__all__ = [
+    "EXTRACTOR_VERSION",
+    "MAX_CHARS",
+    "SUPPORTED",
+    "TARGET_CHARS",
+    "AddReport",
+    "BarProgress",
+    "Chunk",
+    "FileResult",
+    "FileSet",
+    "NotContent",
+    "Progress",
+    "Section",
+    "chunk",
+    "excluded_by",
+    "fence",
+    "files_under",
+    "for_stream",
+    "html_sections",
+    "is_supported",
+    "markdown_sections",
+    "passage_id",
+    "plain_sections",
+    "rst_sections",
+    "sections_of",
+]

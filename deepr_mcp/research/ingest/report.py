@@ -1,0 +1,33 @@
+"""The outcome of adding files: one result per file, and the run's totals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Status = Literal["added", "unchanged", "replaced", "skipped", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    path: str
+    """The document key: the absolute path (or a URL for fetched pages)."""
+    status: Status
+    passages: int = 0
+    reason: str | None = None
+    name: str = ""
+    """What the file is shown as: its path relative to the folder that was added."""
+
+
+@dataclass(slots=True)
+class AddReport:
+    files: list[FileResult] = field(default_factory=list)
+    excluded: int = 0
+    seconds: float = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def passages(self) -> int:
+        return sum(f.passages for f in self.files if f.status in ("added", "replaced"))

@@ -1,0 +1,355 @@
+"""Evidence for a sub-question: a wide candidate pool, re-scored for the question, then diversified.
+
+Plain BM25 over the sub-question's words misses evidence phrased differently ("path traversal"
+against "files are created outside of path") and returns five near-copies of one paragraph. So:
+
+1. the pool comes from several corpus searches: the sub-question, the whole question's key
+   terms, and, for "safely / should I" questions, the key terms with caveat words;
+2. pseudo-relevance feedback: words that are frequent in the best few passages and rare in the
+   rest of the pool (the corpus's own vocabulary for the topic, e.g. "tarfile") widen the pool;
+3. every candidate is scored on the weighted terms (sub-question > question > feedback), its
+   heading, and, when the question is about safety, on carrying a warning;
+4. an optional embedding re-ranker blends in meaning (``research.reranker``);
+5. maximal marginal relevance picks passages that add something the others do not say.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
+from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
+from deepr_mcp.research.terms import GENERIC
+from deepr_mcp.text.tokenizer import tokenize
+
+POOL_PER_QUERY = 60
+FEEDBACK_DOCS = 5
+FEEDBACK_TERMS = 6
+MMR_LAMBDA = 0.72
+CAVEAT = re.compile(
+    r"\b(warning|caution|danger\w*|never|must not|should not|do not|don't|not safe|unsafe|insecure|untrusted|"
+    r"malicious|security|vulnerab\w*|outside of|attack\w*|deprecated|note that|be careful|avoid)\b",
+    re.I,
+)
+VERSION_NOTE = re.compile(
+    r"\b(?:new|changed|added) in (?:version|python) \d|\bdeprecated since (?:version )?\d|\bremoved in (?:version )?\d",
+    re.I,
+)
+ANSWER_CUES = {
+    "comparison": re.compile(
+        r"\b(recommended|recommend|prefer\w*|instead|rather than|unlike|whereas|in contrast|compared|differ\w*|"
+        r"faster|slower|smaller|simpler|more (?:efficient|advanced|flexible|powerful)|same as|equivalent to|"
+        r"advanced use|use cases?)\b",
+        re.I,
+    ),
+    "why": re.compile(
+        r"\b(because|caused?|due to|as a result|therefore|cannot|can't|must not|raises?|only (?:if|when))\b",
+        re.I,
+    ),
+    "definition": re.compile(
+        r"^(?:an? |the )?[\w .`()-]{1,60}? (?:is|are|refers to|means) (?:an?|the|used)\b", re.I | re.M
+    ),
+}
+"""Sentences that answer a kind of question tend to use these words: cues, not requirements."""
+CAVEAT_WORDS = "warning never untrusted security malicious unsafe outside caution"
+WEIGHT_SUB_QUESTION = 1.0
+WEIGHT_QUESTION = 0.8
+WEIGHT_FEEDBACK = 0.35
+HEADING_WEIGHT = 1.5
+"""A heading term counts as this many occurrences: headings say densely what a passage is about."""
+TITLE_WEIGHT = 1.5
+"""Added on top of the heading weight for terms of the page title."""
+SECTION_WEIGHT = 1.5
+"""Added for terms of the nearest heading ("Logging to a file")."""
+LEAD_BOOST = 1.25
+"""A page's opening passage, when the page title matches: how the documentation introduces it."""
+NAMED_BOOST = 1.3
+"""A section headed by exactly what the question names ("Glossary > generator")."""
+CUE_BOOST = 1.15
+FIRST_STAGE_SHARE = 0.2
+"""Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
+
+
+class PassageLike(Protocol):
+    id: str
+    text: str
+    source: str
+    location: str
+    score: float
+
+
+class SearchBackend(Protocol):
+    def search_passages(self, query: str, limit: int, *, headings_only: bool = False) -> Sequence[PassageLike]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    passages: list[PassageLike]
+    related: list[str]
+    """Words the feedback step took from the corpus (shown to the model as related terms)."""
+
+
+@dataclass(slots=True)
+class Candidate:
+    passage: PassageLike
+    terms: Counter[str]
+    heading: set[str]
+    title: set[str]
+    """Terms of the page title (the heading path's first part): pages about the query come first."""
+    section: set[str]
+    """Terms of the nearest heading (the path's last part): what this very passage is about."""
+    lead: bool = False
+    """The passage opens its page (no heading below the title): a page's summary of itself."""
+    first_stage: float = 0.0
+    score: float = 0.0
+
+
+def _terms(text: str) -> Counter[str]:
+    return Counter(tokenize(text))
+
+
+def key_terms(analysis: QuestionAnalysis) -> list[str]:
+    """The whole question's content terms (stemmed), entities first; template words left out."""
+    words = " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.question])
+    seen: dict[str, None] = {}
+    for term in tokenize(words):
+        if term not in GENERIC:
+            seen.setdefault(term)
+    return list(seen)
+
+
+class Retriever:
+    def __init__(
+        self, corpus: SearchBackend, reranker: Reranker | None = None, *, rerank_weight: float = DEFAULT_WEIGHT
+    ) -> None:
+        self.corpus = corpus
+        self._spelling: dict[str, str] = {}
+        self._named: set[str] = set()
+        self._cue: re.Pattern[str] | None = None
+        self.reranker = reranker if reranker is not None and reranker.name != "none" else None
+        self.rerank_weight = rerank_weight
+
+    def retrieve(self, sub_question: str, analysis: QuestionAnalysis, k: int) -> Evidence:
+        """The ``k`` passages that best answer ``sub_question`` within ``analysis``'s question."""
+        weights = self._weights(sub_question, analysis)
+        self._remember_spelling(" ".join([sub_question, analysis.question, *analysis.entities, analysis.action]))
+        self._named = {t for e in analysis.entities for t in tokenize(e)}
+        safety = is_safety_sub_question(sub_question, analysis)
+        pool = self._pool(sub_question, analysis, safety)
+        if not pool:
+            return Evidence([], [])
+        version = analysis.type == "version"
+        self._cue = ANSWER_CUES.get(analysis.type)
+        self._score(pool, weights, safety, version)
+        feedback = self._feedback(pool, weights)
+        if feedback:
+            extra = " ".join(feedback)
+            self._remember_spelling(extra)
+            for p in self.corpus.search_passages(" ".join([*self._words(sub_question), extra]), POOL_PER_QUERY):
+                if p.id not in pool:
+                    pool[p.id] = self._candidate(p)
+            weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
+            self._score(pool, weights, safety, version)
+        ranked = sorted(pool.values(), key=lambda c: -c.score)[: max(3 * k, 12)]
+        if self.reranker is not None:
+            self._rerank(sub_question, ranked)
+        return Evidence([c.passage for c in mmr(ranked, k)], feedback)
+
+    def _remember_spelling(self, text: str) -> None:
+        """A word as written for each stem, so the corpus can count it with its own tokenizer."""
+        for word in re.findall(r"[^\W_]+", text):
+            for stem in tokenize(word):
+                self._spelling.setdefault(stem, word.lower())
+
+    # -- the pool ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _words(text: str) -> list[str]:
+        return [w for w in re.findall(r"[A-Za-z_][\w.]*\w|\d+", text) if w.lower() not in _QUESTION_WORDS]
+
+    def _pool(self, sub_question: str, analysis: QuestionAnalysis, safety: bool) -> dict[str, Candidate]:
+        queries = [sub_question, " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic])]
+        if safety:
+            queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_WORDS]))
+        pool: dict[str, Candidate] = {}
+        searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
+        for query, headings_only in searches:
+            words = " ".join(self._words(query)) or query
+            hits = list(self.corpus.search_passages(words, POOL_PER_QUERY, headings_only=headings_only))
+            top = max((h.score for h in hits), default=0.0) or 1.0
+            for hit in hits:
+                candidate = pool.get(hit.id) or self._candidate(hit)
+                candidate.first_stage = max(candidate.first_stage, hit.score / top)
+                pool[hit.id] = candidate
+        return pool
+
+    @staticmethod
+    def _candidate(passage: PassageLike) -> Candidate:
+        parts = passage.location.split(" > ")
+        return Candidate(
+            passage,
+            _terms(passage.text),
+            set(tokenize(passage.location)),
+            set(tokenize(parts[0])),
+            set(tokenize(parts[-1])) if len(parts) > 1 else set(),
+            lead=len(parts) == 1 and bool(parts[0]),
+        )
+
+    # -- scoring -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _weights(sub_question: str, analysis: QuestionAnalysis) -> dict[str, float]:
+        """Sub-question terms count fully; the question's own terms keep retrieval on its topic.
+
+        In a compound question ("why did X fail, and how is Y repaired?") the other clause's
+        terms would pull in the wrong evidence, so the question's terms count less there.
+        """
+        weights: dict[str, float] = {}
+        question_weight = WEIGHT_QUESTION if len(analysis.clauses) < 2 else 0.3
+        for term in key_terms(analysis):
+            weights[term] = question_weight
+        topic = set(tokenize(analysis.topic))
+        for term in tokenize(sub_question):
+            # what the sub-question asks about its topic ("fail" in "why did the cable fail") leads
+            weight = WEIGHT_SUB_QUESTION if term in topic else WEIGHT_SUB_QUESTION * 1.5
+            weights[term] = 0.3 if term in GENERIC else max(weights.get(term, 0), weight)
+        return weights
+
+    def _score(
+        self, pool: dict[str, Candidate], weights: dict[str, float], safety: bool, version: bool = False
+    ) -> None:
+        """BM25 over the pool with weighted query terms (a heading counts as extra occurrences),
+        blended with the corpus search's own rank, and raised for warnings when safety is asked."""
+        n, df = self._rarity(pool, weights)
+        named = self._named
+        lengths = [sum(c.terms.values()) for c in pool.values()]
+        average = sum(lengths) / max(1, len(lengths)) or 1.0
+        raw = []
+        for candidate, length in zip(pool.values(), lengths, strict=True):
+            score = 0.0
+            for term, weight in weights.items():
+                tf = (
+                    candidate.terms.get(term, 0)
+                    + HEADING_WEIGHT * (term in candidate.heading)
+                    + TITLE_WEIGHT * (term in candidate.title)
+                    + SECTION_WEIGHT * (term in candidate.section)
+                )
+                if tf:
+                    idf = math.log(1 + (n - df.get(term, 0) + 0.5) / (df.get(term, 0) + 0.5))
+                    score += weight * idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
+            if safety and CAVEAT.search(candidate.passage.text):
+                score *= 1.35
+            if version and VERSION_NOTE.search(candidate.passage.text):
+                score *= 1.3
+            if self._cue is not None and self._cue.search(candidate.passage.text):
+                score *= CUE_BOOST
+            if length < 12:
+                score *= 0.6  # a heading or a one-line fragment rarely answers anything
+            if candidate.lead and candidate.title & weights.keys():
+                score *= LEAD_BOOST
+            if named and candidate.section and candidate.section <= named:
+                score *= NAMED_BOOST
+            raw.append(score)
+        top = max(raw, default=0.0) or 1.0
+        for candidate, score in zip(pool.values(), raw, strict=True):
+            candidate.score = (1 - FIRST_STAGE_SHARE) * score / top + FIRST_STAGE_SHARE * candidate.first_stage
+
+    def _rarity(self, pool: dict[str, Candidate], weights: dict[str, float]) -> tuple[int, dict[str, int]]:
+        """Passage count and document frequency per term, corpus-wide when the corpus can tell.
+
+        Inside a pool gathered for the query every query term is common, so pool-local rarity
+        would flatten exactly the differences that matter ("log" against "file").
+        """
+        counter = getattr(self.corpus, "document_frequency", None)
+        total = getattr(self.corpus, "passage_count", None)
+        if counter is not None and total is not None:
+            n = total()
+            return n, {t: counter(self._spelling.get(t, t)) for t in weights}
+        local = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
+        return len(pool), dict(local)
+
+    @staticmethod
+    def _feedback(pool: dict[str, Candidate], weights: dict[str, float]) -> list[str]:
+        """Words of the best passages that the rest of the pool rarely has (Rocchio-style feedback)."""
+        ranked = sorted(pool.values(), key=lambda c: -c.score)
+        top, rest = ranked[:FEEDBACK_DOCS], ranked[FEEDBACK_DOCS:]
+        if len(top) < 2:
+            return []
+        in_top = Counter(t for c in top for t in c.terms)
+        in_rest = Counter(t for c in rest for t in c.terms)
+        words = {}
+        for c in top:
+            for raw in re.findall(r"[A-Za-z_]\w+", c.passage.text):
+                words.setdefault(tokenize(raw)[0] if tokenize(raw) else "", raw.lower())
+        scored = []
+        for term, count in in_top.items():
+            if term in weights or term in GENERIC or term in COMMON or len(term) < 4 or count < 2 or term.isdigit():
+                continue
+            share_top, share_rest = count / len(top), (in_rest[term] + 0.5) / (len(rest) + 1)
+            scored.append((share_top * math.log(1 + share_top / share_rest), term))
+        scored.sort(reverse=True)
+        return [words.get(t, t) for _, t in scored[:FEEDBACK_TERMS] if t in words]
+
+    def _rerank(self, query: str, ranked: list[Candidate]) -> None:
+        assert self.reranker is not None
+        meaning = self.reranker.scores(query, [f"{c.passage.location}\n{c.passage.text}" for c in ranked])
+        lexical = [c.score for c in ranked]
+        for candidate, blended in zip(ranked, blend(lexical, meaning, self.rerank_weight), strict=True):
+            candidate.score = blended
+        ranked.sort(key=lambda c: -c.score)
+
+
+COMMON = frozenset(
+    tokenize(
+        "like without within two one three first second also however therefore thus example examples following "
+        "instead since because although though whether either neither every already always often usually "
+        "possible possibly specified specify given give gives new old default defaults value values return "
+        "returns returned object objects type types name names number numbers used uses using way ways case "
+        "cases set sets true false none call calls called see note notes prior time times part parts section "
+        "make makes made take takes work works well good better best different same available current"
+    )
+)
+"""Words too common in documentation to say what a topic is about; never taken as feedback."""
+
+_QUESTION_WORDS = frozenset(
+    "what which how why when where who whose is are was were do does did can could should would the a an of to "
+    "you your i we in on for and or with about".split()
+)
+
+
+def similarity(a: Counter[str], b: Counter[str]) -> float:
+    """Jaccard similarity of two passages' term sets."""
+    sa, sb = a.keys(), b.keys()
+    union = len(sa | sb)
+    return len(sa & sb) / union if union else 0.0
+
+
+def _likeness(candidate: Candidate, chosen: list[Candidate]) -> float:
+    return max((similarity(candidate.terms, s.terms) for s in chosen), default=0.0)
+
+
+def mmr(ranked: list[Candidate], k: int, lam: float = MMR_LAMBDA) -> list[Candidate]:
+    """Maximal marginal relevance: each pick trades relevance against likeness to those picked."""
+    if not ranked:
+        return []
+    top = ranked[0].score or 1.0
+    chosen: list[Candidate] = []
+    left = list(ranked)
+    while left and len(chosen) < k:
+        best = max(
+            left,
+            key=lambda c: (
+                lam * c.score / top - (1 - lam) * max((similarity(c.terms, s.terms) for s in chosen), default=0)
+            ),
+        )
+        if chosen and max(similarity(best.terms, s.terms) for s in chosen) > 0.9:
+            left.remove(best)  # a copy of a passage already chosen says nothing new
+            continue
+        chosen.append(best)
+        left.remove(best)
+    return chosen

@@ -1,0 +1,220 @@
+"""The research-quality bench's metrics: gold matching, claims parsing, duplicates, furniture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench import quality_metrics as qm
+
+TODAYS_REPORT = """# Research report: How do I cache a function?
+
+## Summary
+
+Decorator to wrap a function with a memoizing callable. [1] Returns the same as lru_cache(maxsize=None). [2]
+
+## How do I cache a function?
+
+- Decorator to wrap a function with a memoizing callable that saves the maxsize most recent calls. [1] (confidence 0.81)
+- Returns the same as lru_cache(maxsize=None), creating a thin wrapper. [2][3] (confidence 0.74)
+
+## What is the background of cache a function?
+
+_The corpus holds no evidence for this sub-question._
+
+## Gaps
+
+- What is the background of cache a function? (no passage in the corpus answers it [9])
+
+## Sources
+
+[1] functools.html, functools — Higher-order functions (passage pa8573c3fcd07cdc5)
+[2] functools.html (passage pd788e858f38e753f)
+[3] library/functools.rst.txt, Caching > lru_cache (passage p1)
+"""
+
+FUTURE_REPORT = """# How do I cache a function?
+
+Use `functools.cache` for an unbounded cache [1, 2]; it never evicts, so it is smaller and faster.
+
+```python
+@cache
+def factorial(n): return n * factorial(n - 1) if n else 1  [7]
+```
+
+### Findings
+
+1. The cache is thread-safe [2].
+* Not a claim: no citation.
+
+### References
+
+- [1]: library/functools.html > functools.cache — passage p123
+- [2] library/functools.html, lru_cache (passage p456)
+"""
+
+
+# -- gold matching -----------------------------------------------------------------------------
+
+
+def test_normalise_drops_markup_case_punctuation_and_pilcrows() -> None:
+    expected = " files are created outside of path e g "
+    assert qm.normalise("**Files** are  created\n outside of `path`, e.g.¶") == expected
+    assert qm.normalise("[the docs](https://x.org/a_b) say “official”") == " the docs say official "
+    assert qm.normalise("an object’s identity") == qm.normalise("an object's identity")
+
+
+def test_gold_found_matches_whole_words_through_formatting() -> None:
+    output = "It is possible that *files* are created\noutside of `path`, e.g. members [3]."
+    assert qm.gold_found(output, ["files are created outside of path", "absolute filenames"]) == [True, False]
+    assert qm.gold_found("use pathlib", ["path"]) == [False]  # no match inside a word
+    assert qm.gold_found("Returns the same as ``lru_cache(maxsize=None)``", ["lru_cache(maxsize=None)"]) == [True]
+
+
+# -- claims ------------------------------------------------------------------------------------
+
+
+def test_todays_report_claims_and_sources() -> None:
+    parsed = qm.parse_report(TODAYS_REPORT)
+    texts = [c.text for c in parsed.claims]
+    assert texts == [
+        "Decorator to wrap a function with a memoizing callable.",
+        "Returns the same as lru_cache(maxsize=None).",
+        "Decorator to wrap a function with a memoizing callable that saves the maxsize most recent calls.",
+        "Returns the same as lru_cache(maxsize=None), creating a thin wrapper.",
+    ]
+    assert [c.citations for c in parsed.claims] == [(1,), (2,), (1,), (2, 3)]
+    assert parsed.sources[1].passage_id == "pa8573c3fcd07cdc5"
+    assert parsed.sources[1].source == "functools.html"
+    assert parsed.sources[3].source == "library/functools.rst.txt"
+    assert parsed.sources[3].location == "Caching > lru_cache"
+    assert 9 not in {n for c in parsed.claims for n in c.citations}  # the gaps section holds no claims
+
+
+def test_future_report_format_direct_answer_code_and_numbered_findings() -> None:
+    parsed = qm.parse_report(FUTURE_REPORT)
+    assert [c.text for c in parsed.claims] == [
+        "Use `functools.cache` for an unbounded cache; it never evicts, so it is smaller and faster.",
+        "The cache is thread-safe.",
+    ]
+    assert parsed.claims[0].citations == (1, 2)
+    assert 7 not in {n for c in parsed.claims for n in c.citations}  # fenced code is not a claim
+    assert parsed.sources[1].passage_id == "p123"
+    assert parsed.sources[2].passage_id == "p456"
+
+
+def test_a_citation_covers_the_uncited_sentences_before_it_in_a_paragraph() -> None:
+    report = "## Answer\n\nWarning: Never extract. It is possible that files escape. [1][3] Uncited tail.\n"
+    claims = qm.parse_report(report).claims
+    assert [(c.text, c.citations) for c in claims] == [
+        ("Warning: Never extract.", (1, 3)),
+        ("It is possible that files escape.", (1, 3)),
+    ]
+
+
+def test_sentences_keep_their_citations() -> None:
+    assert qm.split_sentences("One thing is true. [1] Another, e.g. this one, too. [2][3]") == [
+        "One thing is true [1].",
+        "Another, e.g. this one, too [2][3].",
+    ]
+
+
+# -- duplicates --------------------------------------------------------------------------------
+
+
+def test_duplicates_identical_after_normalising_and_near_duplicates() -> None:
+    texts = [
+        "The pickle module is not secure.",
+        "the pickle module is **not secure**",  # identical once normalised
+        "The pickle module is not secure at all.",  # Jaccard 6/8 = 0.75: different enough
+        "Only unpickle data you trust.",
+        "Only unpickle the data you trust.",  # Jaccard 5/6 = 0.83: a near-duplicate
+    ]
+    assert qm.duplicate_flags(texts) == [False, True, False, False, True]
+
+
+def test_duplicate_rate_counts_repeats_not_originals() -> None:
+    flags = qm.duplicate_flags(["a b c d", "a b c d", "a b c d", "x y z"])
+    assert flags == [False, True, True, False]
+    assert qm.duplicate_flags([]) == []
+
+
+def test_jaccard() -> None:
+    assert qm.jaccard(frozenset("ab"), frozenset("bc")) == 1 / 3
+    assert qm.jaccard(frozenset(), frozenset()) == 1.0
+
+
+# -- furniture ---------------------------------------------------------------------------------
+
+
+def test_navigation_pages_and_sidebar_headings() -> None:
+    for source in (
+        "/usr/share/doc/python3/html/genindex-A.html",
+        "/usr/share/doc/python3/html/genindex.html",
+        "py-modindex.html",
+        "html/search.html",
+        "html/contents.html",
+        "html/library/index.html",
+    ):
+        assert qm.is_navigation_source(source), source
+    assert qm.is_navigation_source("library/tarfile.html", "Previous topic")
+    assert qm.is_navigation_source("library/tarfile.html", "tarfile > Table of Contents¶")
+    assert not qm.is_navigation_source("/usr/share/doc/python3/html/library/tarfile.html", "Examples¶")
+    assert not qm.is_navigation_source("library/indexing.html")
+
+
+def test_text_that_looks_like_navigation() -> None:
+    assert qm.looks_like_navigation("Extraction filters¶ New in version 3.12.")
+    assert qm.looks_like_navigation("Previous topic zipfile — Work with ZIP archives Next topic csv")
+    assert qm.looks_like_navigation("This Page Report a Bug Show Source")
+    assert qm.looks_like_navigation("5.3. Searching 5.3.1. The module cache 5.3.2. Finders and loaders 5.3.3. Hooks")
+    assert qm.looks_like_navigation("[tarfile](tarfile.html) [zipfile](zipfile.html) [gzip](gzip.html) and more")
+    assert qm.looks_like_navigation(
+        "Path.read_bytes() Path.joinpath() PyZipFile Objects PyZipFile PyZipFile.writepy() ZipInfo Objects "
+        "ZipInfo.from_file() ZipInfo.is_dir() ZipInfo.filename ZipInfo.date_time ZipInfo.compress_type"
+    )
+    assert qm.looks_like_navigation("Overview\nInstallation\nTutorial\nAPI reference\nChangelog")
+
+
+def test_prose_and_code_are_not_navigation() -> None:
+    assert not qm.looks_like_navigation(
+        "It is possible that files are created outside of path, e.g. members that have absolute filenames."
+    )
+    assert not qm.looks_like_navigation("New in version 3.9. Changed in version 3.11: added the filter argument.")
+    code = "Use it like this:\n\n```python\nimport tarfile\ntar = tarfile.open(name)\ntar.extractall()\n```"
+    assert not qm.looks_like_navigation(code)
+    assert not qm.looks_like_navigation("Call os.path.join() and os.path.normpath() before opening the file.")
+    cut = "```python3\nimport asyncio\n\ndef io():\n    # 1. Read\n    # 2. Decode\n    # 3. Return\n    return f\n"
+    assert not qm.looks_like_navigation(cut)  # a passage boundary cut the block before its closing fence
+    table = "'B' | unsigned_char(bitwise=True)\n'b' | unsigned_char\n'c' | char\n'd' | double\n'f' | float"
+    assert not qm.looks_like_navigation(table)
+
+
+def test_is_furniture_by_text_or_by_cited_source() -> None:
+    assert qm.is_furniture("A fine sentence about tarfile.", [("html/genindex-T.html", "")])
+    assert qm.is_furniture("Next topic csv", [("library/zipfile.html", "")])
+    assert not qm.is_furniture("A fine sentence about tarfile.", [("library/tarfile.html", "Examples")])
+
+
+def test_percentile() -> None:
+    assert qm.percentile([], 0.95) == 0.0
+    assert qm.percentile([float(i) for i in range(1, 21)], 0.95) == 19.0
+    assert qm.percentile([3.0], 0.95) == 3.0
+
+
+# -- the question set --------------------------------------------------------------------------
+
+
+def test_question_set_shape() -> None:
+    data = json.loads((Path(__file__).parents[2] / "bench" / "research_questions.json").read_text())
+    questions = data["questions"]
+    assert len(questions) >= 40
+    assert len({q["id"] for q in questions}) == len(questions)
+    assert {q["type"] for q in questions} >= {"how-to", "comparison", "safety", "concept", "definition", "version"}
+    for q in questions:
+        assert 2 <= len(q["gold"]) <= 5, q["id"]
+        for phrase in q["gold"]:
+            assert 3 <= len(phrase.split()) <= 10, (q["id"], phrase)
+            assert qm.normalise(phrase) not in qm.normalise(q["question"]), (q["id"], phrase)  # no free hits
+    tar = next(q for q in questions if q["question"].startswith("How do I safely extract a tar archive"))
+    assert any("outside of path" in g for g in tar["gold"])

@@ -1,0 +1,79 @@
+"""Question analysis: each question type is recognised and planned as grammatical sub-questions."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from deepr_mcp.research.analysis import analyse, clauses, is_safety_sub_question, sub_questions
+
+CASES = [
+    ("How do I safely extract a tar archive against path traversal?", "how_to", True),
+    ("Should I use functools.lru_cache or functools.cache?", "comparison", False),
+    ("What is the difference between a list and a tuple?", "comparison", False),
+    ("Why does asyncio.run() fail when an event loop is already running?", "why", False),
+    ("What is a context variable?", "definition", False),
+    ("In which version was asyncio.TaskGroup added?", "version", False),
+    ("When was the walrus operator added to Python?", "version", False),
+    ("Is it safe to unpickle data from an untrusted source?", "how_to", True),
+    ("subprocess shell=True security", "general", True),
+]
+
+
+@pytest.mark.parametrize(("question", "kind", "safety"), CASES)
+def test_each_type_is_recognised(question: str, kind: str, safety: bool) -> None:
+    analysis = analyse(question)
+    assert (analysis.type, analysis.safety) == (kind, safety)
+
+
+@pytest.mark.parametrize(("question", "kind", "safety"), CASES)
+def test_sub_questions_are_grammatical_questions_without_pasted_templates(
+    question: str, kind: str, safety: bool
+) -> None:
+    planned = sub_questions(analyse(question), 5)
+    assert 1 <= len(planned) <= 5
+    assert len({q.lower() for q in planned}) == len(planned)
+    for q in planned[1:]:
+        assert q.endswith("?") and q[0].isupper(), q
+        assert re.match(r"^(What|Which|How|When|Why|Is|In which)\b", q), q
+        # the old templates pasted the whole question into a facet ("describe I use functools...")
+        assert " I " not in q and "?" not in q[:-1], q
+
+
+def test_how_to_splits_action_and_concern() -> None:
+    analysis = analyse("How do I safely extract a tar archive against path traversal?")
+    assert analysis.action == "extract a tar archive"
+    assert analysis.concern == "path traversal"
+    planned = sub_questions(analysis, 5)
+    assert "What does the documentation warn about when you extract a tar archive?" in planned
+    assert "How can you protect against path traversal when you extract a tar archive?" in planned
+    assert is_safety_sub_question(planned[2], analysis)
+    assert not is_safety_sub_question("Which functions or methods are used to extract a tar archive?", analysis)
+
+
+def test_comparison_asks_about_each_side_and_the_difference() -> None:
+    analysis = analyse("Should I use functools.lru_cache or functools.cache?")
+    assert analysis.entities[:2] == ["functools.lru_cache", "functools.cache"]
+    planned = sub_questions(analysis, 5)
+    assert planned[1:4] == [
+        "What does functools.lru_cache do?",
+        "What does functools.cache do?",
+        "How do functools.lru_cache and functools.cache differ?",
+    ]
+
+
+def test_compound_questions_are_planned_by_their_parts() -> None:
+    question = "Why did the first transatlantic telegraph cable fail, and how are cable faults repaired today?"
+    assert clauses(question) == [
+        "Why did the first transatlantic telegraph cable fail?",
+        "How are cable faults repaired today?",
+    ]
+    planned = sub_questions(analyse(question), 5)
+    assert planned[:2] == clauses(question)
+
+
+@pytest.mark.parametrize("question", ["", "???", "a", "x" * 3000, "what", "how do i"])
+def test_odd_input_never_fails(question: str) -> None:
+    analysis = analyse(question)
+    assert isinstance(sub_questions(analysis, 3), list)

@@ -1,0 +1,147 @@
+"""Main-content extraction on pages that look like real Sphinx, MkDocs and Javadoc output.
+
+The fixtures under fixtures/ are hand-written copies of each generator's structure (navigation
+bars, sidebars, local tables of contents, permalinks, footers, code in tables and definition
+lists), so these tests need no documentation package installed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepr_mcp.research.ingest import NotContent, chunk, html_sections, sections_of
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FURNITURE = [
+    "¶",
+    "Navigation",
+    "Previous topic",
+    "Next topic",
+    "This Page",
+    "Show Source",
+    "Report a Bug",
+    "Table of Contents",
+    "Table of contents",
+    "Copyright",
+    "Last updated",
+    "Skip navigation",
+    "Edit this page",
+    "Made with",
+    "Methods inherited",
+    "Method Summary",
+    "JavaScript",
+    "Overview",
+    "SEARCH",
+]
+
+
+def passages(relative: str) -> list:
+    path = FIXTURES / relative
+    return chunk(sections_of(path, path.read_bytes()))
+
+
+def all_text(chunks: list) -> str:
+    return "\n".join(f"{c.location}\n{c.text}" for c in chunks)
+
+
+@pytest.mark.parametrize(
+    "page", ["sphinx/library/tarfile.html", "mkdocs/guide/caching.html", "javadoc/com/example/Archive.html"]
+)
+def test_no_furniture_becomes_a_passage(page: str) -> None:
+    chunks = passages(page)
+    assert chunks
+    text = all_text(chunks)
+    for furniture in FURNITURE:
+        assert furniture not in text, (furniture, page)
+
+
+def test_sphinx_headings_are_locations_and_code_stays_code() -> None:
+    chunks = passages("sphinx/library/tarfile.html")
+    by_location = {c.location: c.text for c in chunks}
+    title = "tarfile — Read and write tar archive files"
+    assert f"{title} > Extraction filters" in by_location
+    assert f"{title} > Extraction filters > Archive safety" in by_location
+    # An API entry is a level of the location under its heading, its signature quoted as code.
+    extractall = by_location[f"{title} > TarFile Objects > TarFile.extractall"]
+    assert extractall.startswith("`TarFile.extractall(path='.', members=None)`")
+    assert "Warning: Never extract archives from untrusted sources" in extractall
+    code = by_location[f"{title} > Extraction filters"]
+    assert (
+        '```python3\nimport tarfile\n\nwith tarfile.open("sample.tar.gz") as tar:\n'
+        '    tar.extractall(path="out", filter="data")\n```'
+    ) in code
+    # A table keeps one row per line.
+    assert "'r:gz' | Open for reading with gzip compression." in by_location[f"{title} > tarfile.open"]
+
+
+def test_mkdocs_code_in_a_line_number_table_keeps_its_lines_not_the_numbers() -> None:
+    by_location = {c.location: c.text for c in passages("mkdocs/guide/caching.html")}
+    configure = by_location["Caching > Configure the cache"]
+    assert '```toml\n[cache]\nbackend = "redis"\nttl_seconds = 300\n```' in configure
+    assert "Tip: A time to live of zero" in configure
+    assert "def save(page):\n    page.write()\n    cache.invalidate(page.key)" in by_location["Caching > Invalidation"]
+    assert by_location["Caching"].startswith("Widgets keeps rendered fragments")
+
+
+def test_javadoc_class_and_member_details() -> None:
+    by_location = {c.location: c.text for c in passages("javadoc/com/example/Archive.html")}
+    description = by_location["Class Archive"]
+    assert "Reads entries from a compressed archive." in description
+    code = "```\ntry (Archive archive = Archive.open(path)) {\n    for (Entry entry : archive.entries()) {"
+    assert code in description
+    extract = by_location["Class Archive > Method Details > extract"]
+    assert extract.startswith("`public void extract(Entry entry, Path destination) throws IOException`")
+    assert "rejected with an `IOException`" in extract
+
+
+@pytest.mark.parametrize(
+    ("page", "why"),
+    [
+        ("sphinx/genindex.html", "index page"),
+        ("sphinx/py-modindex.html", "module index"),
+        ("sphinx/search.html", "search page"),
+        ("sphinx/contents.html", "table of contents"),
+        ("sphinx/library/archiving.html", "table of contents page"),
+        ("mkdocs/search.html", "search page"),
+        ("javadoc/index-all.html", "index page"),
+    ],
+)
+def test_navigation_pages_are_not_content(page: str, why: str) -> None:
+    path = FIXTURES / page
+    with pytest.raises(NotContent, match=why):
+        sections_of(path, path.read_bytes())
+
+
+def test_a_fetched_page_keeps_its_text_even_when_it_looks_like_navigation() -> None:
+    text = (FIXTURES / "sphinx/search.html").read_text()
+    sections = html_sections(text, skip_navigation=False)
+    assert "Searching for multiple words" in "\n".join(s.text for s in sections)
+
+
+def test_permalinks_and_pilcrows_never_reach_text_or_locations() -> None:
+    html = (
+        "<html><body><main><h2>Install<a class='anchor' href='#install'>#</a></h2>"
+        "<p>Run the installer ¶ twice.</p><h3>Notes <a href='#n'>¶</a></h3><p>Nothing else is needed here.</p>"
+        "</main></body></html>"
+    )
+    sections = html_sections(html)
+    assert [s.location for s in sections] == ["Install", "Install > Notes"]
+    assert "¶" not in "".join(s.text for s in sections)
+    assert "#" not in "".join(s.location for s in sections)
+
+
+def test_generic_page_without_a_known_generator() -> None:
+    html = (
+        "<html><head><title>Plain</title></head><body><header><nav><a href='/'>Home</a><a href='/b'>Blog</a>"
+        "</nav></header><div class='sidebar-menu' role='navigation'><ul><li><a href='/x'>X</a></li>"
+        "<li><a href='/y'>Y</a></li></ul></div><article><h1>Release notes</h1><p>Version 2 removes the legacy"
+        " importer.</p><pre><code class='language-bash'>pip install widgets==2.0\nwidgets migrate</code></pre>"
+        "</article><footer>© 2024 Someone</footer></body></html>"
+    )
+    sections = html_sections(html)
+    assert [s.location for s in sections] == ["Release notes"]
+    assert sections[0].text == (
+        "Version 2 removes the legacy importer.\n\n```bash\npip install widgets==2.0\nwidgets migrate\n```"
+    )

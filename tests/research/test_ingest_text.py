@@ -1,0 +1,115 @@
+"""Markdown and rst keep their code blocks; chunking packs prose and never cuts a fence badly."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from deepr_mcp.errors import InvalidInput
+from deepr_mcp.research.ingest import MAX_CHARS, Section, chunk, sections_of
+from deepr_mcp.research.ingest.chunking import CONTEXT_FREE_CHARS, blocks_of
+
+ODD = Path(__file__).parent / "fixtures" / "odd"
+
+
+def by_location(name: str) -> dict[str, str]:
+    path = ODD / name
+    return {c.location: c.text for c in chunk(sections_of(path, path.read_bytes()))}
+
+
+def test_markdown_fences_and_indented_code_stay_code() -> None:
+    found = by_location("notes.md")
+    assert set(found) == {"Deploying", "Deploying > Rollback"}  # '# this is a comment' is no heading
+    assert (
+        "```bash\n# this is a comment, not a heading\nmake build\n\nmake install PREFIX=/opt/widgets\n```"
+        in (found["Deploying"])
+    )
+    rollback = found["Deploying > Rollback"]
+    assert rollback.startswith("```\nwidgets rollback --to previous\nwidgets status\n```")
+    assert rollback.endswith("Keep the previous release until the new one has served traffic for a day.")
+
+
+def test_rst_literal_blocks_directives_and_doctests() -> None:
+    found = by_location("guide.rst")
+    assert found["Widgets guide"] == "Install the package first:\n\n```\npip install widgets\nwidgets --version\n```"
+    config = found["Widgets guide > Configuration"]
+    assert "```toml\n[cache]\nttl_seconds = 300\n```" in config
+    assert "Warning: Never point two servers at the same cache directory." in config
+    assert "```pycon\n>>> import widgets\n>>> widgets.version()\n'2.0'\n```" in config
+
+
+def test_sphinx_source_copies_are_read_as_rst(tmp_path: Path) -> None:
+    copy = tmp_path / "guide.rst.txt"
+    copy.write_bytes((ODD / "guide.rst").read_bytes())
+    assert sections_of(copy, copy.read_bytes())[0].location == "Widgets guide"
+
+
+def test_declared_charset_decodes_and_undeclared_non_utf8_is_a_clear_error() -> None:
+    declared = ODD / "latin1-declared.html"
+    sections = sections_of(declared, declared.read_bytes())
+    assert sections[0].location == "Café menu" and "crème brûlée" in sections[0].text
+    undeclared = ODD / "latin1-undeclared.html"
+    with pytest.raises(InvalidInput, match=r"not UTF-8 text .* declares no charset"):
+        sections_of(undeclared, undeclared.read_bytes())
+
+
+def test_unknown_declared_charset_is_named(tmp_path: Path) -> None:
+    page = tmp_path / "x.html"
+    page.write_bytes(b"<html><head><meta charset='klingon-8'></head><body><p>qapla</p></body></html>")
+    with pytest.raises(InvalidInput, match="'klingon-8', which is not a known encoding"):
+        sections_of(page, page.read_bytes())
+
+
+def test_long_code_is_split_into_fenced_pieces_at_line_ends() -> None:
+    code = "\n".join(f"    value_{i} = compute({i})  # step {i}" for i in range(120))
+    text = f"Setup first.\n\n```python\ndef run():\n{code}\n```\n\nThat is all."
+    chunks = chunk([Section(text, "Guide", 0)])
+    assert all(len(c.text) <= MAX_CHARS for c in chunks)
+    code_chunks = [c.text for c in chunks if "```" in c.text]
+    assert len(code_chunks) >= 3
+    lines = []
+    for piece in code_chunks:
+        body = re.search(r"```python\n(.*?)\n```", piece, re.S)
+        assert body, piece  # every piece is a whole fenced block
+        lines += body.group(1).split("\n")
+    assert lines == ["def run():", *code.split("\n")]  # nothing lost, no line cut in two
+
+
+def test_a_fence_with_blank_lines_is_one_block() -> None:
+    text = "Intro words here.\n\n```\na = 1\n\n\nb = 2\n```\n\nOutro words here."
+    blocks = blocks_of(text)
+    assert [b[2] for b in blocks] == [False, True, False]
+    assert blocks[1][1] == "```\na = 1\n\n\nb = 2\n```"
+
+
+def test_prose_is_packed_and_long_paragraphs_split_at_sentences() -> None:
+    sentence = "The repair ship lifted the cable with a grapnel and spliced in a new length. "
+    text = "\n\n".join([sentence * 3, sentence * 30, "Short closing remark on the work."])
+    chunks = chunk([Section(text, "Repair", 0)])
+    assert all(len(c.text) <= MAX_CHARS for c in chunks)
+    assert all(c.location == "Repair" for c in chunks)
+    assert "\n" not in chunks[0].text.split("\n\n")[0]  # a paragraph stays one line of prose
+
+
+def test_identical_paragraphs_are_one_passage_but_short_notes_keep_their_place() -> None:
+    paragraph = (
+        "Archives from the network are untrusted input: inspect member names and sizes before extracting anything."
+    )
+    assert len(paragraph) >= CONTEXT_FREE_CHARS
+    chunks = chunk([Section(paragraph, "A", 0), Section(paragraph, "B", 200)])
+    assert len(chunks) == 1
+    note = "New in version 3.5."
+    chunks = chunk([Section(note, "os > os.scandir", 0), Section(note, "math > math.gcd", 50)])
+    assert [c.location for c in chunks] == ["os > os.scandir", "math > math.gcd"]
+    assert chunks[0].id != chunks[1].id
+
+
+@pytest.mark.parametrize("word", ["cable ", "ab-"])
+def test_an_endless_line_is_cut_into_whole_pieces(word: str) -> None:
+    line = "".join(f"{word}{i}" for i in range(4000)).strip()
+    chunks = chunk([Section(line, "Log", 0)])
+    assert chunks and all(len(c.text) <= MAX_CHARS for c in chunks)
+    joiner = " " if " " in word else ""
+    assert joiner.join(c.text for c in chunks) == line  # every word kept, none cut in two when there are spaces

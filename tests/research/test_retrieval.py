@@ -1,0 +1,77 @@
+"""Retrieval over a real corpus: evidence phrased unlike the question, caveats, diversity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepr_mcp.research.analysis import analyse
+from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.retrieval import Retriever, mmr
+
+DOCS = {
+    "tarfile.md": """# tarfile
+
+## Extracting
+
+TarFile.extractall(path=".", members=None) extracts all members from the archive to the current
+working directory or directory path.
+
+Warning: never extract archives from untrusted sources without prior inspection. It is possible
+that files are created outside of path, e.g. members that have absolute filenames starting with "/"
+or filenames with two dots "..".
+
+## Reading
+
+TarFile.getmembers() returns the members of the archive as a list of TarInfo objects.
+""",
+    "zipfile.md": """# zipfile
+
+## Extracting
+
+ZipFile.extractall(path=None) extracts all members from the archive to the current working directory.
+""",
+    "copies.md": """# copies
+
+## One
+
+Tar archive extract tar archive extract tar archive path traversal notes and more notes.
+
+## Two
+
+Tar archive extract tar archive extract tar archive path traversal notes and more notes, again.
+""",
+}
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Corpus:
+    for name, text in DOCS.items():
+        (tmp_path / name).write_text(text)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path)
+    return corpus
+
+
+def test_safety_questions_surface_the_warning_phrased_differently(corpus: Corpus) -> None:
+    analysis = analyse("How do I safely extract a tar archive against path traversal?")
+    evidence = Retriever(corpus).retrieve(analysis.question, analysis, 3)
+    texts = [p.text for p in evidence.passages]
+    assert any("outside of path" in t for t in texts)
+
+
+def test_near_copies_are_not_both_returned(corpus: Corpus) -> None:
+    analysis = analyse("How do I extract a tar archive?")
+    evidence = Retriever(corpus).retrieve(analysis.question, analysis, 4)
+    copies = [p for p in evidence.passages if p.text.startswith("Tar archive extract")]
+    assert len(copies) <= 1
+
+
+def test_mmr_edges() -> None:
+    assert mmr([], 3) == []
+
+
+def test_empty_corpus_gives_no_evidence(tmp_path: Path) -> None:
+    analysis = analyse("What is a context variable?")
+    assert Retriever(Corpus(tmp_path / "empty.db")).retrieve(analysis.question, analysis, 3).passages == []

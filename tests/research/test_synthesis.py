@@ -1,0 +1,112 @@
+"""The report a reader keeps: answer first, no claim twice, every citation holds its claim.
+
+The LLM drafts here come from a scripted provider, so the engine's checks can be shown on a
+draft that is wrong in known ways: an invented claim, a right claim with the wrong number,
+invented code and a fact repeated under two sub-questions.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from deepr_mcp.research import prompts
+from deepr_mcp.research.claims import support
+from deepr_mcp.research.engine import Engine, new_state
+from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.providers.base import Completion, Message, Usage
+from deepr_mcp.research.providers.local import LocalProvider
+
+DOC = """# tarfile
+
+## Extracting
+
+Use TarFile.extractall() to extract every member of an archive:
+
+```python
+with tarfile.open("sample.tar.gz") as tar:
+    tar.extractall(path="out")
+```
+
+## Security
+
+Never extract archives from untrusted sources without prior inspection. It is possible that files are
+created outside of path, e.g. members that have absolute filenames starting with "/" or filenames with
+two dots "..".
+"""
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Corpus:
+    (tmp_path / "tarfile.md").write_text(DOC)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path / "tarfile.md")
+    return corpus
+
+
+class DraftingModel:
+    """A model that drafts findings badly on purpose and answers the summary from them."""
+
+    name, model = "scripted", "draft-1"
+
+    async def complete(
+        self, messages: list[Message], *, max_tokens: int = 1024, temperature: float = 0.0
+    ) -> Completion:
+        task = prompts.task_of(messages)
+        user = messages[-1].content
+        if task == prompts.TASK_PLAN:
+            text = "How do you extract a tar archive?\nWhat does the documentation warn about?"
+        elif task == prompts.TASK_FINDINGS:
+            numbers = re.findall(r"^\[(\d+)\] \(from: [^)]*Security", user, re.M) or ["1"]
+            wrong = "99"
+            text = "\n".join(
+                [
+                    f"- Never extract archives from untrusted sources without prior inspection. [{wrong}]",
+                    f"- Tar archives are always safe because Python sandboxes extraction. [{numbers[0]}]",
+                    f"- Use TarFile.extractall() to extract every member of an archive: [{numbers[0]}]",
+                    "```",
+                    "os.system('tar xf sample.tar.gz')",
+                    "```",
+                ]
+            )
+        else:
+            findings = [line[2:] for line in user.splitlines() if line.startswith("- ")]
+            text = " ".join(findings[:2]) + " Python guarantees that extraction is always safe. [1]"
+        return Completion(text=text, usage=Usage(10, 10), model=self.model, provider=self.name)
+
+
+async def test_a_bad_draft_is_checked_claim_by_claim(corpus: Corpus) -> None:
+    state = await Engine(corpus, DraftingModel()).run(new_state("How do I safely extract a tar archive?"))
+    report = state.report or ""
+    assert "always safe" not in report  # invented claims are dropped, in findings and in the answer
+    assert "os.system" not in report  # code the passages do not hold is not quoted
+    claims = [f for sq in state.sub_questions for f in sq.findings]
+    assert [c.claim for c in claims].count(
+        "Never extract archives from untrusted sources without prior inspection."
+    ) == 1  # the second sub-question's copy is merged into the first
+    for finding in claims:
+        assert finding.passage_ids, finding.claim  # the wrong number [99] was re-attributed
+        for pid in finding.passage_ids:
+            assert support(finding.claim, corpus.passage(pid).text) >= 0.8
+
+
+async def test_local_report_answers_first_quotes_code_and_never_repeats(corpus: Corpus) -> None:
+    state = await Engine(corpus, LocalProvider()).run(
+        new_state("How do I safely extract a tar archive against path traversal?")
+    )
+    report = state.report or ""
+    assert report.index("## Answer") < report.index("## Findings") < report.index("## Sources")
+    answer = report.split("## Answer", 1)[1].split("## Findings", 1)[0]
+    assert "Never extract archives from untrusted sources" in answer  # the warning leads
+    assert "```" in report and 'tar.extractall(path="out")' in report  # code stays code, line breaks kept
+    bullets = [re.sub(r"\s*\[\d+\]", "", line[2:]).strip() for line in report.splitlines() if line.startswith("- ")]
+    sentences = [re.sub(r"\s*\[\d+\]", "", s).strip() for s in prompts.split_sentences(answer.strip())]
+    assert len(bullets + sentences) == len(set(bullets + sentences))  # no claim twice
+    by_number = {c.number: c.passage_id for c in state.passages.values()}
+    for line in report.splitlines():
+        if line.startswith("- ") and (numbers := re.findall(r"\[(\d+)\]", line)):
+            claim = re.sub(r"\s*\[\d+\]", "", line[2:])
+            for n in numbers:
+                assert support(claim, corpus.passage(by_number[int(n)]).text) >= 0.8, (claim, n)
