@@ -20,6 +20,7 @@ from deepr_mcp.research.pricing import Pricing
 from deepr_mcp.research.providers.base import Provider
 from deepr_mcp.research.providers.factory import make_provider
 from deepr_mcp.research.providers.local import LocalProvider
+from deepr_mcp.research.rerank import make_reranker
 from deepr_mcp.research.web import PageFetcher, SearxngSearch
 from deepr_mcp.sandbox import SandboxManager
 
@@ -32,6 +33,8 @@ class Engines:
         self.http = http
         self.corpus = corpus
         self.sandboxes = sandboxes
+        self.reranker = make_reranker(settings.research.reranker)
+        """Built once: a missing extra fails at start-up with what to install, not mid-campaign."""
 
     def model_name(self) -> str:
         provider = self.settings.provider
@@ -55,7 +58,9 @@ class Engines:
 
     def engine_for(self, campaign: Campaign) -> Engine:
         sandbox = self.sandboxes.create(campaign.id)
-        return Engine(self.corpus, self.provider_for(campaign), cost_model=self.pricing(), sink=sandbox)
+        return Engine(
+            self.corpus, self.provider_for(campaign), cost_model=self.pricing(), sink=sandbox, reranker=self.reranker
+        )
 
     def estimate(self, question: str, max_sub_questions: int) -> dict[str, Any]:
         state = new_state(question, max_sub_questions=max_sub_questions)

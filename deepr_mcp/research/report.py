@@ -11,20 +11,38 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from deepr_mcp.research import prompts
-from deepr_mcp.research.claims import same_claim
+from deepr_mcp.research.claims import same_claim, units
 from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState
 
 
+def new_sentences(claim: str, said: list[str]) -> str:
+    """The sentences of ``claim`` that say something not already in ``said`` (all of them, or "")."""
+    sentences = [u.text for u in units(claim) if u.text]
+    fresh = [s for s in sentences if not any(same_claim(s, old) for old in said)]
+    return " ".join(fresh) if len(fresh) < len(sentences) else claim
+
+
 def merge_duplicates(state: ResearchState) -> None:
-    """Keep the first statement of each claim (plan order); later near-copies give it their citations."""
+    """Keep the first statement of each claim (plan order); later near-copies give it their citations.
+
+    A later claim that repeats only one sentence of an earlier one keeps its other sentences, so
+    the same warning never appears twice even inside longer claims.
+    """
     kept: list[Finding] = []
+    said: list[str] = []
     for sq in state.sub_questions:
         unique = []
         for finding in sq.findings:
             twin = next((k for k in kept if same_claim(k.claim, finding.claim)), None)
-            if twin is None:
+            rest = new_sentences(finding.claim, said) if twin is None else ""
+            if twin is None and rest:
+                finding.claim = rest
                 kept.append(finding)
                 unique.append(finding)
+                said += [u.text for u in units(rest) if u.text]
+                continue
+            twin = twin or next((k for k in kept if set(k.passage_ids) & set(finding.passage_ids)), None)
+            if twin is None:
                 continue
             twin.passage_ids += [p for p in finding.passage_ids if p not in twin.passage_ids]
             twin.confidence = max(twin.confidence, finding.confidence)
@@ -60,7 +78,9 @@ def cite(state: ResearchState, finding: Finding) -> str:
 
 
 def answer_sentences(answer: str) -> list[str]:
-    return [prompts.CITE.sub("", s).strip() for s in prompts.split_sentences(answer)]
+    """The answer's sentences without citation markers (one cited piece may hold several)."""
+    pieces = [prompts.CITE.sub("", s).strip() for s in prompts.split_sentences(answer)]
+    return [u.text for piece in pieces for u in units(piece) if u.text] + pieces
 
 
 def _fenced(code: str, indent: str = "") -> list[str]:
@@ -89,11 +109,12 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
     for sq in state.sub_questions:
         # a sub-question is shown when it adds findings or was never researched; covered and
         # unanswered ones are named in the plan and under Gaps, not as empty sections
-        rest = [f for f in sq.findings if not any(same_claim(f.claim, s) for s in stated)]
+        shown = [(f, new_sentences(f.claim, stated)) for f in sq.findings]
+        rest = [(f, text) for f, text in shown if text and not any(same_claim(f.claim, s) for s in stated)]
         if rest:
             out += [f"### {sq.text}", ""]
-            for finding in rest:
-                out.append(f"- {finding.claim} {cite(state, finding)}")
+            for finding, text in rest:
+                out.append(f"- {text} {cite(state, finding)}")
                 if finding.code:
                     out += _fenced(finding.code, "  ")
             out.append("")

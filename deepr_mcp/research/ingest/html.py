@@ -203,6 +203,8 @@ def _is_api_dl(node: LexborNode) -> bool:
 
 
 def _api_name(dt: LexborNode) -> str:
+    if dt.parent is not None and "glossary" in _classes(dt.parent):
+        return " ".join(dt.text().replace("¶", "").split())[:80]  # the term itself, not its anchor id
     parts = [n.text() for n in dt.css(".sig-prename, .sig-name")] or [n.text() for n in dt.css(".descname")]
     name = " ".join("".join(parts).split()) or (dt.attributes.get("id") or "")
     return name or " ".join(dt.text().split())[:80]

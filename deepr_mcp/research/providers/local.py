@@ -31,6 +31,7 @@ _CHANGE_NOTE = re.compile(
 _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
 CUE_BONUS = 0.15
+SECTION_LEAD_BONUS = 0.3
 """For a sentence using the words that answer this kind of question ("because", "rather than")."""
 MIN_SENTENCE_CHARS = 25
 MAX_FINDINGS = 5
@@ -129,12 +130,17 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     known = _KNOWN.findall(user.split("\n\nPassages:\n", 1)[0])
     scored: list[tuple[float, int, int, Unit, int]] = []
     by_passage: dict[int, list[tuple[Unit, float]]] = {}
-    for rank, (number, _location, text) in enumerate(passages):
+    for rank, (number, location, text) in enumerate(passages):
         cover = _share(everything, held[rank], idf)
+        about = _section_names_subject(location, everything)
         for unit in units(text):
             if not unit.text or (len(unit.text) < MIN_SENTENCE_CHARS and not unit.code):
                 continue
             value = score_unit(unit, rank, cover, want, focus, idf)
+            if about:
+                # a section headed by what is asked about: its first sentence is what the
+                # documentation says it is ("decorator: A function returning another function")
+                value += SECTION_LEAD_BONUS if unit.index == 0 else SECTION_LEAD_BONUS / 3
             scored.append((value, -rank, -unit.index, unit, number))
             by_passage.setdefault(number, []).append((unit, value))
     scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
@@ -167,6 +173,13 @@ def _with_neighbour(
             first, second = sorted((unit, other), key=lambda u: u.index)
             return Unit(f"{first.text} {second.text}", None, first.index)
     return unit
+
+
+def _section_names_subject(location: str, wanted: set[str]) -> bool:
+    """Whether the passage's nearest heading is mostly words the question asks about."""
+    heading = location.split(", ", 1)[-1].rsplit(" > ", 1)[-1]
+    named = terms(heading)
+    return bool(named) and len(named & wanted) / len(named) >= 0.5
 
 
 def findings_text(user: str) -> str:
