@@ -1,10 +1,24 @@
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from deepr_mcp.config import Settings
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give this run a temp root of its own unless one was asked for.
+
+    pytest's shared /tmp/pytest-of-USER keeps only the last three runs' folders, so a run started
+    alongside (another checkout on the same machine, same user) deleted this run's data dirs
+    mid-test: 134 errors in one run here.
+    """
+    if config.option.basetemp is None:
+        config.option.basetemp = tempfile.mkdtemp(prefix="deepr-pytest-")
+        config.add_cleanup(lambda: shutil.rmtree(config.option.basetemp, ignore_errors=True))
 
 
 @pytest.fixture
