@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.errors import InvalidInput, PathRejected, QuotaExceeded
+from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.engine import Engine, new_state, partial_report
 from deepr_mcp.research.models import Phase
 from deepr_mcp.research.passages import Corpus
