@@ -32,6 +32,8 @@ _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topi
 
 CUE_BONUS = 0.15
 SECTION_LEAD_BONUS = 0.3
+SECTION_MATCH = 0.5
+"""Share of a heading's words the question must use for the heading to count as naming its subject."""
 """For a sentence using the words that answer this kind of question ("because", "rather than")."""
 MIN_SENTENCE_CHARS = 25
 MAX_FINDINGS = 5
@@ -43,7 +45,10 @@ NEIGHBOUR_SHARE = 0.65
 MAX_CLAIM_CHARS = 420
 ANSWER_SENTENCES = 3
 ANSWER_WORDS = 110
+ANSWER_FIRST_BONUS = 0.4
+"""For each sub-question's best finding: the findings step already ranked them with the passages in view."""
 ANSWER_MIN_SHARE = 0.34
+ANSWER_MORE_SHARE = 0.6
 """A finding joins the direct answer only if it holds at least a third of the question's key terms."""
 
 
@@ -179,7 +184,7 @@ def _section_names_subject(location: str, wanted: set[str]) -> bool:
     """Whether the passage's nearest heading is mostly words the question asks about."""
     heading = location.split(", ", 1)[-1].rsplit(" > ", 1)[-1]
     named = terms(heading)
-    return bool(named) and len(named & wanted) / len(named) >= 0.5
+    return bool(named) and len(named & wanted) / len(named) >= SECTION_MATCH
 
 
 def findings_text(user: str) -> str:
@@ -224,12 +229,12 @@ def answer_text(user: str) -> str:
 
     def score(line: str, group: int, place: int) -> float:
         claim = terms(prompts.CITE.sub("", line))
-        value = max(_share(key, claim), _share(asked[group], claim)) + (0.3 if place == 0 else 0.0)
+        value = max(_share(key, claim), _share(asked[group], claim)) + (ANSWER_FIRST_BONUS if place == 0 else 0.0)
         if "safety" in focus and CAVEAT.search(line) and value > 0:
             value += 0.5
         kind = focus.split(",")[0].strip()
         if kind in ANSWER_CUES and ANSWER_CUES[kind].search(line) and value > 0:
-            value += 0.3
+            value += 0.15
         if _CHANGE_NOTE.search(line) and kind != "version":
             value -= 0.2
         return value
@@ -243,9 +248,11 @@ def answer_text(user: str) -> str:
     used_groups: set[int] = set()
     words = 0
     for _round in range(2):  # the best finding of each of the first two sub-questions, then the best left
-        for _value, neg_group, _, line in eligible:
-            if line in chosen or (_round == 0 and (-neg_group in used_groups or -neg_group > 1)):
-                continue
+        for value, neg_group, _, line in eligible:
+            if line in chosen or -neg_group > 1 or (_round == 0 and -neg_group in used_groups):
+                continue  # the answer speaks to the question and its first part; the rest is below
+            if _round == 1 and value < ANSWER_MORE_SHARE:
+                continue  # beyond the first parts' best findings, only a strong match is worth leading with
             if len(chosen) >= ANSWER_SENTENCES or (chosen and words + len(line.split()) > ANSWER_WORDS):
                 break
             chosen.append(line)
