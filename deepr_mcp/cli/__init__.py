@@ -7,9 +7,12 @@ The commands with more to them live beside this module: ``corpus`` (the corpus s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,6 +21,7 @@ import anyio
 from deepr_mcp import __version__
 from deepr_mcp.cli.args import host_port, settings_for
 from deepr_mcp.cli.corpus import add_corpus_parser, cmd_corpus
+from deepr_mcp.config import Settings
 from deepr_mcp.errors import DeeprError, InvalidInput
 from deepr_mcp.transports.event_loop import use_uvloop
 
@@ -49,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     research.add_argument("--provider", choices=["local", "openai", "anthropic"], help="env DEEPR_PROVIDER")
     research.add_argument("--budget", type=float, help="dollar limit; asks before exceeding it")
     research.add_argument("--corpus", type=Path, action="append", default=[], help="add these documents first")
+    research.add_argument(
+        "--sample",
+        action="store_true",
+        help="research the bundled sample (six documents on submarine cables) in a throwaway data dir",
+    )
 
     add_corpus_parser(sub)
 
@@ -61,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     install.add_argument("--token", help="bearer token for --http")
     install.add_argument("--dry-run", action="store_true", help="print what would be written")
     install.add_argument("--config-path", type=Path, help="write this file instead of the client's default")
+    install.add_argument(
+        "--provider", choices=["local", "openai", "anthropic"], help="the provider the installed server uses"
+    )
 
     config = sub.add_parser("config", help="configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
@@ -123,29 +135,44 @@ def cmd_research(args: argparse.Namespace) -> int:
         settings.provider = args.provider
     if args.budget is not None and args.budget <= 0:
         raise InvalidInput(f"--budget must be a positive number of dollars, got {args.budget}")
+    from deepr_mcp.research.engine import new_state
 
-    async def run() -> int:
-        from deepr_mcp.app.root import Root
-        from deepr_mcp.cli.terminal import run_research
+    new_state(args.question)  # a bad question is refused before anything is opened
+    with contextlib.ExitStack() as scratch:
+        if args.sample:  # asked for: the sample goes into a data dir that is deleted afterwards
+            from deepr_mcp.research.samples import SAMPLE_CORPUS
 
-        async with Root(settings) as services:
-            for path in args.corpus:
-                report = await anyio.to_thread.run_sync(services.corpus.add_path, path)
-                print(
-                    f"corpus: {path}: {report.count('added')} added, {report.count('failed')} failed", file=sys.stderr
-                )
-            campaign = await run_research(
-                services.campaigns,
-                services.feed,
-                args.question,
-                budget=args.budget,
-                default_decision=settings.budget.default_decision,
+            settings.data_dir = Path(scratch.enter_context(tempfile.TemporaryDirectory(prefix="deepr-sample-")))
+            args.corpus = [SAMPLE_CORPUS, *args.corpus]
+            print("research on the bundled sample in a throwaway data dir: nothing is kept", file=sys.stderr)
+        return anyio.run(_research, args, settings)
+
+
+async def _research(args: argparse.Namespace, settings: Settings) -> int:
+    from deepr_mcp.app.root import Root
+    from deepr_mcp.cli.terminal import run_research
+
+    async with Root(settings) as services:
+        for path in args.corpus:
+            report = await anyio.to_thread.run_sync(services.corpus.add_path, path)
+            print(f"corpus: {path}: {report.count('added')} added, {report.count('failed')} failed", file=sys.stderr)
+        if (await anyio.to_thread.run_sync(services.corpus.stats))["documents"] == 0:
+            raise InvalidInput(
+                f"the corpus in {settings.data_dir} is empty, so there is nothing to research. Add documents with "
+                "`deepr-mcp corpus add PATH` (files or folders: .md .txt .rst .html .pdf) or pass --corpus PATH; "
+                "or try the bundled sample with --sample"
             )
-            print(campaign.research.report or f"(no report: campaign {campaign.phase.value}: {campaign.error})")
-            print(f"sandbox: {settings.data_dir / 'sandboxes' / campaign.id}", file=sys.stderr)
-            return 0 if campaign.phase.value == "complete" else 1
-
-    return anyio.run(run)
+        campaign = await run_research(
+            services.campaigns,
+            services.feed,
+            args.question,
+            budget=args.budget,
+            default_decision=settings.budget.default_decision,
+        )
+        print(campaign.research.report or f"(no report: campaign {campaign.phase.value}: {campaign.error})")
+        where = "a throwaway data dir" if args.sample else settings.data_dir / "sandboxes" / campaign.id
+        print(f"sandbox: {where}", file=sys.stderr)
+        return 0 if campaign.phase.value == "complete" else 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -155,10 +182,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_install(args: argparse.Namespace) -> int:
-    from deepr_mcp.cli.install import install
+    from deepr_mcp.cli.install import PROVIDER_ENV, install
 
+    env = {name: os.environ[name] for name in PROVIDER_ENV if os.environ.get(name)} if not args.http_url else {}
+    if args.provider:
+        env["DEEPR_PROVIDER"] = args.provider
     result = install(
-        args.client, http_url=args.http_url, token=args.token, dry_run=args.dry_run, config_path=args.config_path
+        args.client,
+        http_url=args.http_url,
+        token=args.token,
+        dry_run=args.dry_run,
+        config_path=args.config_path,
+        data_dir=args.data_dir,
+        config=args.config,
+        env=env,
     )
     if result.action == "dry-run":
         print(f"would write {result.path}:\n{result.text}", end="")
@@ -167,6 +204,10 @@ def cmd_install(args: argparse.Namespace) -> int:
         print(f"{result.action} {result.path}{backup}")
     if result.hint:
         print(f"equivalent: {result.hint}")
+    provider = env.get("DEEPR_PROVIDER")
+    if provider in ("openai", "anthropic"):
+        key = f"DEEPR_{provider.upper()}_API_KEY"
+        print(f"note: {key} is not written to the client's file; set it in the client's environment")
     return 0
 
 

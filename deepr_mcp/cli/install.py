@@ -88,9 +88,35 @@ def strip_jsonc(text: str) -> str:
     return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
 
 
-def entry_for(client: str, http_url: str | None, token: str | None, command: list[str]) -> dict[str, Any]:
+PROVIDER_ENV = (
+    "DEEPR_PROVIDER",
+    "DEEPR_OPENAI_BASE_URL",
+    "DEEPR_OPENAI_MODEL",
+    "DEEPR_OPENAI_CHEAP_MODEL",
+    "DEEPR_ANTHROPIC_MODEL",
+    "DEEPR_ANTHROPIC_CHEAP_MODEL",
+    "DEEPR_RESEARCH_RERANKER",
+)
+"""Settings that choose the provider and model, carried into a stdio entry when set here (keys are not)."""
+
+
+def server_command(data_dir: Path | None = None, config: Path | None = None) -> list[str]:
+    """How the client starts the server: this Python, with the data dir and config the user gave."""
+    command = [sys.executable, "-m", "deepr_mcp"]
+    if data_dir is not None:
+        command += ["--data-dir", str(data_dir.expanduser().resolve())]
+    if config is not None:
+        command += ["--config", str(config.expanduser().resolve())]
+    return [*command, "serve"]
+
+
+def entry_for(
+    client: str, http_url: str | None, token: str | None, command: list[str], env: dict[str, str] | None = None
+) -> dict[str, Any]:
     if http_url is None:
-        stdio = {"command": command[0], "args": command[1:]}
+        stdio: dict[str, Any] = {"command": command[0], "args": command[1:]}
+        if env:
+            stdio["env"] = dict(sorted(env.items()))
         return {"type": "stdio", **stdio} if client in ("claude-code", "vscode") else stdio
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     if client == "claude-desktop":  # stdio only: bridge with mcp-remote
@@ -138,17 +164,30 @@ def install(
     config_path: Path | None = None,
     server_name: str = "deepr-mcp",
     command: list[str] | None = None,
+    data_dir: Path | None = None,
+    config: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> InstallResult:
+    """Write (or, with ``dry_run``, show) the client's entry for deepr-mcp.
+
+    A stdio entry starts the server with the ``data_dir`` and ``config`` given here and the
+    provider settings in ``env``, so the client's server researches what the user set up.
+    """
     if client not in CLIENTS:
         raise InvalidInput(f"unknown client {client!r}; supported: {', '.join(CLIENTS)}")
     if http_url is not None and not re.match(r"^https?://", http_url):
         raise InvalidInput(f"--http must be an http(s) URL such as http://127.0.0.1:8765/mcp, got {http_url!r}")
     if token and http_url is None:
         raise InvalidInput("--token only applies with --http URL")
+    if http_url is not None and (data_dir or config or env):
+        raise InvalidInput(
+            "--data-dir, --config and provider settings belong to the server you start; an --http install only "
+            "points the client at it"
+        )
     path = (config_path or default_path(client)).expanduser()
     key = "servers" if client == "vscode" else "mcpServers"
-    command = command or [sys.executable, "-m", "deepr_mcp", "serve"]
-    entry = entry_for(client, http_url, token, command)
+    command = command or server_command(data_dir, config)
+    entry = entry_for(client, http_url, token, command, env)
 
     old_text, data = read_config(path, key, jsonc=client == "vscode")
     servers = dict(data.get(key, {}))

@@ -18,6 +18,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from deepr_mcp.errors import BudgetExceeded, Conflict, DeeprError, InvalidInput
+from deepr_mcp.jobs.ending import CampaignEnding
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.lease import CampaignLease, LocalLease
 from deepr_mcp.jobs.models import (
@@ -30,7 +31,7 @@ from deepr_mcp.jobs.models import (
     utcnow,
 )
 from deepr_mcp.jobs.store import CampaignStore
-from deepr_mcp.research.engine import Engine, new_state, partial_report
+from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.models import Phase
 
 logger = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ class JobManager:
         self._controls: dict[str, _Control] = {}
         self._locks: dict[str, anyio.Lock] = {}
         self._tg: TaskGroup | None = None
+        self._ending = CampaignEnding(store, self._save, engine_factory, on_finished)
 
     async def __aenter__(self) -> JobManager:
         self._tg = anyio.create_task_group()
@@ -227,10 +229,10 @@ class JobManager:
             try:
                 await self._drive(campaign_id, control)
             except DeeprError as exc:
-                await self._fail(campaign_id, exc.message)
+                await self._fail_contained(campaign_id, exc.message)
             except Exception as exc:
                 logger.exception("campaign %s failed", campaign_id)
-                await self._fail(campaign_id, f"internal error: {type(exc).__name__}")
+                await self._fail_contained(campaign_id, f"internal error: {type(exc).__name__}")
             finally:
                 control.running = False
 
@@ -358,33 +360,10 @@ class JobManager:
     async def _finish(
         self, campaign: Campaign, phase: CampaignPhase, reason: str | None, *, engine_partial: bool = False
     ) -> Campaign:
-        campaign.phase = phase
-        campaign.active_tasks = []
-        campaign.finished_at = utcnow()
-        if phase == CampaignPhase.COMPLETE:
-            campaign.progress = 1.0
-        elif campaign.research.report is None and (engine_partial or campaign.research.sub_questions):
-            done = sum(1 for s in campaign.research.steps_done if s.startswith("gather:"))
-            note = f"{reason}: {done} of {len(campaign.research.sub_questions)} sub-questions were researched."
-            campaign.research.report = partial_report(campaign.research, note)
-            engine = self.engine_factory(campaign)
-            if engine.sink is not None:
-                engine.sink.write_text("final_report.md", campaign.research.report)
-        if reason and phase != CampaignPhase.COMPLETE:
-            campaign.error = reason if phase == CampaignPhase.FAILED else campaign.error
-        if self.on_finished is not None:
-            # Before the final save is announced, so whoever sees the campaign finished also
-            # sees what it fed (an expert's new beliefs).
-            try:
-                await self.on_finished(campaign)
-            except Exception:  # a follower's failure must not undo the campaign
-                logger.exception("on_finished hook failed for campaign %s", campaign.id)
-        return await self._save(campaign)
+        return await self._ending.finish(campaign, phase, reason, engine_partial=engine_partial)
 
-    async def _fail(self, campaign_id: str, message: str) -> None:
-        campaign = await self.store.get(campaign_id)
-        campaign.error = message
-        await self._finish(campaign, CampaignPhase.FAILED, message, engine_partial=True)
+    async def _fail_contained(self, campaign_id: str, message: str) -> None:
+        await self._ending.fail_contained(campaign_id, message)
 
     async def _save(self, campaign: Campaign) -> Campaign:
         saved = await self.store.save(campaign)

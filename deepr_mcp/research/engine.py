@@ -8,6 +8,7 @@ never stopped, because every step is deterministic given the state and the corpu
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import Protocol
 
 import anyio
 
-from deepr_mcp.errors import BudgetExceeded, InvalidInput
+from deepr_mcp.errors import BudgetExceeded, DeeprError, InvalidInput
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
 from deepr_mcp.research.claims import SUPPORT_THRESHOLD, code_in, same_claim, support
@@ -25,6 +26,8 @@ from deepr_mcp.research.report import beliefs_and_gaps, cite, partial_report, re
 from deepr_mcp.research.rerank import Reranker
 from deepr_mcp.research.retrieval import Retriever, key_terms
 from deepr_mcp.research.terms import coverage, terms
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["Engine", "Passage", "beliefs_and_gaps", "new_state", "partial_report", "render_report"]
 
@@ -298,8 +301,17 @@ class Engine:
         return next(sq for sq in state.sub_questions if sq.id == wanted)
 
     def _write(self, path: str, text: str) -> None:
-        if self.sink is not None:
+        """Copy an artefact into the sandbox; a sandbox that refuses it never fails the research.
+
+        The record holds the plan, findings and report either way; a full quota or a path an
+        agent blocked (``final_report.md/x``) only costs the sandbox copy, which is logged.
+        """
+        if self.sink is None:
+            return
+        try:
             self.sink.write_text(path, text)
+        except (DeeprError, OSError, RecursionError) as exc:
+            logger.warning("sandbox copy of %s not written: %s", path, getattr(exc, "message", exc))
 
 
 def _where(passage: Passage) -> str:

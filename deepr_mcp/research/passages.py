@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 import sqlite3
 import threading
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.research.corpus_schema import open_schema
 from deepr_mcp.research.engine import Passage
+from deepr_mcp.research.fts import match_expression
 from deepr_mcp.research.ingest import (
     EXTRACTOR_VERSION,
     SUPPORTED,
@@ -38,14 +38,12 @@ from deepr_mcp.research.ingest import (
     markdown_sections,
     sections_of,
 )
-from deepr_mcp.text.tokenizer import STOP_WORDS
 
 __all__ = ["AddReport", "Corpus", "Document", "FileResult", "match_expression"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-MAX_QUERY_TERMS = 32
 LOCATION_WEIGHT = 1.5
 """A heading ("Why it failed") says what a passage is about more densely than its body does."""
 
@@ -58,15 +56,6 @@ class Document:
     added_at: str
     name: str = ""
     """The path relative to the folder it was added from (what sources are shown as)."""
-
-
-def match_expression(query: str) -> str | None:
-    """An FTS5 MATCH string built from words only: user text can never be FTS syntax."""
-    words = [w for w in re.findall(r"\w+", query.lower()) if w not in STOP_WORDS]
-    unique = list(dict.fromkeys(words))[:MAX_QUERY_TERMS]
-    if not unique:
-        return None
-    return " OR ".join(f'"{w}"' for w in unique)
 
 
 class Corpus:
@@ -302,11 +291,9 @@ class Corpus:
         """
         if not 1 <= limit <= 200:
             raise InvalidInput(f"limit must be 1-200, got {limit}")
-        expression = match_expression(query)
+        expression = match_expression(query, headings_only=headings_only)
         if expression is None:
             return []
-        if headings_only:
-            expression = f"location : ({expression})"
         with self._lock:
             # Rank inside FTS5 (its "rank" column is bm25 with our column weights) and join only the
             # top hits: joining every match before sorting was most of the cost on common words.

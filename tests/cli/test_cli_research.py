@@ -20,9 +20,22 @@ def run(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
     )
 
 
-def test_research_on_the_embedded_default(data_dir: Path) -> None:
+def test_research_on_an_empty_corpus_says_how_to_add_documents(data_dir: Path) -> None:
     proc = run(data_dir, "research", "Why did the first transatlantic telegraph cable fail?")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "is empty" in proc.stderr and "deepr-mcp corpus add PATH" in proc.stderr and "--sample" in proc.stderr
+    assert (
+        not (data_dir / "corpus.db").exists() or "0 passages" in run(data_dir, "corpus", "list").stdout + " 0 passages"
+    )
+    listed = run(data_dir, "corpus", "list")
+    assert listed.stdout.strip() == ""  # nothing was added behind the user's back
+
+
+def test_research_on_the_embedded_default(data_dir: Path) -> None:
+    proc = run(data_dir, "research", "--sample", "Why did the first transatlantic telegraph cable fail?")
     assert proc.returncode == 0, proc.stderr
+    assert "throwaway data dir" in proc.stderr
+    assert run(data_dir, "corpus", "list").stdout.strip() == ""  # the sample was used, not kept
     assert proc.stdout.startswith("# Research report: Why did the first transatlantic telegraph cable fail?")
     assert "insulation" in proc.stdout and "## Sources" in proc.stdout
     assert "100% complete" in proc.stderr  # the progress bar reached the end

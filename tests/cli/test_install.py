@@ -96,3 +96,25 @@ def test_cli(tmp_path: Path) -> None:
     assert f"created {path}" in out and "claude mcp add deepr-mcp" in out
     bad = subprocess.run([sys.executable, "-m", "deepr_mcp", "install", "emacs"], capture_output=True, text=True)
     assert bad.returncode == 2 and "supported: claude-desktop" in bad.stderr
+
+
+def test_the_installed_server_keeps_the_data_dir_config_and_provider(tmp_path: Path) -> None:
+    path, data, config = tmp_path / "claude.json", tmp_path / "research-data", tmp_path / "deepr.toml"
+    config.write_text("")
+    flags = ["--data-dir", str(data), "--config", str(config)]
+    install_args = ["claude-desktop", "--provider", "openai", "--config-path", str(path)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "deepr_mcp", *flags, "install", *install_args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEEPR_OPENAI_MODEL": "gpt-4o-mini"},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    entry = json.loads(path.read_text())["mcpServers"]["deepr-mcp"]
+    assert entry["args"] == ["-m", "deepr_mcp", "--data-dir", str(data), "--config", str(config), "serve"]
+    assert entry["env"] == {"DEEPR_OPENAI_MODEL": "gpt-4o-mini", "DEEPR_PROVIDER": "openai"}
+    assert "DEEPR_OPENAI_API_KEY is not written" in proc.stdout
+    with pytest.raises(InvalidInput, match="belong to the server you start"):
+        install("cursor", http_url="http://127.0.0.1:8765/mcp", data_dir=data, config_path=tmp_path / "c.json")

@@ -137,3 +137,57 @@ async def test_one_runner_per_campaign_even_when_scheduled_twice() -> None:
             while manager.lease.held(campaign.id):  # type: ignore[attr-defined]  # noqa: ASYNC110
                 await anyio.sleep(0.01)
     assert rig.ran == list(FakeEngine.STEPS)
+
+
+class RefusingSink:
+    """A sandbox that refuses every write, as one does when an agent blocks ``final_report.md``."""
+
+    def write_text(self, path: str, text: str) -> None:
+        from deepr_mcp.errors import PathRejected
+
+        raise PathRejected(path, "not_a_directory", "'final_report.md' is not a directory")
+
+
+class BrokenEngine(FakeEngine):
+    """Fails in the middle of its second step, with a sandbox that refuses the partial report."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.sink = RefusingSink()
+
+    async def run_step(self, state: Any, step: str) -> None:
+        if step == "gather:sq1":
+            raise RecursionError("maximum recursion depth exceeded")
+        await super().run_step(state, step)
+
+
+class FailedSavesStore(MemoryCampaignStore):
+    """Refuses to save a campaign as failed the first time (a store error while recording one)."""
+
+    refused = 0
+
+    async def save(self, campaign: Any, *, expected_version: int | None = None) -> Any:
+        if campaign.phase == CampaignPhase.FAILED and not self.refused:
+            self.refused += 1
+            raise OSError("disk I/O error")
+        return await super().save(campaign, expected_version=expected_version)
+
+
+async def test_a_failing_campaign_never_takes_the_manager_down() -> None:
+    rig = Rig(FailedSavesStore())
+    broken = True
+
+    def engine_for(campaign: Campaign) -> FakeEngine:
+        return BrokenEngine(ran=rig.ran) if broken else FakeEngine(ran=rig.ran)
+
+    async def on_finished(campaign: Campaign) -> None:
+        raise RuntimeError("expert store unavailable")
+
+    async with JobManager(rig.store, rig.feed, engine_for, on_finished=on_finished) as manager:
+        failed = await rig.until((await start(manager)).id, "terminal")
+        assert failed.phase == CampaignPhase.FAILED
+        assert failed.error == "internal error: RecursionError"
+        assert rig.store.refused == 1  # the first save as failed was refused; the fallback saved it
+        broken = False  # the same manager goes on running other campaigns
+        done = await rig.until((await start(manager)).id)
+        assert done.phase == CampaignPhase.COMPLETE

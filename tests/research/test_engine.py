@@ -14,7 +14,7 @@ from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.sandbox import SandboxManager
 
-SAMPLES = Path(__file__).resolve().parents[1] / "deepr_mcp" / "data" / "samples" / "cables"
+SAMPLES = Path(__file__).resolve().parents[2] / "deepr_mcp" / "data" / "samples" / "cables"
 QUESTION = "Why did the first transatlantic telegraph cable fail, and how are cable faults repaired today?"
 
 

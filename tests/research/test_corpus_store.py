@@ -10,7 +10,7 @@ from pypdf import PdfWriter
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.research.passages import Corpus
 
-SAMPLES = Path(__file__).resolve().parents[1] / "deepr_mcp" / "data" / "samples" / "cables"
+SAMPLES = Path(__file__).resolve().parents[2] / "deepr_mcp" / "data" / "samples" / "cables"
 
 
 @pytest.fixture

@@ -1,0 +1,68 @@
+"""One campaign's failure is that campaign's: hostile sandbox writes never stop the server.
+
+The scenario from the "safe to share" issue, against a real server process: while a campaign
+runs, an agent turns ``final_report.md`` into a folder and writes 2,000 folders deep into its
+sandbox. Before, the engine's failed write led to a second unguarded write while recording the
+failure, the exception left the task group and the process died, and again on every restart.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import anyio
+from mcp import Client
+
+from tests.e2e.test_restart import start_server
+from tests.support import QUESTION, call, config_env, follow
+
+
+async def test_a_blocked_report_path_and_a_deep_write_do_not_stop_the_server(data_dir: Path) -> None:
+    try:
+        await _scenario(data_dir)
+    finally:  # Python's rmtree recurses once per level: remove the 2,000-deep folder with rm
+        await anyio.run_process(["rm", "-rf", str(data_dir / "sandboxes")], check=False)
+
+
+async def _scenario(data_dir: Path) -> None:
+    env = config_env({"jobs": {"step_delay_s": 0.3}})
+    proc, url = start_server(data_dir, env)
+    try:
+        async with Client(url, mode="legacy") as client:
+            cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
+            blocked = await client.call_tool(
+                "tool_call",
+                {
+                    "name": "sandbox_write",
+                    "arguments": {"campaign_id": cid, "path": "final_report.md/x", "content": "x"},
+                },
+            )
+            assert not blocked.is_error  # an ordinary write: the sandbox allows folders
+            deep = await client.call_tool(
+                "tool_call",
+                {"name": "sandbox_write", "arguments": {"campaign_id": cid, "path": "d/" * 2000 + "f", "content": "x"}},
+            )
+            assert deep.content  # accepted or refused, it is an answer, not a dead connection
+            answers = await follow(client, cid)
+            assert answers[-1]["phase"] in ("complete", "failed"), answers[-1]
+            with anyio.fail_after(10):  # the same connection still answers
+                listed = await call(client, "campaign_list", {})
+            assert any(c["campaign_id"] == cid for c in listed["campaigns"])
+            report = await client.read_resource(f"deepr://campaigns/{cid}/report")
+            assert "# Research report" in report.contents[0].text  # the record kept the report
+        assert proc.poll() is None, "the server process died"
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait()
+
+    proc, url = start_server(data_dir, env)  # a restart does not resume into the same death
+    try:
+        async with Client(url, mode="legacy") as client:
+            status = await call(client, "campaign_status", {"campaign_id": cid})
+            assert status["phase"] in ("complete", "failed")
+        assert proc.poll() is None
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait()
