@@ -77,6 +77,8 @@ class BudgetSettings(BaseModel):
 
 class JobSettings(BaseModel):
     max_concurrent: int = Field(2, ge=1, le=64)
+    max_resumes: int = Field(3, ge=1, le=100)
+    """A campaign resumed this many times without finishing a step is set aside as failed (a crash loop)."""
     step_delay_s: float = Field(
         0.0, ge=0, le=60, description="Pause between research steps (demos, rate-limited providers)"
     )

@@ -12,6 +12,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "deepr_mcp"
 MAX_MODULE_LINES = 400
+OVER_THE_LIMIT_FOR_NOW: set[str] = set()
+"""Modules past the limit whose code belongs to the research rewrite (issue 18 touched only their
+imports); the test fails once one of them is back under the limit, so the list only shrinks."""
 
 
 def modules() -> dict[str, Path]:
@@ -94,7 +97,8 @@ def test_cycle_detection_finds_a_cycle() -> None:
 
 def test_no_module_is_over_the_size_limit() -> None:
     sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in modules().items()}
-    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+    over = {name for name, n in sizes.items() if n > MAX_MODULE_LINES}
+    assert over == OVER_THE_LIMIT_FOR_NOW, {name: sizes.get(name) for name in over ^ OVER_THE_LIMIT_FOR_NOW}
 
 
 if __name__ == "__main__":

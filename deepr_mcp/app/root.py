@@ -138,6 +138,7 @@ class Root:
                 step_delay_s=settings.jobs.step_delay_s,
                 on_finished=FeedExperts(self.experts, self.feed),
                 lease=LocalLease(),
+                max_resumes=settings.jobs.max_resumes,
             )
         )
         sample_corpus = SampleCorpus(self.corpus)

@@ -69,6 +69,9 @@ class Demo:
         self.answer_wait_s = answer_wait_s
         self.checks: list[tuple[str, bool]] = []
         self.bars: dict[str, str] = {}
+        self.prompting = False
+        """While the human is asked, progress is kept but not drawn, so the prompt stays readable."""
+        self.decision = "approve_override"
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -78,19 +81,34 @@ class Demo:
         self.say(f"  {'ok' if ok else 'FAILED'}: {what}")
 
     async def ask_budget(self, context: Any, params: Any) -> types.ElicitResult:
-        self.say(f"\n\n  Budget question from the server (elicitation/create):\n  {params.message}")
-        if sys.stdin.isatty():
-            answer = await anyio.to_thread.run_sync(input, f"  New budget in dollars [{APPROVED}], or 'abort': ")
-        else:
-            self.say(f"  (no terminal: answering approve_override ${APPROVED} in {self.answer_wait_s:g}s)")
-            await anyio.sleep(self.answer_wait_s)
-            answer = ""
-        if answer.strip().lower() == "abort":
-            return types.ElicitResult(action="accept", content={"decision": "abort"})
+        self.prompting = True
         try:
-            budget = float(answer.strip().lstrip("$") or APPROVED)
+            self.say(f"\n\n  Budget question from the server (elicitation/create):\n  {params.message}")
+            if sys.stdin.isatty():
+                prompt = f"  New budget in dollars [{APPROVED}], 'cheaper' (optimise for cost), or 'abort': "
+                try:
+                    answer = await anyio.to_thread.run_sync(input, prompt)
+                except EOFError:  # the terminal closed its input: the default answer
+                    answer = ""
+            else:
+                self.say(f"  (no terminal: answering approve_override ${APPROVED} in {self.answer_wait_s:g}s)")
+                await anyio.sleep(self.answer_wait_s)
+                answer = ""
+        finally:
+            self.prompting = False
+        return self.decide(answer)
+
+    def decide(self, answer: str) -> types.ElicitResult:
+        """Every answer offered is a path the demo follows to its end."""
+        word = answer.strip().lower()
+        if word in ("abort", "cheaper"):
+            self.decision = "abort" if word == "abort" else "optimize_for_cost"
+            return types.ElicitResult(action="accept", content={"decision": self.decision})
+        try:
+            budget = float(word.lstrip("$") or APPROVED)
         except ValueError:
             budget = APPROVED
+        self.say(f"  approving a budget of ${budget:g}")
         return types.ElicitResult(action="accept", content={"decision": "approve_override", "new_budget": budget})
 
     def draw(self, agent: str, status: dict[str, Any]) -> None:
@@ -102,6 +120,8 @@ class Demo:
             f"${status['cost']:.4f}/${status['budget']:.2f}"
         )
         line = "  " + "   ".join(self.bars[a] for a in sorted(self.bars))
+        if self.prompting:
+            return
         if self.out.isatty():
             print("\r" + line, end="", file=self.out, flush=True)
         elif line != getattr(self, "_last_line", None):
@@ -190,7 +210,10 @@ class Demo:
         self.check("both agents received pushed updates", all(n > 0 for n in updates.values()))
         decisions = final.get("decisions", [])
         self.check("a budget question was asked and answered", bool(decisions))
-        self.check("the campaign completed", final.get("phase") == "complete")
+        if self.decision == "abort":
+            self.check("the campaign stopped as asked, keeping a partial report", final.get("phase") == "cancelled")
+        else:
+            self.check("the campaign completed", final.get("phase") == "complete")
         limits = [final.get("budget", 0)] + [d.get("new_budget") or 0 for d in decisions]
         self.check("spend stayed within the budget in force", final.get("cost", 0) <= max(limits) + 1e-9)
 
@@ -203,6 +226,10 @@ class Demo:
         extracted = (await a.call_tool("sandbox_extract", {"campaign_id": cid})).structured_content or {}
         artefacts = [x["path"] for x in extracted.get("artifacts", [])]
         self.say(f"   artefacts: {artefacts}")
+        if self.decision == "abort":
+            self.check("the partial report says it is partial", "Partial report" in report and "## Sources" in report)
+            self.check("the sandbox holds the partial report", "final_report.md" in artefacts)
+            return
         self.check("the report cites numbered sources", bool(re.search(r"\[\d+\]", report)) and "## Sources" in report)
         self.check(
             "the sandbox holds the final report and notes",

@@ -68,6 +68,7 @@ class JobManager:
         step_delay_s: float = 0.0,
         on_finished: Callable[[Campaign], Awaitable[None]] | None = None,
         lease: CampaignLease | None = None,
+        max_resumes: int = 3,
     ) -> None:
         self.store = store
         self.feed = feed
@@ -78,6 +79,7 @@ class JobManager:
         self.ask_budget = ask_budget
         self.step_delay_s = step_delay_s
         self.on_finished = on_finished
+        self.max_resumes = max_resumes
         self._limiter = anyio.CapacityLimiter(max_concurrent)
         self._controls: dict[str, _Control] = {}
         self._locks: dict[str, anyio.Lock] = {}
@@ -90,6 +92,12 @@ class JobManager:
         for campaign in await self.store.unfinished():  # restart recovery
             if campaign.phase == CampaignPhase.PAUSED:
                 continue
+            if campaign.resumes_without_progress >= self.max_resumes:
+                # each restart resumed it and the process died before its next step: set aside
+                await self._fail_contained(campaign.id, f"stopped after {self.max_resumes} failed resumes")
+                continue
+            if campaign.phase in RUNNING_PHASES:
+                campaign.resumes_without_progress += 1  # it was mid-step when the process stopped
             if campaign.phase in RUNNING_PHASES or campaign.phase == CampaignPhase.AWAITING_APPROVAL:
                 campaign.phase = CampaignPhase.QUEUED
                 campaign.active_tasks = ["resuming after a restart"]
@@ -290,6 +298,7 @@ class JobManager:
                 continue
             event = engine.event(campaign.research)  # describes the next step
             campaign.progress = event.progress
+            campaign.resumes_without_progress = 0
             if event.phase != Phase.COMPLETE:
                 campaign.phase = CampaignPhase(event.phase.value)
                 campaign.active_tasks = [event.active_task] if event.active_task else []

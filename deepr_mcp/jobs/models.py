@@ -82,6 +82,8 @@ class Campaign(BaseModel):
     version: int = 0
     """Bumped by every saved change; ``campaign_wait(since=…)`` compares against it."""
     error: str | None = None
+    resumes_without_progress: int = 0
+    """Restarts that resumed this campaign since its last finished step; too many means a crash loop."""
     paused_from: CampaignPhase | None = None
     expert_id: str | None = None
     owner_connection: str | None = None

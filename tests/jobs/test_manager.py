@@ -191,3 +191,15 @@ async def test_a_failing_campaign_never_takes_the_manager_down() -> None:
         broken = False  # the same manager goes on running other campaigns
         done = await rig.until((await start(manager)).id)
         assert done.phase == CampaignPhase.COMPLETE
+
+
+async def test_a_campaign_in_a_crash_loop_is_set_aside_after_n_resumes() -> None:
+    """Resumed three times mid-step without finishing one: the next restart fails it, not a fourth try."""
+    looping = new_campaign(phase=CampaignPhase.EXECUTING, resumes_without_progress=3)
+    recovering = new_campaign(phase=CampaignPhase.EXECUTING, resumes_without_progress=2)
+    rig = Rig(MemoryCampaignStore(looping, recovering))
+    async with running(rig, max_resumes=3):
+        set_aside = await rig.until(looping.id, "terminal")
+        done = await rig.until(recovering.id)
+    assert set_aside.phase == CampaignPhase.FAILED and set_aside.error == "stopped after 3 failed resumes"
+    assert done.phase == CampaignPhase.COMPLETE and done.resumes_without_progress == 0  # progress resets it

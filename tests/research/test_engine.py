@@ -101,3 +101,29 @@ async def test_cost_estimates_are_zero_for_local_and_priced_otherwise(corpus: Co
     await engine.run(state)
     assert state.cost > 0 and len(state.step_records) == len(state.steps_done)
     assert Engine(corpus, LocalProvider()).estimate_step_cost(state, "plan") == 0
+
+
+class FailingSandbox:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def write_text(self, path: str, text: str) -> None:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        __import__("deepr_mcp.errors", fromlist=["QuotaExceeded"]).QuotaExceeded("this sandbox allows 52,428,800"),
+        __import__("deepr_mcp.errors", fromlist=["PathRejected"]).PathRejected(
+            "final_report.md", "not_a_directory", "x"
+        ),
+        OSError(30, "Read-only file system"),
+        OSError(28, "No space left on device"),
+        RecursionError("maximum recursion depth exceeded"),
+    ],
+    ids=["quota", "file-where-a-folder-must-be", "read-only-disk", "enospc", "deep-path"],
+)
+async def test_a_sandbox_that_refuses_writes_costs_the_copy_not_the_research(corpus: Corpus, error: Exception) -> None:
+    state = await Engine(corpus, LocalProvider(), sink=FailingSandbox(error)).run(new_state(QUESTION))
+    assert state.phase == Phase.COMPLETE and state.report and "## Sources" in state.report
