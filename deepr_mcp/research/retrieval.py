@@ -150,7 +150,7 @@ class Retriever:
         if feedback:
             extra = " ".join(feedback)
             self._remember_spelling(extra)
-            for p in self.corpus.search_passages(" ".join([*self._words(sub_question), extra]), POOL_PER_QUERY):
+            for p in self.corpus.search_passages(f"{sub_question} {extra}", POOL_PER_QUERY):
                 if p.id not in pool:
                     pool[p.id] = self._candidate(p)
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
@@ -168,10 +168,6 @@ class Retriever:
 
     # -- the pool ------------------------------------------------------------------------------
 
-    @staticmethod
-    def _words(text: str) -> list[str]:
-        return [w for w in re.findall(r"[A-Za-z_][\w.]*\w|\d+", text) if w.lower() not in _QUESTION_WORDS]
-
     def _pool(self, sub_question: str, analysis: QuestionAnalysis, safety: bool) -> dict[str, Candidate]:
         queries = [sub_question, " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic])]
         if safety:
@@ -179,8 +175,8 @@ class Retriever:
         pool: dict[str, Candidate] = {}
         searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
         for query, headings_only in searches:
-            words = " ".join(self._words(query)) or query
-            hits = list(self.corpus.search_passages(words, POOL_PER_QUERY, headings_only=headings_only))
+            # the corpus builds the FTS5 query from the words and drops stop words itself
+            hits = list(self.corpus.search_passages(query, POOL_PER_QUERY, headings_only=headings_only))
             top = max((h.score for h in hits), default=0.0) or 1.0
             for hit in hits:
                 candidate = pool.get(hit.id) or self._candidate(hit)
@@ -315,11 +311,6 @@ COMMON = frozenset(
     )
 )
 """Words too common in documentation to say what a topic is about; never taken as feedback."""
-
-_QUESTION_WORDS = frozenset(
-    "what which how why when where who whose is are was were do does did can could should would the a an of to "
-    "you your i we in on for and or with about".split()
-)
 
 
 def similarity(a: Counter[str], b: Counter[str]) -> float:
