@@ -15,7 +15,7 @@ from typing import Any
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.jobs.models import Campaign, CampaignPhase, utcnow
 from deepr_mcp.jobs.store import CampaignStore
-from deepr_mcp.research.engine import partial_report
+from deepr_mcp.research.engine import copy_to_sandbox, partial_report
 
 logger = logging.getLogger(__name__)
 
@@ -58,13 +58,13 @@ class CampaignEnding:
         return await self.save(campaign)
 
     def _copy_to_sandbox(self, campaign: Campaign) -> None:
-        """The record holds the report; the sandbox copy is a convenience that may be refused."""
+        """The record holds the report; the sandbox copy (the engine's, refusals logged) is a convenience."""
         try:
             engine = self.engine_factory(campaign)
-            if engine.sink is not None:
-                engine.sink.write_text("final_report.md", campaign.research.report)
-        except (DeeprError, OSError, RecursionError) as exc:
-            logger.warning("campaign %s: partial report not copied to its sandbox: %s", campaign.id, exc)
+        except (DeeprError, OSError) as exc:  # the sandbox itself could not be made
+            logger.warning("campaign %s: no sandbox for the partial report: %s", campaign.id, exc)
+            return
+        copy_to_sandbox(engine.sink, "final_report.md", campaign.research.report or "")
 
     async def fail(self, campaign_id: str, message: str) -> None:
         campaign = await self.store.get(campaign_id)

@@ -29,7 +29,7 @@ from deepr_mcp.research.terms import coverage, terms
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Engine", "Passage", "beliefs_and_gaps", "new_state", "partial_report", "render_report"]
+__all__ = ["Engine", "Passage", "beliefs_and_gaps", "copy_to_sandbox", "new_state", "partial_report", "render_report"]
 
 PLAN = "plan"
 SYNTHESISE = "synthesise"
@@ -301,17 +301,21 @@ class Engine:
         return next(sq for sq in state.sub_questions if sq.id == wanted)
 
     def _write(self, path: str, text: str) -> None:
-        """Copy an artefact into the sandbox; a sandbox that refuses it never fails the research.
+        copy_to_sandbox(self.sink, path, text)
 
-        The record holds the plan, findings and report either way; a full quota or a path an
-        agent blocked (``final_report.md/x``) only costs the sandbox copy, which is logged.
-        """
-        if self.sink is None:
-            return
-        try:
-            self.sink.write_text(path, text)
-        except (DeeprError, OSError, RecursionError) as exc:
-            logger.warning("sandbox copy of %s not written: %s", path, getattr(exc, "message", exc))
+
+def copy_to_sandbox(sink: ArtifactSink | None, path: str, text: str) -> None:
+    """Copy an artefact into the sandbox; a sandbox that refuses it never fails the research.
+
+    The record holds the plan, findings and report either way; a full quota or a path an agent
+    blocked (``final_report.md/x``) only costs the sandbox copy, which is logged.
+    """
+    if sink is None:
+        return
+    try:
+        sink.write_text(path, text)
+    except (DeeprError, OSError, RecursionError) as exc:
+        logger.warning("sandbox copy of %s not written: %s", path, getattr(exc, "message", exc))
 
 
 def _where(passage: Passage) -> str:
