@@ -123,6 +123,24 @@ async def http_server(data_dir: Path, *extra_args: str, **env: str) -> AsyncIter
             tg.cancel_scope.cancel()
 
 
+def start_server(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """``deepr-mcp serve --http 127.0.0.1:0`` as its own process (killable), and its /mcp URL."""
+    log = data_dir / f"server-{time.monotonic_ns()}.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "deepr_mcp", "serve", "--http", "127.0.0.1:0"],
+            env=server_env(data_dir, **env),
+            stdin=subprocess.DEVNULL,
+            stderr=err,
+        )
+    deadline = time.monotonic() + 30
+    while "/mcp" not in log.read_text():
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)
+    url = log.read_text().split("streamable HTTP at ", 1)[1].split()[0]
+    return proc, url
+
+
 @contextmanager
 def http_server_sync(data_dir: Path, *extra_args: str, **env: str) -> Iterator[str]:
     """``http_server`` for synchronous tests (frameworks such as Haystack run their own loop)."""

@@ -15,8 +15,7 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from tests.e2e.test_restart import start_server
-from tests.support import QUESTION, call, config_env, follow
+from tests.support import QUESTION, call, config_env, follow, start_server
 
 
 async def test_a_blocked_report_path_and_a_deep_write_do_not_stop_the_server(data_dir: Path) -> None:

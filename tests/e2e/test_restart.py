@@ -5,32 +5,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import anyio
 from mcp import Client
 
-from tests.support import QUESTION, call, config_env, follow, server_env
-
-
-def start_server(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
-    log = data_dir / f"server-{time.monotonic_ns()}.log"
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "deepr_mcp", "serve", "--http", "127.0.0.1:0"],
-            env=server_env(data_dir, **env),
-            stdin=subprocess.DEVNULL,
-            stderr=err,
-        )
-    deadline = time.monotonic() + 30
-    while "/mcp" not in log.read_text():
-        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-        time.sleep(0.05)
-    url = log.read_text().split("streamable HTTP at ", 1)[1].split()[0]
-    return proc, url
+from tests.support import QUESTION, call, config_env, follow, start_server
 
 
 async def test_sigkill_mid_campaign_then_restart_finishes_it(data_dir: Path) -> None:
