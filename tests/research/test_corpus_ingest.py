@@ -297,3 +297,26 @@ def test_a_corpus_from_a_newer_version_is_refused_clearly(tmp_path: Path) -> Non
     db.close()
     with pytest.raises(InvalidInput, match="written by a newer deepr-mcp"):
         Corpus(tmp_path / "corpus.db")
+
+
+async def test_bad_files_over_mcp_get_reasons_and_the_server_keeps_serving(data_dir: Path, tmp_path: Path) -> None:
+    """Corrupt PDF, a page over the size setting, undeclared non-UTF-8, binary: each fails alone, said why."""
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "good.md").write_text("# Notes\n\nThe archive is checked before extraction begins.\n")
+    (bad / "broken.pdf").write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 50)
+    (bad / "huge.html").write_text("<html><body><p>" + "word " * 3000 + "</p></body></html>")
+    (bad / "latin.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
+    (bad / "blob.md").write_bytes(b"\x00\x01\x02binary")
+    async with connect("inproc", "legacy", data_dir, config={"corpus": {"max_file_bytes": 4096}}) as client:
+        added = await call(client, "corpus_add", {"path": str(bad)})
+        reasons = {Path(f["path"]).name: f["reason"] for f in added["failed"]}
+        assert set(reasons) == {"broken.pdf", "huge.html", "latin.txt", "blob.md"}, reasons
+        assert "4,096" in reasons["huge.html"] and "UTF-8" in reasons["latin.txt"]
+        assert "binary" in reasons["blob.md"] and "PDF" in reasons["broken.pdf"]
+        one = await client.call_tool("tool_call", {"name": "corpus_add", "arguments": {"path": str(bad / "blob.md")}})
+        assert one.is_error and "Traceback" not in text_of(one)
+        listing = await call(client, "corpus_list", {})  # the same connection still answers
+        assert [i["name"] for i in listing["items"]] == ["good.md"]  # nothing half-added from the failures
+        hits = (await call(client, "corpus_search", {"query": "archive checked extraction"}))["hits"]
+        assert hits and hits[0]["source"] == "good.md"
