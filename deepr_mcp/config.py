@@ -98,7 +98,8 @@ class CorpusSettings(BaseModel):
 
 class SandboxSettings(BaseModel):
     max_bytes: int = Field(50 * 1024 * 1024, gt=0)
-    max_files: int = Field(2000, gt=0)
+    max_files: int = Field(2000, gt=0, description="Files and folders one sandbox may hold")
+    max_depth: int = Field(32, ge=1, le=1024, description="Levels a sandbox path may have (folders plus file name)")
 
 
 class WebSettings(BaseModel):

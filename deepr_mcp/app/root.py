@@ -26,7 +26,7 @@ from deepr_mcp.experts.feeding import FeedExperts
 from deepr_mcp.experts.store import SqliteExpertStore
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
-from deepr_mcp.jobs.campaigns import Campaigns, SampleCorpus, Spawn
+from deepr_mcp.jobs.campaigns import Campaigns, SampleCorpus, Spawn, finish_deletions
 from deepr_mcp.jobs.engines import Engines, WebAccess
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.lease import LocalLease
@@ -73,6 +73,7 @@ class Root:
     async def _open(self, stack: AsyncExitStack) -> None:
         """Open in dependency order (stores, fan-out, outbound HTTP, jobs); ``stack`` closes in reverse."""
         self._open_stores(stack)
+        await finish_deletions(self.store, self.sandboxes)
         await self._open_fanout(stack)
         web_http = await self._open_http(stack)
         background = await stack.enter_async_context(anyio.create_task_group())
@@ -88,7 +89,10 @@ class Root:
         self.corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
         stack.callback(self.corpus.close)
         self.sandboxes = SandboxManager(
-            settings.data_dir / "sandboxes", max_bytes=settings.sandbox.max_bytes, max_files=settings.sandbox.max_files
+            settings.data_dir / "sandboxes",
+            max_bytes=settings.sandbox.max_bytes,
+            max_files=settings.sandbox.max_files,
+            max_depth=settings.sandbox.max_depth,
         )
 
     async def _open_fanout(self, stack: AsyncExitStack) -> None:

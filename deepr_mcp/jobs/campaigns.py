@@ -6,13 +6,15 @@ and the feed, and know no MCP types. Following a campaign is always the feed's `
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 
 from deepr_mcp.config import Settings
-from deepr_mcp.errors import Conflict
+from deepr_mcp.errors import Conflict, DeeprError, NotFound
 from deepr_mcp.jobs.engines import Engines
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.manager import JobManager
@@ -22,6 +24,8 @@ from deepr_mcp.jobs.waiting import ProgressFn, Until, wait_for_campaign
 from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.samples import SAMPLE_CORPUS
 from deepr_mcp.sandbox import SandboxManager
+
+logger = logging.getLogger(__name__)
 
 Spawn = Callable[..., None]
 """Runs ``func(*args)`` in the background for as long as the process serves."""
@@ -37,6 +41,32 @@ class SampleCorpus:
         stats = await anyio.to_thread.run_sync(self.corpus.stats)
         if stats["documents"] == 0:
             await anyio.to_thread.run_sync(self.corpus.add_path, SAMPLE_CORPUS)
+
+
+async def finish_deletions(store: CampaignStore, sandboxes: SandboxManager) -> list[str]:
+    """At startup: finish deletions a stopped process began, and remove sandboxes that have no record.
+
+    The sandbox folders are listed before the records are read: a campaign's record is made
+    before its sandbox, so a folder listed first whose id is not among the records is an orphan
+    (of a crash, or of a version that deleted the record first), never a campaign being started.
+    """
+    for campaign_id in await anyio.to_thread.run_sync(sandboxes.pending_deletions):
+        with contextlib.suppress(NotFound):
+            await store.delete(campaign_id)
+        try:
+            await anyio.to_thread.run_sync(sandboxes.finish_delete, campaign_id)
+        except OSError as exc:  # the record is gone; the files go on a later start
+            logger.warning("deleted campaign %s: its sandbox could not be removed yet: %s", campaign_id, exc)
+    folders = await anyio.to_thread.run_sync(sandboxes.ids)
+    orphans = sorted(folders - await store.ids())
+    for campaign_id in orphans:
+        try:
+            await anyio.to_thread.run_sync(sandboxes.remove, campaign_id)
+        except (DeeprError, OSError) as exc:  # left for the next start; serving matters more
+            logger.warning("sandbox %s has no campaign and could not be removed: %s", campaign_id, exc)
+    if orphans:
+        logger.info("removed %d sandboxes without a campaign: %s", len(orphans), ", ".join(orphans))
+    return orphans
 
 
 class Campaigns:
@@ -96,13 +126,19 @@ class Campaigns:
         return await self.start(f"{question} (following up: {earlier.question})"[:2000], budget=budget, owner=owner)
 
     async def delete(self, campaign_id: str) -> None:
-        """Only a finished campaign can go: its record, then its sandbox; subscribers are told."""
+        """Only a finished campaign can go; subscribers are told.
+
+        Three steps, each safe to stop after: the sandbox moves to the trash (the durable mark),
+        the record goes, the trash is emptied. ``finish_deletions`` completes any mark at startup,
+        so a crash at any point leaves neither a record nor files behind once the server is back.
+        """
         campaign = await self.store.get(campaign_id)
         if not campaign.terminal:
             raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; cancel it before deleting it")
-        await self.store.delete(campaign_id)
-        if await anyio.to_thread.run_sync(self.sandboxes.exists, campaign_id):
-            await anyio.to_thread.run_sync(self.sandboxes.remove, campaign_id)
+        await anyio.to_thread.run_sync(self.sandboxes.begin_delete, campaign_id)
+        with contextlib.suppress(NotFound):
+            await self.store.delete(campaign_id)
+        await anyio.to_thread.run_sync(self.sandboxes.finish_delete, campaign_id)
         await self.feed.announce(campaign_id)
 
     def estimate(self, question: str, max_sub_questions: int) -> dict[str, Any]:

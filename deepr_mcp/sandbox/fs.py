@@ -17,7 +17,8 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from deepr_mcp.errors import NotFound, PathRejected
+from deepr_mcp.errors import DeeprError, NotFound, PathRejected, QuotaExceeded
+from deepr_mcp.sandbox import tree
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 TMP_PREFIX = ".deepr-tmp-"
@@ -45,23 +46,24 @@ def _reject_link(parent_fd: int, name: str, shown: str, exc: OSError) -> PathRej
     return PathRejected(shown, "os_error", os.strerror(exc.errno or 0))
 
 
+def open_root(root: str) -> int:
+    """Descriptor of the sandbox root; a root removed meanwhile (a deleted campaign) is ``NotFound``."""
+    try:
+        return os.open(root, _DIR_FLAGS)
+    except FileNotFoundError:
+        raise NotFound("this sandbox no longer exists (its campaign was deleted)") from None
+
+
 @contextlib.contextmanager
-def open_dir(root: str, parts: list[str], shown: str, *, create: bool = False) -> Iterator[int]:
+def open_dir(root: str, parts: list[str], shown: str) -> Iterator[int]:
     """Descriptor of the directory ``parts`` below ``root``, walking without following links."""
-    fd = os.open(root, _DIR_FLAGS)
+    fd = open_root(root)
     try:
         for name in parts:
             try:
                 child = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
-                if not create:
-                    raise NotFound(f"no such folder in the sandbox: {shown!r}") from None
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(name, 0o755, dir_fd=fd)
-                try:
-                    child = os.open(name, _DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:
-                    raise _reject_link(fd, name, shown, exc) from None
+                raise NotFound(f"no such folder in the sandbox: {shown!r}") from None
             except OSError as exc:
                 raise _reject_link(fd, name, shown, exc) from None
             os.close(fd)
@@ -69,6 +71,73 @@ def open_dir(root: str, parts: list[str], shown: str, *, create: bool = False) -
         yield fd
     finally:
         os.close(fd)
+
+
+def missing_dirs(root: str, parts: list[str], shown: str) -> int:
+    """How many of the folders ``parts`` a write would have to create; links and files on the way refused.
+
+    Looks only, creates nothing: a write checks its quota against this before making a folder.
+    """
+    fd = open_root(root)
+    try:
+        for done, name in enumerate(parts):
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                return len(parts) - done
+            except OSError as exc:
+                raise _reject_link(fd, name, shown, exc) from None
+            os.close(fd)
+            fd = child
+        return 0
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def make_dirs(root: str, parts: list[str], shown: str) -> Iterator[int]:
+    """Like ``open_dir`` but creating missing folders; if the body fails, the folders made here go again.
+
+    Every descriptor on the way stays open (the path is at most ``sandbox.max_depth`` deep) so
+    the undo removes exactly the folders this call made, by descriptor, and only if still empty.
+    """
+    fds = [open_root(root)]
+    made: list[tuple[int, str]] = []
+    try:
+        for name in parts:
+            fd = fds[-1]
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                try:
+                    os.mkdir(name, 0o755, dir_fd=fd)
+                    made.append((fd, name))
+                except FileExistsError:
+                    pass
+                except OSError as exc:
+                    raise _os_refusal(shown, exc) from None
+                try:
+                    child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    raise _reject_link(fd, name, shown, exc) from None
+            except OSError as exc:
+                raise _reject_link(fd, name, shown, exc) from None
+            fds.append(child)
+        yield fds[-1]
+    except BaseException:
+        for parent_fd, name in reversed(made):
+            with contextlib.suppress(OSError):
+                os.rmdir(name, dir_fd=parent_fd)
+        raise
+    finally:
+        for fd in reversed(fds):
+            os.close(fd)
+
+
+def _os_refusal(shown: str, exc: OSError) -> DeeprError:
+    if exc.errno == errno.ENOSPC:
+        return QuotaExceeded("the disk is full")
+    return PathRejected(shown, "os_error", os.strerror(exc.errno or 0))
 
 
 def read_file(root: str, parts: list[str], shown: str, offset: int, length: int | None) -> tuple[bytes, int]:
@@ -86,6 +155,13 @@ def read_file(root: str, parts: list[str], shown: str, offset: int, length: int 
                 raise PathRejected(shown, "is_directory", "this is a folder; use sandbox_list")
             if not stat.S_ISREG(info.st_mode):
                 raise PathRejected(shown, "not_regular_file", "only regular files can be read (no devices or pipes)")
+            if info.st_nlink > 1:
+                raise PathRejected(
+                    shown,
+                    "hard_link",
+                    f"this file has {info.st_nlink} names (hard links) and one may be outside the sandbox;"
+                    " only files with a single name are read",
+                )
             want = info.st_size - offset if length is None else length
             return os.pread(fd, max(0, want), offset), info.st_size
         finally:
@@ -125,25 +201,18 @@ def write_atomic(dfd: int, name: str, data: bytes) -> None:
         raise
 
 
-def walk(top_fd: int, prefix: str = "") -> Iterator[Entry]:
-    """Every file and folder below the directory ``top_fd``, by descriptor, never entering a link."""
-    for dirpath, dirnames, filenames, dfd in os.fwalk(".", dir_fd=top_fd, follow_symlinks=False):
-        rel = os.path.normpath(dirpath)
-        prefix_here = prefix + ("" if rel == "." else rel + "/")
-        for name in dirnames:
-            if (info := _lstat(name, dfd)) is not None:
-                yield Entry(prefix_here + name, 0, info.st_mtime, True)
-        for name in filenames:
-            if name.startswith(TMP_PREFIX):
-                continue
-            info = _lstat(name, dfd)
-            if info is not None and stat.S_ISREG(info.st_mode):
-                yield Entry(prefix_here + name, info.st_size, info.st_mtime, False)
+def walk(top_fd: int, prefix: str = "", *, max_depth: int | None = None) -> Iterator[Entry]:
+    """Every file and folder below ``top_fd`` (all depths unless ``max_depth``), never entering a link."""
+    for found in tree.Walk(top_fd, prefix, max_depth=max_depth).entries():
+        if entry := as_entry(found):
+            yield entry
 
 
-def _lstat(name: str, dfd: int) -> os.stat_result | None:
-    """``lstat`` that treats a name removed since the directory was read as absent."""
-    try:
-        return os.lstat(name, dir_fd=dfd)
-    except FileNotFoundError:
-        return None
+def as_entry(found: tree.Found) -> Entry | None:
+    """A listing entry for a regular file or a folder; ``None`` for links, pipes, devices, temp files."""
+    mode = found.info.st_mode
+    if stat.S_ISDIR(mode):
+        return Entry(found.rel, 0, found.info.st_mtime, True)
+    if stat.S_ISREG(mode) and not found.name.startswith(TMP_PREFIX):
+        return Entry(found.rel, found.info.st_size, found.info.st_mtime, False)
+    return None

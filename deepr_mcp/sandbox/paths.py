@@ -23,8 +23,15 @@ def check_sandbox_id(sandbox_id: str) -> str:
     return sandbox_id
 
 
-def split_path(path: str, *, allow_root: bool = False) -> list[str]:
-    """Validated components of ``path`` relative to the sandbox root; ``[]`` is the root itself."""
+def _short(path: str) -> str:
+    return path if len(path) <= 80 else path[:80] + "…"
+
+
+def split_path(path: str, *, allow_root: bool = False, max_depth: int | None = None) -> list[str]:
+    """Validated components of ``path`` relative to the sandbox root; ``[]`` is the root itself.
+
+    Every limit is checked here, before any file system call, so a refused write creates nothing.
+    """
     if not isinstance(path, str):
         raise PathRejected(repr(path), "not_text", "a path must be a string")
     if "\x00" in path:
@@ -35,8 +42,10 @@ def split_path(path: str, *, allow_root: bool = False) -> list[str]:
         raise PathRejected(path, "drive", "Windows drive paths (C:\\, C:) are not allowed; use a relative path")
     if path.startswith(("/", "\\")):
         raise PathRejected(path, "absolute", "absolute paths are not allowed; use a path relative to the sandbox")
-    if len(path.encode("utf-8", "surrogatepass")) > PATH_MAX:
-        raise PathRejected(path[:80] + "…", "path_too_long", f"paths are limited to {PATH_MAX} bytes")
+    if (size := len(path.encode("utf-8", "surrogatepass"))) > PATH_MAX:
+        raise PathRejected(
+            _short(path), "path_too_long", f"this path is {size:,} bytes; paths are limited to {PATH_MAX} bytes (UTF-8)"
+        )
     parts: list[str] = []
     for raw in re.split(r"[\\/]", path):
         if raw in ("", "."):
@@ -46,13 +55,22 @@ def split_path(path: str, *, allow_root: bool = False) -> list[str]:
                 raise PathRejected(path, "parent_escape", "'..' would leave the sandbox")
             parts.pop()
             continue
-        if len(raw.encode("utf-8", "surrogatepass")) > NAME_MAX:
+        if (size := len(raw.encode("utf-8", "surrogatepass"))) > NAME_MAX:
             raise PathRejected(
-                path[:80] + "…", "name_too_long", f"a file or folder name is limited to {NAME_MAX} bytes"
+                _short(path),
+                "name_too_long",
+                f"a name here is {size} bytes; each file or folder name is limited to {NAME_MAX} bytes (UTF-8)",
             )
         if _DRIVE.match(raw):
             raise PathRejected(path, "drive", "drive-qualified names are not allowed")
         parts.append(raw)
+    if max_depth is not None and len(parts) > max_depth:
+        raise PathRejected(
+            _short(path),
+            "too_deep",
+            f"this path is {len(parts)} levels deep; a sandbox path may have at most {max_depth}"
+            " (folders plus the file name; setting sandbox.max_depth)",
+        )
     if not parts and not allow_root:
         raise PathRejected(path, "empty", "the path names no file; give a relative file path such as 'notes/a.md'")
     return parts

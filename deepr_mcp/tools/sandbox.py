@@ -27,14 +27,19 @@ class ListInput(CampaignRef):
 
 @define_tool(
     "sandbox_list",
-    "List the files in a campaign's sandbox (its plan, notes, raw sources and final report).",
+    "List the files in a campaign's sandbox (its plan, notes, raw sources and final report);"
+    " 'skipped' says what was left out (links, pipes, past the depth or count limits).",
     ListInput,
     category="sandbox",
 )
 async def sandbox_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
-    entries = await anyio.to_thread.run_sync(sandbox.list, args.path)
-    return {"campaign_id": args.campaign_id, "entries": [_entry(e) for e in entries]}
+    listing = await anyio.to_thread.run_sync(sandbox.listing, args.path)
+    return {
+        "campaign_id": args.campaign_id,
+        "entries": [_entry(e) for e in listing.entries],
+        "skipped": listing.skipped,
+    }
 
 
 class ReadInput(CampaignRef):
@@ -120,6 +125,7 @@ async def sandbox_extract(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]
         "campaign_id": args.campaign_id,
         "final_report": extracted.final_report,
         "artifacts": [_entry(e) for e in extracted.artifacts],
+        "skipped": extracted.skipped,
     }
 
 
