@@ -292,6 +292,8 @@ class SandboxManager:
                 tree.remove_tree(bin_fd, campaign_id)  # an earlier, unfinished attempt
                 os.rename(campaign_id, campaign_id, src_dir_fd=base, dst_dir_fd=bin_fd)
             else:
+                with contextlib.suppress(FileNotFoundError):  # a link or a file planted in its place
+                    os.unlink(campaign_id, dir_fd=base)
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(campaign_id, 0o700, dir_fd=bin_fd)
             os.fsync(base)

@@ -136,3 +136,37 @@ def test_cleanup_removes_orphans_with_links_and_pipes(world: dict) -> None:
     manager.create("kept")
     assert manager.cleanup({"kept"}) == ["orphan"]
     assert manager.ids() == {"kept"}
+
+
+def test_a_sandbox_made_at_every_limit_is_listed_extracted_and_removed_whole(tmp_path: Path) -> None:
+    """The largest tree the server itself can make: depth at the limit, names and paths at theirs,
+    every file and folder the quota allows. Nothing in it is skipped."""
+    manager = SandboxManager(tmp_path / "sandboxes", max_bytes=1_000_000, max_files=300, max_depth=32)
+    sandbox = manager.create("c1")
+    sandbox.write("final_report.md", b"# Report\n")
+    long_deep = "/".join(f"{i:02}" + "n" * 124 for i in range(31)) + "/f.txt"  # 32 levels, 3,942 bytes
+    sandbox.write(long_deep, b"deep")
+    sandbox.write("n" * 255, b"long name")
+    for i in range(265):  # 35 made so far: the report, 31 folders, 2 files, and "many"
+        sandbox.write(f"many/{i:04}.txt", b"x")
+    assert sandbox.usage().entries == 300
+    with pytest.raises(Exception, match="allows 300"):
+        sandbox.write("one-more.txt", b"")
+    listing = sandbox.listing()
+    assert listing.skipped == [] and len(listing.entries) == 300
+    assert long_deep in {e.path for e in listing.entries}
+    extracted = manager.extract_results("c1")
+    assert extracted.final_report == "# Report\n" and extracted.skipped == []
+    assert sandbox.read(long_deep)[0] == b"deep"
+    manager.remove("c1")
+    assert manager.ids() == set()
+
+
+def test_deleting_a_sandbox_replaced_by_a_link_removes_the_link_only(world: dict) -> None:
+    manager, outside = world["manager"], world["outside"]
+    (manager.base_dir / "c1").symlink_to(outside, target_is_directory=True)
+    before = tree_snapshot(outside)
+    manager.begin_delete("c1")
+    manager.finish_delete("c1")
+    assert not os.path.lexists(manager.base_dir / "c1")
+    assert tree_snapshot(outside) == before
