@@ -27,8 +27,7 @@ class ListInput(CampaignRef):
 
 @define_tool(
     "sandbox_list",
-    "List the files in a campaign's sandbox (its plan, notes, raw sources and final report);"
-    " 'skipped' says what was left out (links, pipes, past the depth or count limits).",
+    "List the files in a campaign's sandbox (its plan, notes, raw sources and final report).",
     ListInput,
     category="sandbox",
 )
