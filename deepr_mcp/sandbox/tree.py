@@ -72,11 +72,12 @@ def _names(fd: int) -> list[str]:
 
 
 class Walk:
-    """An iterative pre-order walk with post-order ``left`` events, for listing and removal.
+    """An iterative pre-order walk with a post-order ``on_leave`` callback, for listing and removal.
 
     ``entries()`` yields a ``Found`` for every name below the top (depth 1 is the top's own
-    children); a directory is entered after it is yielded unless ``descend`` says no. When a
+    children); a directory is entered after it is yielded unless it is at ``max_depth``. When a
     directory is finished, ``on_leave(parent_fd, name)`` runs with its parent's descriptor.
+    ``Found.rel`` is the path from the top with a ``max_depth``, and only the name without one.
     """
 
     def __init__(
@@ -133,7 +134,9 @@ class Walk:
                     continue
                 os.close(cur)
                 cur = child
-                stack.append(_Frame(name, found.rel + "/", _ident(info), pending))
+                # Without a depth limit (removal, usage) only names are kept: paths of a tree
+                # 100,000 deep would take memory in the square of its depth.
+                stack.append(_Frame(name, found.rel + "/" if self.max_depth is not None else "", _ident(info), pending))
         finally:
             os.close(cur)
 
