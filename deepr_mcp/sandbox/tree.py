@@ -100,12 +100,16 @@ class Walk:
                     stack.pop()
                     if not stack:
                         break
-                    up = os.open("..", DIR_FLAGS, dir_fd=cur)
+                    try:
+                        up = os.open("..", DIR_FLAGS, dir_fd=cur)
+                    except FileNotFoundError:  # the folder it stands in was removed meanwhile
+                        up = -1
                     os.close(cur)
-                    cur = up
-                    if _ident(os.fstat(cur)) != stack[-1].ident:
+                    cur = up if up >= 0 else os.dup(self.top_fd)
+                    if up < 0 or _ident(os.fstat(cur)) != stack[-1].ident:
                         raise Conflict(
-                            f"folder {frame.rel.rstrip('/')!r} was moved while the sandbox was walked; try again"
+                            f"folder {frame.rel.rstrip('/')!r} was moved or removed while the sandbox was walked;"
+                            " try again"
                         )
                     if on_leave is not None:
                         on_leave(cur, frame.name)

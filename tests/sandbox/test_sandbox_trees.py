@@ -170,3 +170,23 @@ def test_deleting_a_sandbox_replaced_by_a_link_removes_the_link_only(world: dict
     manager.finish_delete("c1")
     assert not os.path.lexists(manager.base_dir / "c1")
     assert tree_snapshot(outside) == before
+
+
+def test_a_folder_removed_under_the_walk_does_not_break_it(world: dict) -> None:
+    """A delete racing a listing: the walk climbs out of the removed folder and finishes."""
+    sandbox = world["manager"].create("c1")
+    (sandbox.root / "a" / "b").mkdir(parents=True)
+    (sandbox.root / "a" / "b" / "f.txt").write_text("f")
+    (sandbox.root / "z.txt").write_text("z")
+    seen = []
+    top = os.open(sandbox.root, tree.DIR_FLAGS)
+    try:
+        for found in tree.Walk(top, max_depth=10).entries():
+            seen.append(found.rel)
+            if found.rel == "a/b/f.txt":  # the walk stands in a/b: remove it under its feet
+                os.unlink(sandbox.root / "a" / "b" / "f.txt")
+                os.rmdir(sandbox.root / "a" / "b")
+    finally:
+        os.close(top)
+    assert seen == ["a", "a/b", "a/b/f.txt", "z.txt"]
+    assert [e.path for e in sandbox.listing().entries] == ["a", "z.txt"]
