@@ -44,7 +44,9 @@ def split_path(path: str, *, allow_root: bool = False, max_depth: int | None = N
         raise PathRejected(path, "absolute", "absolute paths are not allowed; use a path relative to the sandbox")
     if (size := len(path.encode("utf-8", "surrogatepass"))) > PATH_MAX:
         raise PathRejected(
-            _short(path), "path_too_long", f"this path is {size:,} bytes; paths are limited to {PATH_MAX} bytes (UTF-8)"
+            _short(path),
+            "path_too_long",
+            f"this path is {size:,} bytes; paths are limited to {PATH_MAX} bytes (UTF-8; fixed, not a setting)",
         )
     parts: list[str] = []
     for raw in re.split(r"[\\/]", path):
@@ -59,7 +61,8 @@ def split_path(path: str, *, allow_root: bool = False, max_depth: int | None = N
             raise PathRejected(
                 _short(path),
                 "name_too_long",
-                f"a name here is {size} bytes; each file or folder name is limited to {NAME_MAX} bytes (UTF-8)",
+                f"a name here is {size} bytes; each file or folder name is limited to {NAME_MAX} bytes"
+                " (UTF-8; the file system's limit, not a setting)",
             )
         if _DRIVE.match(raw):
             raise PathRejected(path, "drive", "drive-qualified names are not allowed")
