@@ -134,6 +134,7 @@ class _Guard:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
+        scope = {**scope, "headers": [(k, _trim_mcp_header(k, v)) for k, v in scope["headers"]]}
         request = Request(scope, receive)
         body = await request.body()
         problem = problem_of_text(body)
@@ -148,6 +149,12 @@ class _Guard:
         logger.warning("refused a malformed %s POST from %s: %s", self.transport, client[0], problem.reason)
         body_out = json.dumps(problem.error()).encode()
         await Response(body_out, status_code=400, media_type="application/json")(scope, receive, send)
+
+
+def _trim_mcp_header(name: bytes, value: bytes) -> bytes:
+    """RFC 9110 §5.5: a field value excludes leading and trailing whitespace; the SDK compares MCP
+    routing headers (``Mcp-Name``, ``Mcp-Method``...) with body values as received."""
+    return value.strip(b" \t") if name.startswith(b"mcp-") else value
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
