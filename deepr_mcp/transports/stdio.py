@@ -9,10 +9,12 @@ one; ``answer_malformed`` answers each refusal with the error naming what was wr
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from io import TextIOWrapper
 
 import anyio
@@ -98,10 +100,17 @@ def claimed_stdin() -> Iterator[TextIOWrapper]:
 
     Handlers and child processes then read EOF instead of stealing protocol bytes; fd 0 is restored on exit.
     """
-    private = os.dup(0)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
+    try:
+        if sys.stdin is None or sys.stdin.fileno() != 0:  # started with fd 0 closed: it may now be the loop's
+            raise OSError("no stdin")
+        private = os.dup(0)
+    except (OSError, ValueError):  # nothing to serve: the reader sees EOF at once
+        yield TextIOWrapper(io.BytesIO(), encoding="utf-8")
+        return
+    with suppress(OSError):
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
     try:
         yield TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace")
     finally:
