@@ -69,8 +69,12 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _is_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    return isinstance(value, str) or _is_integer(value)
 
 
 def _invalid(reason: str) -> Problem:
@@ -111,7 +115,7 @@ def _response_problem(message: dict[str, Any]) -> Problem | None:
         return _invalid(f"result must be an object, got {_kind(message['result'])}")
     error = message.get("error")
     if has_error and not (
-        isinstance(error, dict) and _is_id(error.get("code")) and isinstance(error.get("message"), str)
+        isinstance(error, dict) and _is_integer(error.get("code")) and isinstance(error.get("message"), str)
     ):
         return _invalid("error must be an object with an integer code and a string message")
     return None
