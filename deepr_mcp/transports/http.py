@@ -96,7 +96,7 @@ def build_http_app(services: Root) -> Starlette:
         middleware.append(Middleware(BearerTokenMiddleware, token=settings.auth_token.get_secret_value()))
     return Starlette(
         routes=[
-            Route(MCP_PATH, endpoint=guard_jsonrpc(StreamableHTTPASGIApp(manager), **guard, transport="MCP")),
+            Route(MCP_PATH, endpoint=guard_jsonrpc(StreamableHTTPASGIApp(manager), **guard, transport="HTTP")),
             Route(SSE_PATH, endpoint=SseEndpoint(server, sse), methods=["GET"]),
             Mount(SSE_MESSAGES_PATH, app=guard_jsonrpc(sse.handle_post_message, **guard, transport="legacy SSE")),
             Route("/healthz", endpoint=health, methods=["GET"]),
