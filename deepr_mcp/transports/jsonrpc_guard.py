@@ -65,7 +65,9 @@ def _kind(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     if isinstance(value, str):
-        return "a string"
+        return "a string" if value else "an empty string"
+    if isinstance(value, int):
+        return f"an integer ({value})" if abs(value) < 10**12 else "an integer"
     return f"a {type(value).__name__}"
 
 
