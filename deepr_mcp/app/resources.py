@@ -56,11 +56,13 @@ def check_subscribable(uri: str) -> None:
         parse_uri(uri)
 
 
-def _protocol_error(exc: DeeprError, ctx: Ctx) -> MCPError:
+def _protocol_error(exc: DeeprError, ctx: Ctx, uri: str | None = None) -> MCPError:
+    """``uri`` names the resource a read could not serve (SEP-2164: the error's ``data.uri``)."""
+    data = {"uri": uri} if uri is not None else None
     if isinstance(exc, NotFound):
         code = INVALID_PARAMS if is_modern(ctx) else RESOURCE_NOT_FOUND
-        return MCPError(code=code, message=exc.message)
-    return MCPError(code=INVALID_PARAMS, message=exc.message)
+        return MCPError(code=code, message=exc.message, data=data)
+    return MCPError(code=INVALID_PARAMS, message=exc.message, data=data)
 
 
 def _short(question: str, limit: int = 60) -> str:
@@ -154,9 +156,9 @@ class ResourceHandlers:
                 return _text(uri, "application/json", _expert_body(await self.experts.get(ref.id), ref.kind))
             campaign = await self.store.get(ref.id)
         except NotFound as exc:
-            raise _protocol_error(NotFound(f"resource {uri!r} not found: {exc.message}"), ctx) from None
+            raise _protocol_error(NotFound(f"resource {uri!r} not found: {exc.message}"), ctx, uri) from None
         except DeeprError as exc:
-            raise _protocol_error(exc, ctx) from None
+            raise _protocol_error(exc, ctx, uri) from None
         if ref.kind == "report":
             return _text(uri, "text/markdown", views.report_text(campaign))
         view = {

@@ -23,6 +23,7 @@ from deepr_mcp.app.connections import connection_id, connection_of, connection_s
 from deepr_mcp.app.prompts import PromptHandlers
 from deepr_mcp.app.resources import ResourceHandlers
 from deepr_mcp.app.surface import Surface
+from deepr_mcp.app.task_extension import EXTENSION, ModernTasks, TaskExtension
 from deepr_mcp.app.tasks import TaskHandlers
 from deepr_mcp.elicitation.inline import input_required
 from deepr_mcp.gateway.outcome import ToolOutcome
@@ -47,7 +48,7 @@ Ctx = ServerRequestContext[Surface, Any]
 
 
 class DeeprServer(Server[Surface]):
-    """Announces ``tools.listChanged`` and tasks to handshake clients, whichever transport built the options."""
+    """Announces ``tools.listChanged`` and tasks (2025-11-25 capability or 2026-07-28 extension) in every era."""
 
     def get_capabilities(
         self,
@@ -60,7 +61,9 @@ class DeeprServer(Server[Surface]):
         caps = super().get_capabilities(
             notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
         )
-        if not is_modern_version(protocol_version):  # MCP tasks exist in 2025-11-25 only
+        if is_modern_version(protocol_version):  # 2026-07-28: tasks are the SEP-2663 extension
+            caps.extensions = {**(caps.extensions or {}), EXTENSION: {}}
+        else:  # 2025-11-25 tasks
             caps.tasks = types.ServerTasksCapability(
                 list=types.TasksListCapability(),
                 cancel=types.TasksCancelCapability(),
@@ -223,4 +226,5 @@ def build_server(root: Root) -> DeeprServer:
     for method, (params_type, handler) in tasks.routes().items():
         server.add_request_handler(method, params_type, handler)
     server.middleware.append(tools.task_augmented_calls)
+    server.middleware.append(ModernTasks(TaskExtension(surface)))
     return server

@@ -2,7 +2,8 @@
 
 Both are the SDK's own transports over the same ``Server`` and the same ``Root``, so a
 client on either sees the same campaigns. Host/Origin checks (DNS-rebinding protection)
-and a request-body limit apply to both; a bearer token guards both when configured.
+and a request-body limit apply to both; a bearer token guards both when configured. Malformed
+JSON-RPC bodies are answered by ``jsonrpc_guard`` the same way on both, before the SDK parses them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 import uvicorn
@@ -31,6 +33,7 @@ from deepr_mcp.app.server import DeeprServer, build_server
 from deepr_mcp.config import Settings, is_loopback_host
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.transports.auth import BearerTokenMiddleware
+from deepr_mcp.transports.jsonrpc_guard import guard_jsonrpc
 
 logger = logging.getLogger(__name__)
 
@@ -87,14 +90,15 @@ def build_http_app(services: Root) -> Starlette:
         async with manager.run():
             yield
 
+    guard: dict[str, Any] = {"security": security, "max_body_bytes": settings.http.max_body_bytes}
     middleware = []
     if settings.auth_token is not None:
         middleware.append(Middleware(BearerTokenMiddleware, token=settings.auth_token.get_secret_value()))
     return Starlette(
         routes=[
-            Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager)),
+            Route(MCP_PATH, endpoint=guard_jsonrpc(StreamableHTTPASGIApp(manager), **guard, transport="HTTP")),
             Route(SSE_PATH, endpoint=SseEndpoint(server, sse), methods=["GET"]),
-            Mount(SSE_MESSAGES_PATH, app=sse.handle_post_message),
+            Mount(SSE_MESSAGES_PATH, app=guard_jsonrpc(sse.handle_post_message, **guard, transport="legacy SSE")),
             Route("/healthz", endpoint=health, methods=["GET"]),
         ],
         middleware=middleware,

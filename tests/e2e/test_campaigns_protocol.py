@@ -160,8 +160,9 @@ async def test_bad_campaign_inputs_and_state_conflicts(data_dir: Path) -> None:
             ("deepr://campaigns/x/bogus", "unknown resource kind"),
             ("not a uri", "malformed"),
         ]:
-            with pytest.raises(MCPError, match=expected):
+            with pytest.raises(MCPError, match=expected) as refused:
                 await client.read_resource(uri)
+            assert refused.value.error.data == {"uri": uri}  # SEP-2164: the error names the resource
         for uri in ["not a uri", "deepr://campaigns/x/bogus", "x:" + "a" * 600]:
             with pytest.raises(MCPError):
                 await client.subscribe_resource(uri)
