@@ -41,7 +41,8 @@ async def budget_decide(ctx: ToolContext, args: DecideInput) -> dict[str, Any]:
 
 @define_tool(
     "budget_get",
-    "Show a campaign's budget, spend so far, the open budget question if any, and every decision taken.",
+    "Show a campaign's budget, spend so far, the open budget question if any, and the newest 50 decisions "
+    "(older_decisions counts the ones before).",
     CampaignRef,
     category="budget",
 )
@@ -55,6 +56,7 @@ async def budget_get(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
         "open_question": campaign.open_question.model_dump(mode="json") if campaign.open_question else None,
         "settle_with": views.decide_call(campaign),
         "decisions": [d.model_dump(mode="json") for d in campaign.decisions],
+        "older_decisions": campaign.older_decisions,
     }
 
 
