@@ -48,6 +48,20 @@ class HttpSettings(BaseModel):
     max_body_bytes: int = Field(1_048_576, gt=0, description="Largest accepted request body")
     allowed_origins: list[str] = Field(default_factory=list, description="Extra Origin values to accept")
     allowed_hosts: list[str] = Field(default_factory=list, description="Extra Host values to accept")
+    session_idle_timeout_s: float = Field(
+        600.0,
+        gt=0,
+        le=7 * 24 * 3600,
+        description="A streamable HTTP session with no request in flight (an open GET stream counts) for this "
+        "long is closed: its subscriptions are dropped and its id answers 404, so the client initializes again",
+    )
+    max_sessions: int = Field(
+        1000,
+        ge=1,
+        le=1_000_000,
+        description="Live streamable HTTP sessions allowed; a new one closes the session idle longest, or gets 503 "
+        "if all are busy. Legacy SSE connections are capped at the same number (503 past it)",
+    )
 
 
 class OpenAISettings(BaseModel):
