@@ -47,9 +47,8 @@ def add_scope(ctx: ToolContext) -> AddScope:
 
 @define_tool(
     "corpus_add",
-    "Add documents (a file or a folder of .md, .txt, .rst, .html, .pdf) under the configured corpus roots to the "
-    "research corpus; unchanged files are skipped, changed ones replaced, and one call reads a bounded number "
-    "of files and bytes (the rest are listed as left).",
+    "Add documents (a file or a folder of .md, .txt, .rst, .html, .pdf) to the research corpus; "
+    "unchanged files are skipped, changed ones replaced.",
     AddInput,
     category="corpus",
 )
