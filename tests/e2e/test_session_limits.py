@@ -9,8 +9,8 @@ how long anything took.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,14 @@ class RawSession:
         self.next_id += 1
         return await self.post({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
 
+    @asynccontextmanager
+    async def listen(self, streams: httpx2.AsyncClient) -> AsyncIterator[None]:
+        """Hold the session's standalone GET stream open (a request in flight) until the block ends."""
+        headers = {"accept": "text/event-stream", "mcp-session-id": self.id, "mcp-protocol-version": HANDSHAKE_VERSION}
+        async with streams.stream("GET", self.url, headers=headers) as stream:
+            assert stream.status_code == 200
+            yield
+
     async def subscribe(self, uri: str) -> None:
         response = await self.request("resources/subscribe", {"uri": uri})
         assert response.status_code == 200 and "result" in _message(response.text), response.text
@@ -96,14 +104,20 @@ async def test_abandoned_sessions_close_after_the_idle_timeout_with_their_subscr
     async with (
         http_server(data_dir, DEEPR_HTTP_SESSION_IDLE_TIMEOUT_S="3") as base,
         httpx2.AsyncClient(timeout=30) as http,
+        httpx2.AsyncClient(timeout=None) as streams,
         Client(f"{base}/mcp", mode="auto") as watcher,  # 2026-07-28: one-shot requests, no session to count
     ):
         cid, status_uri = await _campaign(watcher)
-        abandoned = [await RawSession(http, f"{base}/mcp").open() for _ in range(3)]
-        for session in abandoned:
-            await session.subscribe(status_uri)
-        assert (await _sessions(http, base))["streamable_http"] == 3
-        assert await _subscribers(watcher, cid) == 3
+        async with AsyncExitStack() as held:  # open GET streams keep the sessions busy while they are set up
+            abandoned = []
+            for _ in range(3):
+                session = await RawSession(http, f"{base}/mcp").open()
+                await held.enter_async_context(session.listen(streams))
+                await session.subscribe(status_uri)
+                abandoned.append(session)
+            assert (await _sessions(http, base))["streamable_http"] == 3
+            assert await _subscribers(watcher, cid) == 3
+        # streams closed, no DELETE: the idle countdown runs out
         await _until(lambda: _sessions(http, base), lambda s: s["streamable_http"] == 0)
         await _until(lambda: _subscribers(watcher, cid), lambda n: n == 0)
         late = await abandoned[0].request("tools/list", {})
@@ -141,9 +155,7 @@ async def test_with_every_session_busy_a_new_one_is_refused_with_503(data_dir: P
         busy = [await RawSession(http, url).open() for _ in range(2)]
         async with AsyncExitStack() as held:
             for session in busy:  # an open GET stream is a request in flight: the session is not idle
-                headers = {"accept": "text/event-stream", "mcp-session-id": session.id}
-                stream = await held.enter_async_context(streams.stream("GET", url, headers=headers))
-                assert stream.status_code == 200
+                await held.enter_async_context(session.listen(streams))
             refused = await http.post(url, headers=HEADERS, json={"jsonrpc": "2.0", "id": 0, "method": "initialize"})
             assert refused.status_code == 503 and "Too many open sessions" in refused.text
             for session in busy:
