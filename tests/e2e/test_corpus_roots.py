@@ -61,6 +61,8 @@ async def test_over_http_with_roots_nothing_outside_them_is_read(data_dir: Path,
             (root / "escape" / "secret.md", "outside the corpus roots"),  # a linked folder out of the root
             (docs / "link.md", "outside the corpus roots"),  # the link itself, named directly
             (Path("docs/a.md"), "absolute path"),
+            (f"{docs}/a\x00.md", "not a usable path"),
+            (f"{docs}/{'x' * 300}.md", "not a usable path"),
         ]:
             assert expected in await _refusal(client, {"path": str(path)}), path
         added = await call(client, "corpus_add", {"path": str(docs)})

@@ -42,6 +42,10 @@ def test_roots_are_judged_by_where_paths_really_lead(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="absolute path"):
         scope.confine(Path("docs"))
     assert AddScope().confine(Path("relative/ok")) == Path("relative/ok")  # no roots: anywhere (stdio, CLI)
+    for hostile in (f"{root}/a\x00b", f"{root}/{'x' * 300}"):
+        for any_scope in (scope, None):
+            with pytest.raises(InvalidInput, match="not a usable path"):
+                plan_add(hostile, (), any_scope)
 
 
 def test_a_walk_lists_links_out_of_the_roots_and_never_follows_them(tmp_path: Path) -> None:

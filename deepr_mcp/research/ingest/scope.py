@@ -90,8 +90,15 @@ class Plan:
 def plan_add(path: Path | str, exclude: Sequence[str], scope: AddScope | None) -> Plan:
     """The files ``path`` names within ``scope``; a path with nothing to add is an error that says why."""
     scope = scope or AddScope()
-    target = scope.confine(Path(path).expanduser())
-    if not target.exists():
+    try:
+        if "\x00" in str(path):
+            raise ValueError("it contains a NUL byte")
+        target = scope.confine(Path(path).expanduser())
+        exists = target.exists()
+    except (ValueError, OSError) as exc:  # a NUL byte, a name longer than the file system allows, ...
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InvalidInput(f"{str(path)[:200]!r} is not a usable path ({reason})") from None
+    if not exists:
         raise NotFound(f"{target}: no such file or folder")
     plan = Plan(target)
     if target.is_dir():
