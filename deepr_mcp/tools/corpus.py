@@ -19,7 +19,7 @@ class AddInput(Strict):
     path: str = Field(
         min_length=1,
         max_length=4096,
-        description="File or folder on the server's machine, under one of the configured corpus roots",
+        description="File or folder on the server's machine, under the configured corpus roots when any are set",
     )
     exclude: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
         default_factory=list,
