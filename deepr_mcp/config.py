@@ -48,6 +48,20 @@ class HttpSettings(BaseModel):
     max_body_bytes: int = Field(1_048_576, gt=0, description="Largest accepted request body")
     allowed_origins: list[str] = Field(default_factory=list, description="Extra Origin values to accept")
     allowed_hosts: list[str] = Field(default_factory=list, description="Extra Host values to accept")
+    session_idle_timeout_s: float = Field(
+        600.0,
+        gt=0,
+        le=7 * 24 * 3600,
+        description="A streamable HTTP session with no request in flight (an open GET stream counts) for this "
+        "long is closed: its subscriptions are dropped and its id answers 404, so the client initializes again",
+    )
+    max_sessions: int = Field(
+        1000,
+        ge=1,
+        le=1_000_000,
+        description="Live streamable HTTP sessions allowed; a new one closes the session idle longest, or gets 503 "
+        "if all are busy. Legacy SSE connections are capped at the same number (503 past it)",
+    )
 
 
 class OpenAISettings(BaseModel):
@@ -94,6 +108,27 @@ class CorpusSettings(BaseModel):
     max_file_bytes: int = Field(
         20 * 1024 * 1024, gt=0, description="Larger files are not added to the corpus (reported as failed)"
     )
+    roots: list[Path] = Field(
+        default_factory=list,
+        description="Folders corpus_add may read over MCP; symbolic links out of them are not followed. None set: "
+        "corpus_add is refused over HTTP, and over stdio (the user who launched the server) any path is allowed. "
+        "The CLI 'deepr-mcp corpus add' reads any path. Env: DEEPR_CORPUS_ROOTS='[\"/srv/docs\"]'",
+    )
+    max_files_per_call: int = Field(
+        1000, ge=1, le=1_000_000, description="Files one corpus_add call over MCP reads at most; the rest are left"
+    )
+    max_bytes_per_call: int = Field(
+        200 * 1024 * 1024, gt=0, description="Bytes one corpus_add call over MCP reads at most; the rest are left"
+    )
+
+    @field_validator("roots")
+    @classmethod
+    def _absolute_roots(cls, roots: list[Path]) -> list[Path]:
+        expanded = [root.expanduser() for root in roots]
+        relative = [str(root) for root in expanded if not root.is_absolute()]
+        if relative:
+            raise ValueError(f"corpus roots must be absolute paths, got {', '.join(relative)}")
+        return expanded
 
 
 class SandboxSettings(BaseModel):

@@ -140,6 +140,7 @@ class ToolHandlers:
             report_progress=ctx.session.report_progress,
             connection_state=connection_state(ctx),
             later_progress=later_progress(ctx),
+            remote=ctx.request is not None,  # HTTP transports attach the request; stdio and in-process do not
         )
 
     async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:

@@ -307,7 +307,7 @@ class JobManager:
     async def _budget_question(self, campaign: Campaign, control: _Control, step: str, estimate: float) -> str:
         """Ask, wait (bounded), apply. Returns "go" (continue), "again" (re-estimate) or "stop"."""
         question = BudgetQuestion(
-            id=f"{campaign.id}-q{len(campaign.decisions) + 1}",
+            id=f"{campaign.id}-q{campaign.decision_count + 1}",
             estimated_cost=round(estimate, 6),
             spent=campaign.cost,
             budget=campaign.budget,
@@ -333,7 +333,7 @@ class JobManager:
         )
         control.decision = decision
         campaign = await self.store.get(campaign.id)
-        campaign.decisions.append(decision)
+        campaign.record_decision(decision)
         campaign.open_question = None
         if decision.decision == "approve_override" and decision.new_budget is not None:
             campaign.budget = decision.new_budget

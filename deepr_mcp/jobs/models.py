@@ -32,6 +32,9 @@ class CampaignPhase(StrEnum):
 TERMINAL_PHASES = frozenset({CampaignPhase.COMPLETE, CampaignPhase.FAILED, CampaignPhase.CANCELLED})
 RUNNING_PHASES = frozenset({CampaignPhase.PLANNING, CampaignPhase.EXECUTING, CampaignPhase.SYNTHESIZING})
 
+KEPT_DECISIONS = 50
+"""Budget decisions a campaign keeps in full; older ones are only counted (``older_decisions``)."""
+
 DecisionName = Literal["approve_override", "optimize_for_cost", "abort"]
 
 
@@ -91,6 +94,9 @@ class Campaign(BaseModel):
     is_task: bool = False
     """Started by a task-augmented tools/call (2025-11-25): also served through tasks/*."""
     decisions: list[BudgetDecision] = Field(default_factory=list)
+    """The newest ``KEPT_DECISIONS`` budget decisions, oldest first (see ``record_decision``)."""
+    older_decisions: int = 0
+    """Decisions dropped from ``decisions`` to keep the record bounded; still counted."""
     open_question: BudgetQuestion | None = None
     research: ResearchState
 
@@ -101,6 +107,21 @@ class Campaign(BaseModel):
     @property
     def terminal(self) -> bool:
         return self.phase in TERMINAL_PHASES
+
+    @property
+    def decision_count(self) -> int:
+        return self.older_decisions + len(self.decisions)
+
+    def record_decision(self, decision: BudgetDecision) -> None:
+        """Append a decision, keeping the newest ``KEPT_DECISIONS`` and counting the ones let go.
+
+        A client answering budget questions in a loop must not grow the record without bound.
+        """
+        self.decisions.append(decision)
+        extra = len(self.decisions) - KEPT_DECISIONS
+        if extra > 0:
+            del self.decisions[:extra]
+            self.older_decisions += extra
 
     def uris(self) -> dict[str, str]:
         return campaign_uris(self.id)

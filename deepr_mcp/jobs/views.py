@@ -49,6 +49,7 @@ def status_view(campaign: Campaign, subscriber_count: int = 0) -> dict[str, Any]
         "finished_at": campaign.finished_at.isoformat() if campaign.finished_at else None,
         "budget_question": campaign.open_question.model_dump(mode="json") if campaign.open_question else None,
         "decisions": [d.model_dump(mode="json") for d in campaign.decisions],
+        "older_decisions": campaign.older_decisions,
     }
     if campaign.cost_mode != "normal":
         view["cost_mode"] = campaign.cost_mode

@@ -24,18 +24,17 @@ from deepr_mcp.research.corpus_schema import open_schema
 from deepr_mcp.research.engine import Passage
 from deepr_mcp.research.fts import match_expression
 from deepr_mcp.research.ingest import (
+    ESCAPED,
     EXTRACTOR_VERSION,
-    SUPPORTED,
     AddReport,
+    AddScope,
     Chunk,
     FileResult,
     NotContent,
     Progress,
     chunk,
-    excluded_by,
-    files_under,
-    is_supported,
     markdown_sections,
+    plan_add,
     sections_of,
 )
 
@@ -87,34 +86,25 @@ class Corpus:
 
     # -- adding ----------------------------------------------------------------------------
 
-    def add_path(self, path: Path | str, *, exclude: Sequence[str] = (), progress: Progress | None = None) -> AddReport:
+    def add_path(
+        self,
+        path: Path | str,
+        *,
+        exclude: Sequence[str] = (),
+        progress: Progress | None = None,
+        scope: AddScope | None = None,
+    ) -> AddReport:
         """Add a file or every supported file under a folder; per-file outcomes in the report.
 
-        ``exclude`` holds globs matched against paths relative to the folder (see ``ingest.walk``).
+        ``exclude`` holds globs matched against paths relative to the folder (see ``ingest.walk``);
+        ``scope`` confines what may be read and how much (see ``ingest.scope``; none for the CLI).
         A folder with nothing left to add is an error that says why, not an empty success.
         """
         started = time.monotonic()
-        target = Path(path).expanduser()
-        if not target.exists():
-            raise NotFound(f"{target}: no such file or folder")
-        report = AddReport()
-        if target.is_dir():
-            found = files_under(target, exclude)
-            report.excluded = found.excluded
-            if not found.files:
-                if found.excluded:
-                    patterns = ", ".join(repr(p) for p in exclude) or "the default rules"
-                    raise InvalidInput(
-                        f"{target}: all {found.excluded} supported files are excluded by {patterns}; nothing was added"
-                    )
-                raise InvalidInput(f"{target}: no supported files ({', '.join(SUPPORTED)}) in this folder")
-            items = found.files
-        else:
-            if not is_supported(target):
-                raise InvalidInput(f"{target}: unsupported file type; supported: {', '.join(SUPPORTED)}")
-            if excluded_by(target.name, exclude):
-                raise InvalidInput(f"{target}: excluded by {', '.join(repr(p) for p in exclude)}; nothing was added")
-            items = [(target, target.name)]
+        plan = plan_add(path, exclude, scope)
+        target, items = plan.target, plan.items
+        report = AddReport(excluded=plan.excluded, left=plan.left, limit=plan.limit)
+        report.files += [FileResult(str(f), "skipped", reason=ESCAPED, name=n) for f, n in plan.escaped]
         if progress is not None:
             progress.start(str(target), len(items), report.excluded)
         passages = 0
@@ -125,8 +115,8 @@ class Corpus:
             if progress is not None:
                 progress.file_done(result, done, len(items), passages)
         report.seconds = time.monotonic() - started
-        if not target.is_dir() and report.files[0].status == "failed":
-            raise InvalidInput(report.files[0].reason or f"{target}: could not be added")
+        if not target.is_dir() and report.files[-1].status == "failed":
+            raise InvalidInput(report.files[-1].reason or f"{target}: could not be added")
         if progress is not None:
             progress.finish(report)
         return report

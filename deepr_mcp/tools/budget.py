@@ -55,6 +55,7 @@ async def budget_get(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
         "open_question": campaign.open_question.model_dump(mode="json") if campaign.open_question else None,
         "settle_with": views.decide_call(campaign),
         "decisions": [d.model_dump(mode="json") for d in campaign.decisions],
+        "older_decisions": campaign.older_decisions,
     }
 
 

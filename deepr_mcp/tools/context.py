@@ -57,6 +57,9 @@ class ToolContext:
     """Sends ``notifications/progress`` when the caller gave a ``progressToken``; otherwise a no-op."""
     connection_state: dict[str, Any] = field(default_factory=dict)
     """Scratch state that lives as long as the connection (empty and short-lived on 2026-07-28)."""
+    remote: bool = False
+    """The call came over HTTP (anyone who can reach the port), not stdio or in-process (the user who
+    launched the server); tools that read the server's files are stricter for remote callers."""
     later_progress: ProgressFn | None = None
     """Progress for the caller's ``progressToken`` that may outlive this request (a background
     campaign reporting to the connection that started it); ``None`` without a token or connection."""

@@ -8,18 +8,41 @@ from typing import Annotated, Any
 import anyio
 from pydantic import Field
 
+from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
+from deepr_mcp.research.ingest import AddScope
 from deepr_mcp.tools.campaigns import Strict
 from deepr_mcp.tools.context import ToolContext
 
 
 class AddInput(Strict):
-    path: str = Field(min_length=1, max_length=4096, description="File or folder on the server's machine")
+    path: str = Field(
+        min_length=1,
+        max_length=4096,
+        description="File or folder on the server's machine, under the configured corpus roots when any are set",
+    )
     exclude: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
         default_factory=list,
         max_length=50,
         description="Globs of files or folders to leave out, relative to the folder (e.g. '_build/*', 'genindex*')",
     )
+
+
+NO_ROOTS = (
+    "corpus_add over HTTP reads only under configured corpus roots, and none are set. The server's operator can "
+    'set them in the config file ([corpus] roots = ["/srv/docs"]) or the environment '
+    "(DEEPR_CORPUS_ROOTS='[\"/srv/docs\"]'), or add files on the server's machine with 'deepr-mcp corpus add PATH'"
+)
+
+
+def add_scope(ctx: ToolContext) -> AddScope:
+    """Where this caller may read: the configured roots; with none, anywhere on stdio and nowhere over HTTP."""
+    corpus = ctx.services.settings.corpus
+    if corpus.roots:
+        return AddScope.under(corpus.roots, max_files=corpus.max_files_per_call, max_bytes=corpus.max_bytes_per_call)
+    if ctx.remote:
+        raise InvalidInput(NO_ROOTS)
+    return AddScope(None, corpus.max_files_per_call, corpus.max_bytes_per_call)
 
 
 @define_tool(
@@ -30,9 +53,9 @@ class AddInput(Strict):
     category="corpus",
 )
 async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
-    add = functools.partial(ctx.services.corpus.add_path, args.path, exclude=args.exclude)
+    add = functools.partial(ctx.services.corpus.add_path, args.path, exclude=args.exclude, scope=add_scope(ctx))
     report = await anyio.to_thread.run_sync(add)
-    return {
+    answer: dict[str, Any] = {
         "added": report.count("added"),
         "replaced": report.count("replaced"),
         "unchanged": report.count("unchanged"),
@@ -42,6 +65,15 @@ async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
         "passages_indexed": report.passages,
         "seconds": round(report.seconds, 2),
     }
+    if report.left:
+        answer["left"] = {
+            "count": len(report.left),
+            "first": report.left[:10],
+            "why": report.limit,
+            "to_add_them": "call corpus_add on a subfolder or with exclude, or run 'deepr-mcp corpus add PATH' "
+            "on the server's machine (no per-call limit)",
+        }
+    return answer
 
 
 class SearchInput(Strict):

@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 import uvicorn
 from mcp.server.sse import SseServerTransport
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -34,6 +34,7 @@ from deepr_mcp.config import Settings, is_loopback_host
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.transports.auth import BearerTokenMiddleware
 from deepr_mcp.transports.jsonrpc_guard import guard_jsonrpc
+from deepr_mcp.transports.sessions import ReapingSessionManager, StreamCap
 
 logger = logging.getLogger(__name__)
 
@@ -73,17 +74,21 @@ def build_http_app(services: Root) -> Starlette:
     settings = services.settings
     server = build_server(services)
     security = security_settings(settings)
-    manager = StreamableHTTPSessionManager(
+    manager = ReapingSessionManager(
         app=server,
         security_settings=security,
         max_request_body_size=settings.http.max_body_bytes,
+        session_idle_timeout=settings.http.session_idle_timeout_s,
+        max_sessions=settings.http.max_sessions,
     )
     sse = SseServerTransport(
         SSE_MESSAGES_PATH, security_settings=security, max_request_body_size=settings.http.max_body_bytes
     )
+    sse_streams = StreamCap(SseEndpoint(server, sse), settings.http.max_sessions)
 
     async def health(_: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "name": "deepr-mcp", "version": __version__})
+        sessions = {"streamable_http": manager.live_sessions, "legacy_sse": sse_streams.live}
+        return JSONResponse({"status": "ok", "name": "deepr-mcp", "version": __version__, "sessions": sessions})
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -97,7 +102,7 @@ def build_http_app(services: Root) -> Starlette:
     return Starlette(
         routes=[
             Route(MCP_PATH, endpoint=guard_jsonrpc(StreamableHTTPASGIApp(manager), **guard, transport="HTTP")),
-            Route(SSE_PATH, endpoint=SseEndpoint(server, sse), methods=["GET"]),
+            Route(SSE_PATH, endpoint=sse_streams, methods=["GET"]),
             Mount(SSE_MESSAGES_PATH, app=guard_jsonrpc(sse.handle_post_message, **guard, transport="legacy SSE")),
             Route("/healthz", endpoint=health, methods=["GET"]),
         ],

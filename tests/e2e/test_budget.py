@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,37 @@ async def test_invalid_new_budget_and_timeout_default(data_dir: Path) -> None:
             status = await call(client, "campaign_status", {"campaign_id": cid})
             assert status["decisions"][0]["channel"] == "timeout" and status["decisions"][0]["decision"] == "abort"
             assert_spend_within_budget(status)
+
+
+async def test_decisions_keep_the_newest_50_and_count_the_rest_across_a_restart(data_dir: Path) -> None:
+    """A client answering budget questions in a loop cannot grow a campaign's record without bound."""
+    from mcp.server.subscriptions import InMemorySubscriptionBus
+
+    from deepr_mcp.jobs.feed import CampaignFeed
+    from deepr_mcp.jobs.manager import JobManager
+    from deepr_mcp.jobs.store import SqliteCampaignStore
+    from tests.support import FakeEngine
+
+    store = SqliteCampaignStore(data_dir / "campaigns.db")
+    feed = CampaignFeed(store, InMemorySubscriptionBus())
+    try:
+        async with JobManager(store, feed, lambda _: FakeEngine(step_cost=0.01)) as manager:
+            campaign = await manager.start(QUESTION, budget=0.005, provider="local", model="fake")
+            for n in range(1, 61):
+                with anyio.fail_after(30):
+                    async with aclosing(feed.follow(campaign.id)) as changes:
+                        async for now in changes:
+                            if now.open_question is not None and now.open_question.id == f"{campaign.id}-q{n}":
+                                break
+                decision = "abort" if n == 60 else "optimize_for_cost"
+                await manager.decide(campaign.id, decision, channel="test", answered_by=f"answer {n}")
+            with anyio.fail_after(30):
+                assert [c async for c in feed.follow(campaign.id)][-1].terminal
+    finally:
+        feed.close()
+        store.close()
+    async with connect("inproc", "legacy", data_dir) as client:  # a restart: a new server on the same data
+        for tool in ("budget_get", "campaign_status"):
+            shown = await call(client, tool, {"campaign_id": campaign.id})
+            assert len(shown["decisions"]) == 50 and shown["older_decisions"] == 10, tool
+            assert [d["answered_by"] for d in shown["decisions"]] == [f"answer {n}" for n in range(11, 61)]

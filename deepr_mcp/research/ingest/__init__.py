@@ -6,6 +6,7 @@ from deepr_mcp.research.ingest.html import html_sections
 from deepr_mcp.research.ingest.model import Chunk, NotContent, Section, fence
 from deepr_mcp.research.ingest.progress import BarProgress, Progress, for_stream
 from deepr_mcp.research.ingest.report import AddReport, FileResult
+from deepr_mcp.research.ingest.scope import ESCAPED, AddScope, Plan, plan_add
 from deepr_mcp.research.ingest.text import markdown_sections, plain_sections, rst_sections
 from deepr_mcp.research.ingest.walk import FileSet, excluded_by, files_under
 
@@ -16,16 +17,19 @@ EXTRACTOR_VERSION = 4
 4: contents pages (mostly links, little text) skipped."""
 
 __all__ = [
+    "ESCAPED",
     "EXTRACTOR_VERSION",
     "MAX_CHARS",
     "SUPPORTED",
     "TARGET_CHARS",
     "AddReport",
+    "AddScope",
     "BarProgress",
     "Chunk",
     "FileResult",
     "FileSet",
     "NotContent",
+    "Plan",
     "Progress",
     "Section",
     "chunk",
@@ -38,6 +42,7 @@ __all__ = [
     "markdown_sections",
     "passage_id",
     "plain_sections",
+    "plan_add",
     "rst_sections",
     "sections_of",
 ]

@@ -24,6 +24,10 @@ class AddReport:
     files: list[FileResult] = field(default_factory=list)
     excluded: int = 0
     seconds: float = 0.0
+    left: list[str] = field(default_factory=list)
+    """Files a per-call limit left unread (by the name they would be shown as), in order."""
+    limit: str | None = None
+    """Which limit stopped the add, when one did."""
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
