@@ -15,7 +15,7 @@ import re
 
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
-from deepr_mcp.research.claims import Unit, same_claim, units
+from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
 from deepr_mcp.research.terms import GENERIC, terms
@@ -28,6 +28,8 @@ _VERSION_NOTE = re.compile(r"^(?:changed in version|new in version|deprecated si
 _CHANGE_NOTE = re.compile(
     r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
 )
+_ADMONITION = re.compile(r"^(?:warning|caution|danger|important)\b\s*:?", re.I)
+_ANAPHOR = re.compile(r"^(?:it|this|these|they|that|such|its|their)\b", re.I)
 _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
 CUE_BONUS = 0.15
@@ -126,10 +128,13 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         "key": _stems(brief.get("Key terms", "")),
         "related": _stems(brief.get("Related terms", "")),
     }
+    focus = brief.get("Focus", "")
+    if focus.startswith("definition") and want["sub"] & want["key"]:
+        # "What does EAFP mean?": "mean" asks for a definition, it is not what is defined
+        want["sub"] &= want["key"]
     everything = want["sub"] | want["key"]
     if not everything:
         return []
-    focus = brief.get("Focus", "")
     held = [terms(f"{location} {text}") for _, location, text in passages]
     idf = {t: math.log(1 + len(held) / (1 + sum(t in h for h in held))) + 0.1 for t in everything}
     known = _KNOWN.findall(user.split("\n\nPassages:\n", 1)[0])
@@ -155,7 +160,7 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         if (number, unit.index) in taken or any(same_claim(unit.text, k) for k in known):
             continue
         merged = _with_neighbour(unit, value, by_passage[number], taken, number)
-        if not any(same_claim(merged.text, u.text) for u, _, _ in out):
+        if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
             out.append((merged, number, value))
     return out
 
@@ -166,7 +171,19 @@ def _with_neighbour(
     taken.add((number, unit.index))
     if unit.code:
         return unit
+    warning = _ADMONITION.match(unit.text) is not None
+    for other, _ in siblings if _ANAPHOR.match(unit.text) else ():
+        if other.index == unit.index - 1 and other.code is None and (number, other.index) not in taken:
+            # "It is known as the walrus operator" says nothing alone: take in what "it" is
+            if len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS:
+                taken.add((number, other.index))
+                return Unit(f"{other.text} {unit.text}", None, other.index)
     for other, other_value in siblings:
+        if warning and other.index == unit.index + 1 and other.code is None and (number, other.index) not in taken:
+            # a warning is read whole: "Warning: X is not secure. Only unpickle data you trust."
+            if len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS:
+                taken.add((number, other.index))
+                return Unit(f"{unit.text} {other.text}", None, unit.index)
         if (
             abs(other.index - unit.index) == 1
             and other.code is None
