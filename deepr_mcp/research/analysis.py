@@ -238,7 +238,9 @@ def _what_is(thing: str) -> str:
 def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
     """Grammatical sub-questions for the question's type; the question itself comes first."""
     first = analysis.question if analysis.question.endswith("?") else analysis.question.rstrip(".!") + "?"
-    out = analysis.clauses if len(analysis.clauses) > 1 else [first]  # a compound question by its parts
+    out = [first]
+    if len(analysis.clauses) > 1:  # a compound question by its parts, "it" in a later part named
+        out = [analysis.clauses[0], *(_resolve(c, analysis) for c in analysis.clauses[1:])]
     kind = analysis.type
     if kind == "how_to":
         act = analysis.action
@@ -279,6 +281,17 @@ def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
         thing = analysis.entities[0] if analysis.entities else analysis.topic
         out.insert(1, f"What risks or warnings are documented for {thing}?")
     return _distinct(out)[:limit]
+
+
+_PRONOUN = re.compile(r"\b(?:it|they|them|this|that)\b(?!\s+(?:is|are|was|were)\b\s+\w+ing)", re.I)
+
+
+def _resolve(clause: str, analysis: QuestionAnalysis) -> str:
+    """A later clause's "it" stands for what the question is about: "what does it do?" alone
+    retrieves nothing, "what does the walrus operator do?" does."""
+    if not analysis.entities or code_names(clause) or not _PRONOUN.search(clause):
+        return clause
+    return _PRONOUN.sub(analysis.entities[0], clause, count=1)
 
 
 def _distinct(questions: list[str]) -> list[str]:
