@@ -278,11 +278,13 @@ class Retriever:
                 score *= 1.3
             if self._cue is not None and self._cue.search(candidate.passage.text):
                 score *= CUE_BOOST
-            if length < 12:
+            core = candidate.section - COMMON - GENERIC  # "Bytearray Objects" is about bytearray
+            is_named = bool(named and core and core <= named)
+            if length < 12 and not is_named:
                 score *= 0.6  # a heading or a one-line fragment rarely answers anything
             if candidate.lead and candidate.title & weights.keys():
                 score *= LEAD_BOOST
-            if named and candidate.section and candidate.section <= named:
+            if is_named:
                 score *= NAMED_BOOST
             raw.append(score)
         top = max(raw, default=0.0) or 1.0
