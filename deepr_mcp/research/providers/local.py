@@ -143,7 +143,7 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     for rank, (number, location, text) in enumerate(passages):
         cover = _share(everything, held[rank], idf)
         about = _section_names_subject(location, everything)
-        for unit in units(text):
+        for unit in whole_warnings(units(text)):
             if not unit.text or (len(unit.text) < MIN_SENTENCE_CHARS and not unit.code):
                 continue
             value = score_unit(unit, rank, cover, want, focus, idf)
@@ -165,13 +165,37 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     return out
 
 
+def whole_warnings(found: list[Unit]) -> list[Unit]:
+    """A warning with the sentence after it, as one unit: "Warning: The pickle module is not secure.
+    Only unpickle data you trust." is one statement, scored and quoted whole."""
+    out: list[Unit] = []
+    skip = False
+    for i, unit in enumerate(found):
+        if skip:
+            skip = False
+            continue
+        after = found[i + 1] if i + 1 < len(found) else None
+        if (
+            _ADMONITION.match(unit.text)
+            and unit.code is None
+            and after is not None
+            and after.text
+            and not _ADMONITION.match(after.text)
+            and len(unit.text) + len(after.text) <= MAX_CLAIM_CHARS
+        ):
+            out.append(Unit(f"{unit.text} {after.text}", after.code, unit.index))
+            skip = True
+        else:
+            out.append(unit)
+    return out
+
+
 def _with_neighbour(
     unit: Unit, value: float, siblings: list[tuple[Unit, float]], taken: set[tuple[int, int]], number: int
 ) -> Unit:
     taken.add((number, unit.index))
     if unit.code:
         return unit
-    warning = _ADMONITION.match(unit.text) is not None
     for other, _ in siblings if _ANAPHOR.match(unit.text) else ():
         if other.index == unit.index - 1 and other.code is None and (number, other.index) not in taken:
             # "It is known as the walrus operator" says nothing alone: take in what "it" is
@@ -179,14 +203,10 @@ def _with_neighbour(
                 taken.add((number, other.index))
                 return Unit(f"{other.text} {unit.text}", None, other.index)
     for other, other_value in siblings:
-        if warning and other.index == unit.index + 1 and other.code is None and (number, other.index) not in taken:
-            # a warning is read whole: "Warning: X is not secure. Only unpickle data you trust."
-            if len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS:
-                taken.add((number, other.index))
-                return Unit(f"{unit.text} {other.text}", None, unit.index)
         if (
             abs(other.index - unit.index) == 1
             and other.code is None
+            and not _ADMONITION.match(other.text)  # a warning is a claim of its own, read whole
             and other_value >= NEIGHBOUR_SHARE * value
             and (number, other.index) not in taken
             and len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS
