@@ -140,6 +140,7 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     known = _KNOWN.findall(user.split("\n\nPassages:\n", 1)[0])
     scored: list[tuple[float, int, int, Unit, int]] = []
     by_passage: dict[int, list[tuple[Unit, float]]] = {}
+    headed = {number: terms(location.split(", ", 1)[-1]) for number, location, _ in passages}
     for rank, (number, location, text) in enumerate(passages):
         cover = _share(everything, held[rank], idf)
         about = _section_names_subject(location, everything)
@@ -160,6 +161,8 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         if (number, unit.index) in taken or any(same_claim(unit.text, k) for k in known):
             continue
         merged = _with_neighbour(unit, value, by_passage[number], taken, number)
+        if not merged.code and not (terms(merged.text) | headed[number]) & everything:
+            continue  # neither it nor its heading says anything of what is asked: filler
         if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
             out.append((merged, number, value))
     return out
