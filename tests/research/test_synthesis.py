@@ -150,3 +150,21 @@ def test_a_sentence_sharing_nothing_with_the_question_is_not_a_finding() -> None
         "Is it safe to unpickle data from an untrusted source?", passages, "how_to, safety", ["unpickle", "untrusted"]
     )
     assert "[1]" in out and "authentication key" not in out
+
+
+def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> None:
+    from deepr_mcp.research.providers.local import answer_text
+
+    question = "What are the risks of calling subprocess with shell=True?"
+    groups = [
+        (
+            question,
+            [
+                "Unlike some other popen functions, this implementation will never implicitly call a system shell. [1]",
+                "If the shell is invoked explicitly via shell=True, all whitespace and metacharacters must be quoted "
+                "to avoid shell injection vulnerabilities in subprocess calls. [1]",
+            ],
+        )
+    ]
+    messages = prompts.summary_messages(question, groups, focus="general, safety", key_terms=["subprocess", "shell"])
+    assert answer_text(messages[-1].content).startswith("If the shell is invoked explicitly")

@@ -29,6 +29,11 @@ _CHANGE_NOTE = re.compile(
     r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
 )
 _ADMONITION = re.compile(r"^(?:warning|caution|danger|important)\b\s*:?", re.I)
+_HARM = re.compile(
+    r"\b(?:secur\w*|insecure|injection|vulnerab\w*|untrusted|malicious\w*|attack\w*|arbitrary code|exploit\w*)\b",
+    re.I,
+)
+"""What a warning about harm says (a stronger cue than "never" or "note that")."""
 _ANAPHOR = re.compile(r"^(?:it|this|these|they|that|such|its|their)\b", re.I)
 _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
@@ -272,6 +277,8 @@ def answer_text(user: str) -> str:
         value = max(_share(key, claim), _share(asked[group], claim)) + (ANSWER_FIRST_BONUS if place == 0 else 0.0)
         if "safety" in focus and CAVEAT.search(line) and value > 0:
             value += 0.5
+            if _HARM.search(line):
+                value += 0.3  # "to avoid shell injection vulnerabilities" answers it; "never" alone may not
         kind = focus.split(",")[0].strip()
         if kind in ANSWER_CUES and ANSWER_CUES[kind].search(line) and value > 0:
             value += 0.15
@@ -300,7 +307,7 @@ def answer_text(user: str) -> str:
             words += len(line.split())
     chosen.sort(key=findings.index)
     if "safety" in focus:
-        chosen.sort(key=lambda line: not CAVEAT.search(line))
+        chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))
     return " ".join(chosen)
 
 
