@@ -3,6 +3,8 @@
 Run: ``.venv/bin/python -m bench.research_quality`` (the first run ingests the corpus, about 70-90 s
 on 2 cores; the 52 questions then take under a minute with today's engine). Options: ``--limit N``, ``--only ID``
 (repeatable), ``--show`` (print each report and the gold phrases it missed), ``--json PATH``,
+``--reranker minilm`` (passage vectors kept in the cached corpus: the first run encodes them,
+``--cold-vectors`` forgets them to measure that first run again),
 ``--timeout S`` per question, ``--max-minutes M`` for the whole run, ``--reindex``,
 ``--check-gold`` (verify every gold phrase occurs in the corpus, then exit).
 
@@ -503,9 +505,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--reranker",
         default="none",
-        help="deepr's re-ranker: none (default) or minilm (needs the embed extra; slow: seconds per question)",
+        help="deepr's re-ranker: none (default) or minilm (needs the embed extra; passage vectors are kept in "
+        "the cached corpus, so the first run encodes them (seconds per question) and later runs only the queries)",
+    )
+    p.add_argument(
+        "--cold-vectors",
+        action="store_true",
+        help="forget the passage vectors stored by earlier --reranker runs first (measures a first use)",
     )
     return p.parse_args(argv)
+
+
+def forget_vectors(db: Path) -> int:
+    """Drop the re-ranker's stored passage vectors from the cached corpus; returns how many went."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'passage_vectors'").fetchone():
+            return 0
+        return conn.execute("DELETE FROM passage_vectors").rowcount
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -525,6 +543,8 @@ def main(argv: list[str] | None = None) -> int:
     db = ready_corpus(folder, reindex=args.reindex)
     if args.check_gold:
         return check_gold(db, folder, questions)
+    if args.cold_vectors:
+        print(f"forgot {forget_vectors(db):,} stored passage vectors", file=sys.stderr)
 
     deadline = time.monotonic() + args.max_minutes * 60
     worker = Worker(db)

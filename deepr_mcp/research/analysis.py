@@ -25,7 +25,8 @@ _CODE = re.compile(
 )
 _SAFETY = re.compile(
     r"\b(safe(?:ly)?|secure(?:ly)?|security|untrusted|risks?|risky|dangers?|dangerous|pitfalls?|vulnerab\w*|"
-    r"attacks?|attackers?|injection|traversal|malicious|exploit\w*|avoid|sanitiz\w*|sanitis\w*|harmful)\b",
+    r"attacks?|attackers?|injection|traversal|malicious|exploit\w*|avoid|sanitiz\w*|sanitis\w*|harmful|"
+    r"watch out|look out|beware|careful|gotchas?)\b",
     re.I,
 )
 _VERSION = re.compile(
@@ -41,6 +42,13 @@ _HOW_TO = re.compile(
     r"\s+(?P<action>.+)$",
     re.I,
 )
+_PITFALL = re.compile(
+    r"^what (?:should|do|must|would) (?:i|you|we|one) (?:watch out|look out|be careful|beware|be aware|know|consider)"
+    r"(?: for| of| about)? (?:when|while|before|if) (?P<action>.+)$"
+    r"|^what are the (?:pitfalls|risks|dangers|gotchas|caveats) (?:of|when|in) (?P<action2>.+)$",
+    re.I,
+)
+"""A pitfall question: how to do something (often a gerund: "extracting a zip file") and what to beware of."""
 _COMPARE = [
     re.compile(r"^(?:what is |what are )?(?:the )?differences? between (?P<a>.+?) and (?P<b>.+)$", re.I),
     re.compile(r"^(?:how does|how do) (?P<a>.+?) (?:differ from|compare (?:to|with)) (?P<b>.+)$", re.I),
@@ -103,7 +111,7 @@ def _strip_article(text: str) -> str:
 
 _LEAD = re.compile(
     r"^(?:(?:how|what|why|when|where|who|which|is|are|was|were|does|do|did|can|could|should|would|it|there|"
-    r"to|the|a|an)\b\s*)+",
+    r"to|the|a|an|i|we|you|one)\b\s*)+",
     re.I,
 )
 
@@ -165,6 +173,12 @@ def analyse(question: str) -> QuestionAnalysis:
         analysis.entities = codes or ["the " + _strip_article(_topic_words(text))]
         analysis.topic = analysis.entities[0]
         return analysis
+    if match := _PITFALL.match(text):
+        analysis.type = "how_to"
+        analysis.safety = True
+        analysis.action = analysis.topic = (match.group("action") or match.group("action2")).strip()
+        analysis.entities = codes
+        return analysis
     if match := _HOW_TO.match(text):
         action = _SAFETY_ADVERBS.sub("", match.group("action")).strip()
         if concern := _CONCERN.search(action):
@@ -224,17 +238,21 @@ def _what_is(thing: str) -> str:
 def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
     """Grammatical sub-questions for the question's type; the question itself comes first."""
     first = analysis.question if analysis.question.endswith("?") else analysis.question.rstrip(".!") + "?"
-    out = analysis.clauses if len(analysis.clauses) > 1 else [first]  # a compound question by its parts
+    out = [first]
+    if len(analysis.clauses) > 1:  # a compound question by its parts, "it" in a later part named
+        out = [analysis.clauses[0], *(_resolve(c, analysis) for c in analysis.clauses[1:])]
     kind = analysis.type
     if kind == "how_to":
         act = analysis.action
-        out.append(f"Which functions or methods are used to {act}?")
+        gerund = act.split()[0].lower().endswith("ing") if act else False
+        when = act if gerund else f"you {act}"
+        out.append(f"Which functions or methods are used {'for' if gerund else 'to'} {act}?")
         if analysis.safety or analysis.concern:
-            out.append(f"What does the documentation warn about when you {act}?")
+            out.append(f"What does the documentation warn about when {when}?")
         if analysis.concern:
-            out.append(f"How can you protect against {analysis.concern} when you {act}?")
-        out.append(f"Which options or parameters change how you {act}?")
-        out.append(f"What example shows how to {act}?")
+            out.append(f"How can you protect against {analysis.concern} when {when}?")
+        out.append(f"Which options or parameters change how {when}?" if not gerund else f"Which options change {act}?")
+        out.append(f"What example shows {act}?" if gerund else f"What example shows how to {act}?")
     elif kind == "comparison":
         a, b = analysis.entities[:2]
         out += [_what_is(a), _what_is(b), f"How do {a} and {b} differ?", f"When should you use {a} rather than {b}?"]
@@ -263,6 +281,17 @@ def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
         thing = analysis.entities[0] if analysis.entities else analysis.topic
         out.insert(1, f"What risks or warnings are documented for {thing}?")
     return _distinct(out)[:limit]
+
+
+_PRONOUN = re.compile(r"\b(?:it|they|them|this|that)\b(?!\s+(?:is|are|was|were)\b\s+\w+ing)", re.I)
+
+
+def _resolve(clause: str, analysis: QuestionAnalysis) -> str:
+    """A later clause's "it" stands for what the question is about: "what does it do?" alone
+    retrieves nothing, "what does the walrus operator do?" does."""
+    if not analysis.entities or code_names(clause) or not _PRONOUN.search(clause):
+        return clause
+    return _PRONOUN.sub(analysis.entities[0], clause, count=1)
 
 
 def _distinct(questions: list[str]) -> list[str]:

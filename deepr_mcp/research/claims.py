@@ -89,3 +89,19 @@ def same_claim(a: str, b: str) -> bool:
         return True
     small = min(len(ta), len(tb))
     return small >= 4 and overlap / small >= 0.9  # one says all the other does, and a bit more
+
+
+def adds_nothing(new: str, old: str) -> bool:
+    """Whether ``new`` says nothing that ``old`` does not: a near-copy, or its terms nearly all in ``old``.
+
+    Unlike :func:`same_claim` this is one-way: a longer claim that holds a shorter one and more
+    ("There is new syntax := ... It is known as the walrus operator" against "the walrus operator
+    := assigns a variable") is not dropped for it.
+    """
+    if normalise(new) == normalise(old):
+        return True
+    tn, to = terms(new), terms(old)
+    if not tn or not to:
+        return False
+    overlap = len(tn & to)
+    return overlap / len(tn | to) >= DUPLICATE_THRESHOLD or (len(tn) >= 4 and overlap / len(tn) >= 0.9)

@@ -19,7 +19,7 @@ import anyio
 from deepr_mcp.errors import BudgetExceeded, DeeprError, InvalidInput
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
-from deepr_mcp.research.claims import SUPPORT_THRESHOLD, code_in, same_claim, support
+from deepr_mcp.research.claims import SUPPORT_THRESHOLD, adds_nothing, code_in, same_claim, support
 from deepr_mcp.research.models import EngineEvent, Finding, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.providers.base import Completion, Provider
 from deepr_mcp.research.report import beliefs_and_gaps, cite, partial_report, render_report
@@ -356,7 +356,7 @@ def verify_findings(
         if not cited:
             dropped.append(claim)
             continue
-        if any(same_claim(claim, f.claim) for f in findings):
+        if any(adds_nothing(claim, f.claim) for f in findings):
             continue
         if code is not None and not any(code_in(code, h.text) for h in cited):
             code = None  # code the passages do not hold is not quoted

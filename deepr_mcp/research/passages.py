@@ -73,9 +73,12 @@ class Corpus:
         self._db.execute("PRAGMA foreign_keys=ON")
         try:
             open_schema(self._db, path)
-            self._db.execute(
-                "INSERT INTO passages_fts(passages_fts, rank) VALUES ('rank', ?)", (f"bm25({LOCATION_WEIGHT}, 1.0)",)
-            )
+            rank = f"bm25({LOCATION_WEIGHT}, 1.0)"
+            # Written only when it differs: an FTS5 configuration write fails other connections' searches
+            # ("SQL logic error"), so a second process opening the corpus must not write it again.
+            row = self._db.execute("SELECT v FROM passages_fts_config WHERE k = 'rank'").fetchone()
+            if row is None or row[0] != rank:
+                self._db.execute("INSERT INTO passages_fts(passages_fts, rank) VALUES ('rank', ?)", (rank,))
         except BaseException:
             self._db.close()
             raise

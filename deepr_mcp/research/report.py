@@ -11,14 +11,14 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from deepr_mcp.research import prompts
-from deepr_mcp.research.claims import same_claim, units
+from deepr_mcp.research.claims import adds_nothing, same_claim, units
 from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState
 
 
 def new_sentences(claim: str, said: list[str]) -> str:
     """The sentences of ``claim`` that say something not already in ``said`` (all of them, or "")."""
     sentences = [u.text for u in units(claim) if u.text]
-    fresh = [s for s in sentences if not any(same_claim(s, old) for old in said)]
+    fresh = [s for s in sentences if not any(adds_nothing(s, old) for old in said)]
     return " ".join(fresh) if len(fresh) < len(sentences) else claim
 
 
@@ -33,7 +33,7 @@ def merge_duplicates(state: ResearchState) -> None:
     for sq in state.sub_questions:
         unique = []
         for finding in sq.findings:
-            twin = next((k for k in kept if same_claim(k.claim, finding.claim)), None)
+            twin = next((k for k in kept if adds_nothing(finding.claim, k.claim)), None)
             rest = new_sentences(finding.claim, said) if twin is None else ""
             if twin is None and rest:
                 finding.claim = rest
@@ -110,7 +110,7 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
         # a sub-question is shown when it adds findings or was never researched; covered and
         # unanswered ones are named in the plan and under Gaps, not as empty sections
         shown = [(f, new_sentences(f.claim, stated)) for f in sq.findings]
-        rest = [(f, text) for f, text in shown if text and not any(same_claim(f.claim, s) for s in stated)]
+        rest = [(f, text) for f, text in shown if text and not any(adds_nothing(f.claim, s) for s in stated)]
         if rest:
             out += [f"### {sq.text}", ""]
             for finding, text in rest:

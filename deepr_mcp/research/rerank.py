@@ -36,6 +36,8 @@ from deepr_mcp.errors import InvalidInput
 if TYPE_CHECKING:
     import numpy as np
 
+    from deepr_mcp.research.vectors import VectorStore
+
 __all__ = [
     "DEFAULT_WEIGHT",
     "RERANKERS",
@@ -160,11 +162,14 @@ class MiniLMReranker:
         """Load the model now (e.g. at server start, in a thread) instead of on the first query."""
         _load_model(self.quantized)
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Normalised embeddings, one row per text, from the cache where possible."""
+    def embed(self, texts: Sequence[str], store: VectorStore | None = None) -> np.ndarray:
+        """Normalised embeddings, one row per text, from the cache, then ``store``, where possible.
+
+        Texts encoded here are written to ``store`` (the corpus's vector table), so the next
+        process finds them too: a passage is encoded once, not once per query or per run.
+        """
         import numpy as np
 
-        model = _load_model(self.quantized)
         keys = [_text_key(t) for t in texts]
         with self._lock:
             found: dict[bytes, np.ndarray] = {}
@@ -176,8 +181,12 @@ class MiniLMReranker:
                 else:
                     self._cache.move_to_end(key)
                     found[key] = row
+            if missing and store is not None:
+                for key, row in store.get(list(missing)).items():
+                    found[key] = self._cache[key] = row
+                    del missing[key]
             if missing:
-                vectors = model.encode(
+                vectors = _load_model(self.quantized).encode(
                     list(missing.values()),
                     batch_size=self.batch_size,
                     normalize_embeddings=True,
@@ -186,20 +195,25 @@ class MiniLMReranker:
                 )
                 self.encoded += len(missing)
                 for key, row in zip(missing, vectors, strict=True):
-                    row = row.copy()  # a view would keep the whole batch's array alive in the cache
+                    # as stored (float16), so a score is the same whether its vector was just made or read back
+                    row = row.astype(np.float16).astype(np.float32)
                     found[key] = row
                     self._cache[key] = row
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+                if store is not None:
+                    store.put((key, found[key]) for key in missing)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
         if not keys:
             return np.zeros((0, 384), dtype=np.float32)
         return np.stack([found[k] for k in keys])
 
-    def scores(self, query: str, texts: Sequence[str]) -> list[float]:
+    def scores(self, query: str, texts: Sequence[str], store: VectorStore | None = None) -> list[float]:
+        """Cosine of each text to the query; passages come from ``store`` when it has them."""
         if not texts:
             return []
-        vectors = self.embed([query, *texts])
-        return [float(x) for x in vectors[1:] @ vectors[0]]
+        passages = self.embed(texts, store)
+        question = self.embed([query])
+        return [float(x) for x in passages @ question[0]]
 
 
 def min_max(values: Sequence[float]) -> list[float]:

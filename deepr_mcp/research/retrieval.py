@@ -15,6 +15,7 @@ against "files are created outside of path") and returns five near-copies of one
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -25,12 +26,15 @@ from typing import Protocol
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
 from deepr_mcp.research.terms import GENERIC
-from deepr_mcp.text.tokenizer import tokenize
+from deepr_mcp.research.vectors import VectorStore, passage_text
+from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
 POOL_PER_QUERY = 60
 FEEDBACK_DOCS = 5
 FEEDBACK_TERMS = 6
 MMR_LAMBDA = 0.72
+RERANK_DEPTH = 30
+"""Candidates the embedding re-ranker sees: the BM25 top this many (vectors are cached in the corpus)."""
 CAVEAT = re.compile(
     r"\b(warning|caution|danger\w*|never|must not|should not|do not|don't|not safe|unsafe|insecure|untrusted|"
     r"malicious|security|vulnerab\w*|outside of|attack\w*|deprecated|note that|be careful|avoid)\b",
@@ -115,7 +119,10 @@ def _terms(text: str) -> Counter[str]:
 
 def key_terms(analysis: QuestionAnalysis) -> list[str]:
     """The whole question's content terms (stemmed), entities first; template words left out."""
-    words = " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.question])
+    if analysis.type == "definition":  # "what does EAFP mean?": the rest of the question only asks for a definition
+        words = " ".join([*analysis.entities, analysis.topic])
+    else:
+        words = " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.question])
     seen: dict[str, None] = {}
     for term in tokenize(words):
         if term not in GENERIC:
@@ -133,6 +140,7 @@ class Retriever:
         self._cue: re.Pattern[str] | None = None
         self.reranker = reranker if reranker is not None and reranker.name != "none" else None
         self.rerank_weight = rerank_weight
+        self._store: VectorStore | None = None
 
     def retrieve(self, sub_question: str, analysis: QuestionAnalysis, k: int) -> Evidence:
         """The ``k`` passages that best answer ``sub_question`` within ``analysis``'s question."""
@@ -140,7 +148,11 @@ class Retriever:
         self._remember_spelling(" ".join([sub_question, analysis.question, *analysis.entities, analysis.action]))
         self._named = {t for e in analysis.entities for t in tokenize(e)}
         safety = is_safety_sub_question(sub_question, analysis)
-        pool = self._pool(sub_question, analysis, safety)
+        joined = self._compounds(f"{sub_question} {analysis.question}")
+        for word in joined:
+            for term in tokenize(word):
+                weights[term] = max(weights.get(term, 0.0), WEIGHT_SUB_QUESTION)
+        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety)
         if not pool:
             return Evidence([], [])
         version = analysis.type == "version"
@@ -155,10 +167,29 @@ class Retriever:
                     pool[p.id] = self._candidate(p)
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
             self._score(pool, weights, safety, version)
-        ranked = sorted(pool.values(), key=lambda c: -c.score)[: max(3 * k, 12)]
+        ranked = sorted(pool.values(), key=lambda c: -c.score)
         if self.reranker is not None:
+            ranked = ranked[: max(RERANK_DEPTH, 3 * k)]
             self._rerank(sub_question, ranked)
+        ranked = ranked[: max(3 * k, 12)]
         return Evidence([c.passage for c in mmr(ranked, k)], feedback)
+
+    def _compounds(self, text: str) -> list[str]:
+        """Two adjacent words written as one where the corpus has that word ("context manager" ->
+        "contextmanager", "time out" -> "timeout"): documentation names things in identifiers."""
+        counter = getattr(self.corpus, "document_frequency", None)
+        if counter is None:
+            return []
+        words = [w.lower() for w in re.findall(r"[^\W_]+", text)]
+        found: list[str] = []
+        for a, b in itertools.pairwise(words):
+            if a in STOP_WORDS or b in STOP_WORDS or len(a) < 3 or len(b) < 3:
+                continue
+            word = a + b
+            if word not in found and counter(word) > 0:
+                found.append(word)
+                self._spelling.setdefault(tokenize(word)[0], word)
+        return found
 
     def _remember_spelling(self, text: str) -> None:
         """A word as written for each stem, so the corpus can count it with its own tokenizer."""
@@ -210,10 +241,13 @@ class Retriever:
         for term in key_terms(analysis):
             weights[term] = question_weight
         topic = set(tokenize(analysis.topic))
+        defined = {t for e in analysis.entities[:1] for t in tokenize(e)} if analysis.type == "definition" else set()
         for term in tokenize(sub_question):
             # what the sub-question asks about its topic ("fail" in "why did the cable fail") leads
             weight = WEIGHT_SUB_QUESTION if term in topic else WEIGHT_SUB_QUESTION * 1.5
-            weights[term] = 0.3 if term in GENERIC else max(weights.get(term, 0), weight)
+            if term in GENERIC or (defined and term not in defined):
+                weight = 0.3  # "mean" in "what does EAFP mean?" asks for a definition; it is not the subject
+            weights[term] = max(weights.get(term, 0), weight) if weight > 0.3 else weight
         return weights
 
     def _score(
@@ -244,11 +278,13 @@ class Retriever:
                 score *= 1.3
             if self._cue is not None and self._cue.search(candidate.passage.text):
                 score *= CUE_BOOST
-            if length < 12:
+            core = candidate.section - COMMON - GENERIC  # "Bytearray Objects" is about bytearray
+            is_named = bool(named and core and core <= named)
+            if length < 12 and not is_named:
                 score *= 0.6  # a heading or a one-line fragment rarely answers anything
             if candidate.lead and candidate.title & weights.keys():
                 score *= LEAD_BOOST
-            if named and candidate.section and candidate.section <= named:
+            if is_named:
                 score *= NAMED_BOOST
             raw.append(score)
         top = max(raw, default=0.0) or 1.0
@@ -291,9 +327,22 @@ class Retriever:
         scored.sort(reverse=True)
         return [words.get(t, t) for _, t in scored[:FEEDBACK_TERMS] if t in words]
 
+    def _vector_store(self) -> VectorStore | None:
+        """The corpus's table of passage vectors, when the re-ranker can use one and the corpus is a file."""
+        if self._store is None and getattr(self.reranker, "embed", None) is not None:
+            path = getattr(self.corpus, "path", None)
+            if path is not None:
+                self._store = VectorStore(path, f"{self.reranker.name}-{getattr(self.reranker, 'quantized', False)}")
+        return self._store
+
     def _rerank(self, query: str, ranked: list[Candidate]) -> None:
         assert self.reranker is not None
-        meaning = self.reranker.scores(query, [f"{c.passage.location}\n{c.passage.text}" for c in ranked])
+        texts = [passage_text(c.passage.location, c.passage.text) for c in ranked]
+        store = self._vector_store()
+        if store is not None:
+            meaning = self.reranker.scores(query, texts, store)  # type: ignore[call-arg]
+        else:
+            meaning = self.reranker.scores(query, texts)
         lexical = [c.score for c in ranked]
         for candidate, blended in zip(ranked, blend(lexical, meaning, self.rerank_weight), strict=True):
             candidate.score = blended

@@ -77,3 +77,39 @@ def test_compound_questions_are_planned_by_their_parts() -> None:
 def test_odd_input_never_fails(question: str) -> None:
     analysis = analyse(question)
     assert isinstance(sub_questions(analysis, 3), list)
+
+
+@pytest.mark.parametrize(
+    ("question", "action"),
+    [
+        (
+            "What should I watch out for when extracting a zip file from the internet?",
+            "extracting a zip file from the internet",
+        ),
+        ("What are the pitfalls of using threads with fork?", "using threads with fork"),
+        ("What do I need to consider before deleting a directory tree?", None),
+    ],
+)
+def test_pitfall_questions_are_how_tos_that_surface_warnings(question: str, action: str | None) -> None:
+    analysis = analyse(question)
+    if action is None:  # not a pitfall phrasing the analysis knows: it stays general, and no error
+        assert analysis.type in ("general", "how_to")
+        return
+    assert (analysis.type, analysis.safety, analysis.action) == ("how_to", True, action)
+    planned = sub_questions(analysis, 5)
+    assert f"What does the documentation warn about when {action}?" in planned
+    for q in planned[1:]:  # the gerund is kept grammatical: never "when you extracting"
+        assert " you " + action.split()[0] not in q and " to " + action.split()[0] not in q, q
+
+
+def test_a_later_clause_names_what_it_refers_to() -> None:
+    planned = sub_questions(analyse("In which version was the walrus operator added and what does it do?"), 5)
+    assert planned[:2] == ["In which version was the walrus operator added?", "What does the walrus operator do?"]
+    # a clause that names its own subject is left alone
+    planned = sub_questions(analyse("What is asyncio.run() and what does asyncio.gather() return?"), 5)
+    assert "What does asyncio.gather() return?" in planned
+
+
+def test_general_topics_do_not_start_with_the_asker() -> None:
+    planned = sub_questions(analyse("What should I know about the GIL?"), 5)
+    assert all(" I " not in q for q in planned[1:]), planned

@@ -35,3 +35,17 @@ def test_near_duplicates_are_one_claim() -> None:
     assert same_claim(a, "Warning: never extract archives from untrusted sources without prior inspection first.")
     assert not same_claim(a, "The tarfile module makes it possible to read and write tar archives.")
     assert normalise("``Foo``  \u2019bar\u2019 **baz**") == "foo 'bar' baz"
+
+
+def test_adds_nothing_is_one_way() -> None:
+    from deepr_mcp.research.claims import adds_nothing
+
+    short = "The walrus operator := assigns a variable in an expression."
+    longer = (
+        "There is new syntax := that assigns values to variables as part of a larger expression. "
+        "It is affectionately known as the walrus operator."
+    )
+    assert same_claim(short, longer)  # the symmetric test calls them one claim...
+    assert not adds_nothing(longer, short)  # ...but the longer one says more, so it is kept
+    assert adds_nothing(short, longer)
+    assert adds_nothing("Only unpickle data you trust.", "only unpickle data you trust")

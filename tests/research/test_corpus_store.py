@@ -136,3 +136,17 @@ def _tiny_pdf(pages: list[str]) -> bytes:
     out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
     out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     return out
+
+
+def test_a_second_connection_opening_the_corpus_does_not_break_searches_of_the_first(tmp_path: Path) -> None:
+    """A CLI `corpus search` beside a running server: opening the corpus used to rewrite FTS5's
+    rank setting, and every search of the other connection then failed with "SQL logic error"."""
+    first = Corpus(tmp_path / "corpus.db")
+    try:
+        first.add_texts("notes", [f"tar archive {i} extracts files into a directory" for i in range(20)])
+        assert first.search("tar archive", 5)
+        for _ in range(5):
+            Corpus(tmp_path / "corpus.db").close()
+            assert len(first.search("tar archive", 5)) == 5
+    finally:
+        first.close()

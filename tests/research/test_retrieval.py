@@ -75,3 +75,38 @@ def test_mmr_edges() -> None:
 def test_empty_corpus_gives_no_evidence(tmp_path: Path) -> None:
     analysis = analyse("What is a context variable?")
     assert Retriever(Corpus(tmp_path / "empty.db")).retrieve(analysis.question, analysis, 3).passages == []
+
+
+def test_two_question_words_are_also_searched_as_the_identifier_the_corpus_writes(tmp_path: Path) -> None:
+    (tmp_path / "csv.md").write_text(
+        "# csv\n\n## csv.reader\n\nReturn a reader object which will iterate over lines in the given csvfile.\n\n"
+        "## csv.writer\n\nReturn a writer object that converts data into delimited strings.\n\n"
+        "## Dialects\n\nA dialect describes rows, fields and quoting of a file in CSV format.\n\n"
+        "## Sniffer\n\nThe Sniffer reads a sample of a file and guesses the format of its rows.\n\n"
+        "## Rows\n\nEach row read from the file is returned as a list of strings.\n\n"
+        "## Writing\n\nRows are written to the file one by one with writerow.\n"
+    )
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path / "csv.md")
+    retriever = Retriever(corpus)
+    assert retriever._compounds("How do I read rows from a CSV file?") == ["csvfile"]
+    assert retriever._compounds("How do I open a zip archive?") == []  # no such word in this corpus
+    analysis = analyse("How do I read rows from a CSV file?")
+    evidence = retriever.retrieve(analysis.question, analysis, 3)
+    assert "csv > csv.reader" in [p.location for p in evidence.passages]
+    retriever._compounds = lambda text: []  # type: ignore[method-assign]  # without the joined word
+    evidence = retriever.retrieve(analysis.question, analysis, 3)
+    assert "csv > csv.reader" not in [p.location for p in evidence.passages]
+
+
+def test_a_definition_question_weighs_the_defined_term_not_its_question_words(tmp_path: Path) -> None:
+    (tmp_path / "docs.md").write_text(
+        "# Glossary\n\n## EAFP\n\nEasier to ask for forgiveness than permission: assume keys exist and catch "
+        "exceptions.\n\n# statistics\n\n## mean\n\nThe mean of the data; the mean is the sum divided by the count, "
+        "the arithmetic mean.\n"
+    )
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path / "docs.md")
+    analysis = analyse("What does EAFP mean?")
+    evidence = Retriever(corpus).retrieve(analysis.question, analysis, 1)
+    assert evidence.passages[0].text.startswith("Easier to ask")

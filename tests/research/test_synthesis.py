@@ -110,3 +110,61 @@ async def test_local_report_answers_first_quotes_code_and_never_repeats(corpus: 
             claim = re.sub(r"\s*\[\d+\]", "", line[2:])
             for n in numbers:
                 assert support(claim, corpus.passage(by_number[int(n)]).text) >= 0.8, (claim, n)
+
+
+def _findings(sub_question: str, passages: list[tuple[int, str, str]], focus: str, key: list[str]) -> str:
+    from deepr_mcp.research.providers.local import findings_text
+
+    messages = prompts.findings_messages(
+        sub_question, passages, question=sub_question, focus=focus, key_terms=key, related=[], known=[]
+    )
+    return findings_text(messages[-1].content)
+
+
+def test_a_warning_is_quoted_whole_and_never_glued_onto_the_sentence_before() -> None:
+    text = (
+        "Pickling is alternatively known as serialization or flattening. Warning: The pickle module is not "
+        "secure. Only unpickle data you trust. It is possible to construct malicious pickle data."
+    )
+    out = _findings(
+        "Is it safe to unpickle data from an untrusted source?",
+        [(1, "pickle.html, pickle", text)],
+        "how_to, safety",
+        ["unpickle", "data", "untrusted"],
+    )
+    assert "- Warning: The pickle module is not secure. Only unpickle data you trust. [1]" in out.splitlines()
+
+
+def test_a_sentence_opening_with_it_takes_in_the_one_it_refers_to() -> None:
+    text = "Python 3.8 adds new syntax for assignments inside larger expressions. It is known as the walrus operator."
+    out = _findings("What is the walrus operator?", [(1, "whatsnew.html, News", text)], "definition", ["walrus"])
+    assert "- Python 3.8 adds new syntax for assignments inside larger expressions. It is known as the walrus" in out
+
+
+def test_a_sentence_sharing_nothing_with_the_question_is_not_a_finding() -> None:
+    passages = [
+        (1, "pickle.html, pickle", "Never unpickle data received from an untrusted source. It is a security risk."),
+        (2, "multiprocessing.html, Authentication keys", "An authentication key is a byte string like a password."),
+    ]
+    out = _findings(
+        "Is it safe to unpickle data from an untrusted source?", passages, "how_to, safety", ["unpickle", "untrusted"]
+    )
+    assert "[1]" in out and "authentication key" not in out
+
+
+def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> None:
+    from deepr_mcp.research.providers.local import answer_text
+
+    question = "What are the risks of calling subprocess with shell=True?"
+    groups = [
+        (
+            question,
+            [
+                "Unlike some other popen functions, this implementation will never implicitly call a system shell. [1]",
+                "If the shell is invoked explicitly via shell=True, all whitespace and metacharacters must be quoted "
+                "to avoid shell injection vulnerabilities in subprocess calls. [1]",
+            ],
+        )
+    ]
+    messages = prompts.summary_messages(question, groups, focus="general, safety", key_terms=["subprocess", "shell"])
+    assert answer_text(messages[-1].content).startswith("If the shell is invoked explicitly")

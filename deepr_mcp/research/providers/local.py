@@ -15,7 +15,7 @@ import re
 
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
-from deepr_mcp.research.claims import Unit, same_claim, units
+from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
 from deepr_mcp.research.terms import GENERIC, terms
@@ -28,6 +28,13 @@ _VERSION_NOTE = re.compile(r"^(?:changed in version|new in version|deprecated si
 _CHANGE_NOTE = re.compile(
     r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
 )
+_ADMONITION = re.compile(r"^(?:warning|caution|danger|important)\b\s*:?", re.I)
+_HARM = re.compile(
+    r"\b(?:secur\w*|insecure|injection|vulnerab\w*|untrusted|malicious\w*|attack\w*|arbitrary code|exploit\w*)\b",
+    re.I,
+)
+"""What a warning about harm says (a stronger cue than "never" or "note that")."""
+_ANAPHOR = re.compile(r"^(?:it|this|these|they|that|such|its|their)\b", re.I)
 _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
 CUE_BONUS = 0.15
@@ -126,19 +133,23 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         "key": _stems(brief.get("Key terms", "")),
         "related": _stems(brief.get("Related terms", "")),
     }
+    focus = brief.get("Focus", "")
+    if focus.startswith("definition") and want["sub"] & want["key"]:
+        # "What does EAFP mean?": "mean" asks for a definition, it is not what is defined
+        want["sub"] &= want["key"]
     everything = want["sub"] | want["key"]
     if not everything:
         return []
-    focus = brief.get("Focus", "")
     held = [terms(f"{location} {text}") for _, location, text in passages]
     idf = {t: math.log(1 + len(held) / (1 + sum(t in h for h in held))) + 0.1 for t in everything}
     known = _KNOWN.findall(user.split("\n\nPassages:\n", 1)[0])
     scored: list[tuple[float, int, int, Unit, int]] = []
     by_passage: dict[int, list[tuple[Unit, float]]] = {}
+    headed = {number: terms(location.split(", ", 1)[-1]) for number, location, _ in passages}
     for rank, (number, location, text) in enumerate(passages):
         cover = _share(everything, held[rank], idf)
         about = _section_names_subject(location, everything)
-        for unit in units(text):
+        for unit in whole_warnings(units(text)):
             if not unit.text or (len(unit.text) < MIN_SENTENCE_CHARS and not unit.code):
                 continue
             value = score_unit(unit, rank, cover, want, focus, idf)
@@ -155,8 +166,35 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         if (number, unit.index) in taken or any(same_claim(unit.text, k) for k in known):
             continue
         merged = _with_neighbour(unit, value, by_passage[number], taken, number)
-        if not any(same_claim(merged.text, u.text) for u, _, _ in out):
+        if not merged.code and not (terms(merged.text) | headed[number]) & everything:
+            continue  # neither it nor its heading says anything of what is asked: filler
+        if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
             out.append((merged, number, value))
+    return out
+
+
+def whole_warnings(found: list[Unit]) -> list[Unit]:
+    """A warning with the sentence after it, as one unit: "Warning: The pickle module is not secure.
+    Only unpickle data you trust." is one statement, scored and quoted whole."""
+    out: list[Unit] = []
+    skip = False
+    for i, unit in enumerate(found):
+        if skip:
+            skip = False
+            continue
+        after = found[i + 1] if i + 1 < len(found) else None
+        if (
+            _ADMONITION.match(unit.text)
+            and unit.code is None
+            and after is not None
+            and after.text
+            and not _ADMONITION.match(after.text)
+            and len(unit.text) + len(after.text) <= MAX_CLAIM_CHARS
+        ):
+            out.append(Unit(f"{unit.text} {after.text}", after.code, unit.index))
+            skip = True
+        else:
+            out.append(unit)
     return out
 
 
@@ -166,10 +204,17 @@ def _with_neighbour(
     taken.add((number, unit.index))
     if unit.code:
         return unit
+    for other, _ in siblings if _ANAPHOR.match(unit.text) else ():
+        if other.index == unit.index - 1 and other.code is None and (number, other.index) not in taken:
+            # "It is known as the walrus operator" says nothing alone: take in what "it" is
+            if len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS:
+                taken.add((number, other.index))
+                return Unit(f"{other.text} {unit.text}", None, other.index)
     for other, other_value in siblings:
         if (
             abs(other.index - unit.index) == 1
             and other.code is None
+            and not _ADMONITION.match(other.text)  # a warning is a claim of its own, read whole
             and other_value >= NEIGHBOUR_SHARE * value
             and (number, other.index) not in taken
             and len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS
@@ -232,6 +277,8 @@ def answer_text(user: str) -> str:
         value = max(_share(key, claim), _share(asked[group], claim)) + (ANSWER_FIRST_BONUS if place == 0 else 0.0)
         if "safety" in focus and CAVEAT.search(line) and value > 0:
             value += 0.5
+            if _HARM.search(line):
+                value += 0.3  # "to avoid shell injection vulnerabilities" answers it; "never" alone may not
         kind = focus.split(",")[0].strip()
         if kind in ANSWER_CUES and ANSWER_CUES[kind].search(line) and value > 0:
             value += 0.15
@@ -260,7 +307,7 @@ def answer_text(user: str) -> str:
             words += len(line.split())
     chosen.sort(key=findings.index)
     if "safety" in focus:
-        chosen.sort(key=lambda line: not CAVEAT.search(line))
+        chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))
     return " ".join(chosen)
 
 
