@@ -20,6 +20,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
 from deepr_mcp.app.connections import ConnectionRegistry
 from deepr_mcp.app.surface import Surface
+from deepr_mcp.auth.access import Access
 from deepr_mcp.config import Settings
 from deepr_mcp.elicitation.handler import ElicitationHandler
 from deepr_mcp.experts.feeding import FeedExperts
@@ -125,6 +126,7 @@ class Root:
             self.connections.get,
             lambda uri: [s.connection_id for s in self.notifier.subscribers_of(uri)],
             timeout_s=settings.budget.timeout_s,
+            principal_of=self.connections.principal_of,
         )
         self.jobs = await stack.enter_async_context(
             JobManager(
@@ -166,6 +168,10 @@ class Root:
             web=WebAccess(settings, web_http),
             ensure_sample_corpus=sample_corpus,
         )
+        self.access = Access(self.store, self.experts)
+        self.gateway.authorize = lambda ctx, spec, arguments: self.access.authorize(
+            ctx.principal, spec.name, spec.scope, spec.ownership, arguments
+        )
         self.surface = Surface(
             tools=self.tools,
             gateway=self.gateway,
@@ -173,4 +179,5 @@ class Root:
             notifier=self.notifier,
             connections=self.connections,
             spawn=spawn,
+            access=self.access,
         )

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepr_mcp.auth.principals import LOCAL, Principal
 from deepr_mcp.config import Settings
 from deepr_mcp.experts.store import ExpertStore
 from deepr_mcp.gateway.registry import ToolRegistry
@@ -57,6 +58,8 @@ class ToolContext:
     """Sends ``notifications/progress`` when the caller gave a ``progressToken``; otherwise a no-op."""
     connection_state: dict[str, Any] = field(default_factory=dict)
     """Scratch state that lives as long as the connection (empty and short-lived on 2026-07-28)."""
+    principal: Principal = LOCAL
+    """Who is calling (stdio and token-less loopback HTTP: the local principal with every scope)."""
     later_progress: ProgressFn | None = None
     """Progress for the caller's ``progressToken`` that may outlive this request (a background
     campaign reporting to the connection that started it); ``None`` without a token or connection."""

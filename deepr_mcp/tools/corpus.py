@@ -28,6 +28,7 @@ class AddInput(Strict):
     "unchanged files are skipped, changed ones replaced.",
     AddInput,
     category="corpus",
+    scope="research",
 )
 async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
     add = functools.partial(ctx.services.corpus.add_path, args.path, exclude=args.exclude)
@@ -54,6 +55,7 @@ class SearchInput(Strict):
     "Search the research corpus for passages (bm25 ranking) with their source file and heading or page.",
     SearchInput,
     category="corpus",
+    scope="read",
 )
 async def corpus_search(ctx: ToolContext, args: SearchInput) -> dict[str, Any]:
     await ctx.services.ensure_sample_corpus()
@@ -76,6 +78,7 @@ class ListInput(Strict):
     "List the documents in the research corpus with their passage counts and sizes.",
     ListInput,
     category="corpus",
+    scope="read",
 )
 async def corpus_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     docs = await anyio.to_thread.run_sync(ctx.services.corpus.documents)
@@ -98,6 +101,7 @@ class RemoveInput(Strict):
     "Remove a document and its passages from the research corpus.",
     RemoveInput,
     category="corpus",
+    scope="admin",
 )
 async def corpus_remove(ctx: ToolContext, args: RemoveInput) -> dict[str, Any]:
     removed = await anyio.to_thread.run_sync(ctx.services.corpus.remove, args.path)
@@ -113,6 +117,7 @@ class PassageInput(Strict):
     "Show the full text of one cited passage by its id, with its source file and location.",
     PassageInput,
     category="corpus",
+    scope="read",
 )
 async def corpus_passage(ctx: ToolContext, args: PassageInput) -> dict[str, Any]:
     p = await anyio.to_thread.run_sync(ctx.services.corpus.passage, args.passage_id)

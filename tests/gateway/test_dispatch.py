@@ -21,7 +21,7 @@ class EchoInput(BaseModel):
 seen: list[Any] = []
 
 
-@define_tool("echo_word", "Echo a word back.", EchoInput, category="test")
+@define_tool("echo_word", "Echo a word back.", EchoInput, category="test", scope="read")
 async def echo_word(ctx: Any, args: EchoInput) -> dict[str, Any]:
     seen.append(ctx)
     if args.word == "missing":
