@@ -115,3 +115,32 @@ async def test_templates_and_lists_need_read(data_dir: Path) -> None:
             ok, text = await attempt(writer, "campaign_list", {})
             assert not ok and "tool campaign_list needs scope 'read'" in text
             assert structured(await writer.call_tool("tool_search", {"query": "share a campaign"}))["hits"]
+
+
+async def test_a_budget_decision_records_the_principal_that_made_it(data_dir: Path) -> None:
+    from tests.support import TINY_BUDGET, Human, accept, fake_llm, priced
+
+    async with fake_llm() as llm, principal_server(data_dir, **priced(llm.url)) as (_, base):
+        async with as_principal(base, "researcher") as owner, as_principal(base, "approver") as approver:
+            cid = (await call(owner, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
+            await call(owner, "campaign_share", {"campaign_id": cid, "principals": ["approver"]})
+            await call(owner, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 30})
+            ok, text = await attempt(owner, "budget_decide", {"campaign_id": cid, "decision": "abort"})
+            assert not ok and "needs scope 'approve'" in text
+            await call(approver, "budget_decide", {"campaign_id": cid, "decision": "approve_override", "new_budget": 1})
+            decision = (await call(owner, "budget_get", {"campaign_id": cid}))["decisions"][0]
+            assert (decision["principal"], decision["channel"]) == ("approver", "budget_decide")
+        # 2026-07-28: only a principal that may approve is put the question; its answer is recorded as its own.
+        human = Human(accept(decision="abort"))
+        async with (
+            as_principal(base, "researcher", "modern", elicitation_callback=human) as owner,
+            as_principal(base, "approver", "modern", elicitation_callback=human) as approver,
+        ):
+            cid = (await call(owner, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
+            await call(owner, "campaign_share", {"campaign_id": cid, "principals": ["approver"]})
+            pending = await call(owner, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 30})
+            assert pending["decision_pending"] and not human.asked  # the researcher cannot approve
+            await call(approver, "campaign_status", {"campaign_id": cid})
+            assert len(human.asked) == 1
+            decision = (await call(owner, "budget_get", {"campaign_id": cid}))["decisions"][0]
+            assert (decision["principal"], decision["channel"]) == ("approver", "input_required")
