@@ -77,6 +77,9 @@ class Root:
         await self._open_fanout(stack)
         web_http = await self._open_http(stack)
         background = await stack.enter_async_context(anyio.create_task_group())
+        # Closing cancels what was spawned (task watchers follow a campaign until it ends, which
+        # never happens once the job manager is closed): without it, shutdown waits forever.
+        stack.callback(background.cancel_scope.cancel)
         await self._open_jobs(stack, background.start_soon, web_http)
 
     def _open_stores(self, stack: AsyncExitStack) -> None:
