@@ -114,7 +114,8 @@ async def test_templates_and_lists_need_read(data_dir: Path) -> None:
                 await writer.list_resources()
             ok, text = await attempt(writer, "campaign_list", {})
             assert not ok and "tool campaign_list needs scope 'read'" in text
-            assert structured(await writer.call_tool("tool_search", {"query": "share a campaign"}))["hits"]
+            hits = structured(await writer.call_tool("tool_search", {"query": "share a campaign"}))["hits"]
+            assert hits[0]["name"] == "campaign_share"
 
 
 async def test_a_budget_decision_records_the_principal_that_made_it(data_dir: Path) -> None:
