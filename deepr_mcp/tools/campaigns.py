@@ -264,8 +264,8 @@ class ShareInput(CampaignRef):
 
 @define_tool(
     "campaign_share",
-    'Share a campaign you own with other principals (or "all") so their agents can list, read, subscribe to '
-    "and wait on it, and steer it within their own scopes (e.g. an approver answers its budget questions).",
+    'Share a campaign you own with other principals (or "all") so the agents of a team can list, read, '
+    "subscribe to and wait on it, and steer it within their own scopes: an approver answers its budget questions.",
     ShareInput,
     category="campaign",
     scope="research",
