@@ -195,6 +195,11 @@ QUERIES: dict[str, list[str]] = {
         "delete a knowledge base",
         "get rid of a specialist I no longer need",
     ],
+    "campaign_share": [
+        "share a campaign with another agent",
+        "let the other agents of my team see this research",
+        "give other principals access to the campaign",
+    ],
     "campaign_delete": [
         "remove an old finished research job",
         "delete the campaign and its files",

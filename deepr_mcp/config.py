@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from deepr_mcp.errors import InvalidInput
@@ -152,6 +152,63 @@ class ResearchSettings(BaseModel):
     )
 
 
+MIN_TOKEN_CHARS = 16
+ScopeName = Literal["read", "research", "approve", "admin"]
+
+
+def _token_or_none(value: Any) -> Any:
+    """A blank or whitespace-only token is no token (``DEEPR_AUTH_TOKEN="$UNSET_VAR"`` must not open the door)."""
+    raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    if isinstance(raw, str) and len(raw.strip()) < MIN_TOKEN_CHARS:
+        raise ValueError(
+            f"a token must be at least {MIN_TOKEN_CHARS} characters (got {len(raw.strip())}); "
+            "generate one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    return raw.strip() if isinstance(raw, str) else value
+
+
+class PrincipalSettings(BaseModel):
+    """One ``[[auth.principals]]`` entry: who a bearer token stands for and what it may do."""
+
+    model_config = {"extra": "forbid"}
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")
+    token: SecretStr | None = None
+    token_sha256: str | None = Field(None, description="Hex SHA-256 of the token, instead of the token itself")
+    scopes: list[ScopeName] = Field(default_factory=lambda: ["read"])
+
+    _token = field_validator("token", mode="before")(classmethod(lambda cls, v: _token_or_none(v)))
+
+    @field_validator("token_sha256")
+    @classmethod
+    def _hex(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip().lower()
+        if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+            raise ValueError("token_sha256 must be 64 hex digits (sha256sum of the token)")
+        return value
+
+    @model_validator(mode="after")
+    def _one_secret(self) -> PrincipalSettings:
+        if (self.token is None) == (self.token_sha256 is None):
+            raise ValueError(f"principal {self.name!r} needs exactly one of token or token_sha256")
+        return self
+
+
+class AuthSettings(BaseModel):
+    principals: list[PrincipalSettings] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> AuthSettings:
+        names = [p.name for p in self.principals]
+        dupes = sorted({n for n in names if names.count(n) > 1} | ({"local", "owner"} & set(names)))
+        if dupes:
+            raise ValueError(f"principal names must be unique and not 'local' or 'owner' (reserved): {dupes}")
+        return self
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="DEEPR_",
@@ -162,7 +219,8 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Field(default_factory=default_data_dir)
-    auth_token: SecretStr | None = None
+    auth_token: SecretStr | None = Field(None, description="One token for one principal 'owner' with all scopes")
+    auth: AuthSettings = Field(default_factory=AuthSettings)
     provider: ProviderName = "local"
     event_loop: Literal["auto", "asyncio", "uvloop"] = Field(
         "auto", description="The server's event loop; auto = uvloop when installed (about 20% less CPU per push)"
@@ -179,6 +237,8 @@ class Settings(BaseSettings):
     web: WebSettings = Field(default_factory=WebSettings)
     subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
+
+    _auth_token = field_validator("auth_token", mode="before")(classmethod(lambda cls, v: _token_or_none(v)))
 
     @field_validator("data_dir")
     @classmethod

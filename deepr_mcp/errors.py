@@ -11,6 +11,7 @@ __all__ = [
     "BudgetExceeded",
     "Conflict",
     "DeeprError",
+    "Forbidden",
     "InvalidInput",
     "NotFound",
     "PathRejected",
@@ -39,6 +40,12 @@ class NotFound(DeeprError):
     """A named thing (tool, campaign, expert, file, resource) does not exist."""
 
     code = "not_found"
+
+
+class Forbidden(DeeprError):
+    """The caller's principal lacks a scope or does not own (and was not shared) the record; says which."""
+
+    code = "forbidden"
 
 
 class Conflict(DeeprError):

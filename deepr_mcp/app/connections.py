@@ -16,6 +16,8 @@ from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from deepr_mcp.auth.principals import LOCAL, Principal
+
 _ID_KEY = "deepr.connection_id"
 
 
@@ -58,11 +60,18 @@ class ConnectionRegistry:
 
     def __init__(self) -> None:
         self._connections: dict[str, Connection] = {}
+        self._principals: dict[str, Principal] = {}
 
-    def register(self, connection_id: str, connection: Connection) -> None:
+    def register(self, connection_id: str, connection: Connection, principal: Principal = LOCAL) -> None:
+        """A connection and the principal that opened it (the SDK binds a session to its credential)."""
         if connection_id not in self._connections:
             self._connections[connection_id] = connection
+            self._principals[connection_id] = principal
+            connection.exit_stack.callback(self._principals.pop, connection_id, None)
             connection.exit_stack.callback(self._connections.pop, connection_id, None)
+
+    def principal_of(self, connection_id: str) -> Principal | None:
+        return self._principals.get(connection_id)
 
     def get(self, connection_id: str | None) -> Connection | None:
         return self._connections.get(connection_id) if connection_id else None

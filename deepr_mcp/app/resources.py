@@ -20,6 +20,8 @@ from mcp_types import INVALID_PARAMS
 
 from deepr_mcp.app.connections import connection_id, connection_of, is_modern
 from deepr_mcp.app.surface import Surface
+from deepr_mcp.auth.access import require_scope, visible_to
+from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.errors import DeeprError, InvalidInput, NotFound
 from deepr_mcp.experts.models import Expert
 from deepr_mcp.jobs import views
@@ -78,7 +80,15 @@ class ResourceHandlers:
         self.feed = surface.tools.feed
         self.notifier = surface.notifier
         self.connections = surface.connections
+        self.access = surface.access
         self.listen = ListenHandler(surface.bus)
+
+    async def _allowed(self, ctx: Ctx, uri: str, action: str) -> None:
+        """``read`` scope and the record's owner or sharing, else a JSON-RPC error saying which."""
+        try:
+            await self.access.uri(principal_of(ctx), uri, action)
+        except DeeprError as exc:
+            raise _protocol_error(exc, ctx) from None
 
     def server_kwargs(self) -> dict[str, Any]:
         """The ``on_*`` keyword arguments for the lowlevel ``Server``."""
@@ -94,7 +104,12 @@ class ResourceHandlers:
     async def list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         offset = int(params.cursor) if params is not None and params.cursor and params.cursor.isdigit() else 0
         page = 25
-        campaigns, total = await self.store.list(limit=page, offset=offset)
+        principal = principal_of(ctx)
+        try:
+            require_scope(principal, "read", "resources/list")
+        except DeeprError as exc:
+            raise _protocol_error(exc, ctx) from None
+        campaigns, total = await self.store.list(limit=page, offset=offset, visible_to=visible_to(principal))
         resources = []
         for campaign in campaigns:
             for kind, uri in campaign_uris(campaign.id).items():
@@ -110,6 +125,8 @@ class ResourceHandlers:
                 )
         if offset == 0:
             for expert in await self.experts.list():
+                if not principal.can_see(expert.owner, expert.shared_with):
+                    continue
                 for kind, uri in expert_uris(expert.id).items():
                     title, description = EXPERT_INFO[kind]
                     resources.append(
@@ -127,6 +144,10 @@ class ResourceHandlers:
     async def list_templates(
         self, ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
+        try:
+            require_scope(principal_of(ctx), "read", "resources/templates/list")
+        except DeeprError as exc:
+            raise _protocol_error(exc, ctx) from None
         templates = [
             types.ResourceTemplate(
                 uri_template=TEMPLATES[f"campaign_{kind}"],
@@ -150,6 +171,7 @@ class ResourceHandlers:
 
     async def read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
+        await self._allowed(ctx, uri, "resources/read")
         try:
             ref = parse_uri(uri)
             if ref.collection == "experts":
@@ -172,10 +194,14 @@ class ResourceHandlers:
         uri = str(params.uri)
         try:
             check_subscribable(uri)
+        except DeeprError as exc:
+            raise _protocol_error(exc, ctx) from None
+        await self._allowed(ctx, uri, "resources/subscribe")
+        try:
             cid = connection_id(ctx)
             assert cid is not None  # resources/subscribe exists only in the handshake era
             connection = connection_of(ctx)
-            self.connections.register(cid, connection)
+            self.connections.register(cid, connection, principal_of(ctx))
             if not self.notifier.subscriptions_of(cid):
                 connection.exit_stack.callback(self.notifier.remove, cid)
 
@@ -207,6 +233,8 @@ class ResourceHandlers:
                 check_subscribable(uri)
         except DeeprError as exc:
             raise _protocol_error(exc, ctx) from None
+        for uri in uris:
+            await self._allowed(ctx, uri, "subscriptions/listen")
         self.notifier.listen_opened(uris)
         try:
             return await self.listen(ctx, params)

@@ -20,6 +20,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, SubscriptionBus
 
 from deepr_mcp.app.connections import ConnectionRegistry
 from deepr_mcp.app.surface import Surface
+from deepr_mcp.auth.access import Access
 from deepr_mcp.config import Settings
 from deepr_mcp.elicitation.handler import ElicitationHandler
 from deepr_mcp.experts.feeding import FeedExperts
@@ -77,6 +78,9 @@ class Root:
         await self._open_fanout(stack)
         web_http = await self._open_http(stack)
         background = await stack.enter_async_context(anyio.create_task_group())
+        # Closing cancels what was spawned (task watchers follow a campaign until it ends, which
+        # never happens once the job manager is closed): without it, shutdown waits forever.
+        stack.callback(background.cancel_scope.cancel)
         await self._open_jobs(stack, background.start_soon, web_http)
 
     def _open_stores(self, stack: AsyncExitStack) -> None:
@@ -129,6 +133,7 @@ class Root:
             self.connections.get,
             lambda uri: [s.connection_id for s in self.notifier.subscribers_of(uri)],
             timeout_s=settings.budget.timeout_s,
+            principal_of=self.connections.principal_of,
         )
         self.jobs = await stack.enter_async_context(
             JobManager(
@@ -170,6 +175,10 @@ class Root:
             web=WebAccess(settings, web_http),
             ensure_sample_corpus=sample_corpus,
         )
+        self.access = Access(self.store, self.experts)
+        self.gateway.authorize = lambda ctx, spec, arguments: self.access.authorize(
+            ctx.principal, spec.name, spec.scope, spec.ownership, arguments
+        )
         self.surface = Surface(
             tools=self.tools,
             gateway=self.gateway,
@@ -177,4 +186,5 @@ class Root:
             notifier=self.notifier,
             connections=self.connections,
             spawn=spawn,
+            access=self.access,
         )

@@ -25,6 +25,7 @@ from deepr_mcp.app.resources import ResourceHandlers
 from deepr_mcp.app.surface import Surface
 from deepr_mcp.app.task_extension import EXTENSION, ModernTasks, TaskExtension
 from deepr_mcp.app.tasks import TaskHandlers
+from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.elicitation.inline import input_required
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.gateway.spec import ToolSpec
@@ -131,8 +132,9 @@ class ToolHandlers:
 
     def tool_context(self, ctx: Ctx) -> ToolContext:
         cid = connection_id(ctx)
+        principal = principal_of(ctx)
         if cid is not None:  # reachable later for elicitation while it stays connected
-            self.surface.connections.register(cid, connection_of(ctx))
+            self.surface.connections.register(cid, connection_of(ctx), principal)
         return ToolContext(
             services=self.surface.tools,
             protocol_version=ctx.protocol_version,
@@ -141,6 +143,7 @@ class ToolHandlers:
             connection_state=connection_state(ctx),
             later_progress=later_progress(ctx),
             remote=ctx.request is not None,  # HTTP transports attach the request; stdio and in-process do not
+            principal=principal,
         )
 
     async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -172,8 +175,13 @@ class ToolHandlers:
         self, ctx: Ctx, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         if is_modern(ctx):
-            tools = self.surface.tools
-            question = await input_required(tools.store.get, tools.jobs.decide, params)
+            principal = principal_of(ctx)
+
+            async def answerable(campaign_id: str) -> Any:  # only put to a principal that may answer it
+                return await self.surface.access.campaign(principal, campaign_id, "approve")
+
+            decide = self.surface.tools.jobs.decide
+            question = await input_required(answerable, decide, params, principal=principal.name)
             if question is not None:
                 return question
         if params.name == "tool_search":

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from mcp.server.subscriptions import SubscriptionBus
 
 from deepr_mcp.app.connections import ConnectionRegistry
+from deepr_mcp.auth.access import Access
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.jobs.campaigns import Spawn
 from deepr_mcp.jobs.notifier import Notifier
@@ -23,3 +24,4 @@ class Surface:
     notifier: Notifier
     connections: ConnectionRegistry
     spawn: Spawn
+    access: Access

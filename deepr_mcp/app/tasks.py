@@ -18,6 +18,8 @@ from mcp_types import INVALID_PARAMS
 
 from deepr_mcp.app.connections import connection_id, connection_of
 from deepr_mcp.app.surface import Surface
+from deepr_mcp.auth.access import require_scope, visible_to
+from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.errors import Conflict, DeeprError, NotFound
 from deepr_mcp.jobs import views
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
@@ -74,6 +76,7 @@ class TaskHandlers:
         self.jobs = surface.tools.jobs
         self.feed = surface.tools.feed
         self.spawn = surface.spawn
+        self.access = surface.access
 
     def routes(self) -> dict[str, tuple[type, Any]]:
         """The ``tasks/*`` request handlers by method, with their params types."""
@@ -84,13 +87,16 @@ class TaskHandlers:
             "tasks/list": (types.PaginatedRequestParams, self.list),
         }
 
-    async def _task_campaign(self, task_id: str) -> Campaign:
+    async def _task_campaign(self, ctx: Ctx, task_id: str, scope: str = "read") -> Campaign:
+        """The task's campaign if the caller holds ``scope`` and may see it."""
         try:
-            campaign = await self.store.get(task_id)
+            campaign = await self.access.campaign(principal_of(ctx), task_id, scope, action=ctx.method)
         except NotFound:
             raise MCPError(
                 code=INVALID_PARAMS, message=f"no task {task_id!r}; tasks/list shows the ids that exist"
             ) from None
+        except DeeprError as exc:
+            raise _error(exc) from None
         if not campaign.is_task:
             raise MCPError(code=INVALID_PARAMS, message=f"campaign {task_id} was not started as a task")
         return campaign
@@ -110,9 +116,16 @@ class TaskHandlers:
         question = arguments.get("question")
         if not isinstance(question, str):
             raise MCPError(code=INVALID_PARAMS, message="campaign_start needs a question (string)")
+        principal = principal_of(ctx)
         try:
+            require_scope(principal, "research", "tool campaign_start")
             campaign = await self.campaigns.start(
-                question, budget=arguments.get("budget"), owner=connection_id(ctx), as_task=True, task_ttl_ms=ttl
+                question,
+                budget=arguments.get("budget"),
+                owner=connection_id(ctx),
+                principal=principal.name,
+                as_task=True,
+                task_ttl_ms=ttl,
             )
         except DeeprError as exc:
             raise _error(exc) from None
@@ -120,18 +133,18 @@ class TaskHandlers:
         return types.CreateTaskResult(task=task_of(campaign))
 
     async def get(self, ctx: Ctx, params: types.GetTaskRequestParams) -> types.GetTaskResult:
-        campaign = await self._task_campaign(params.task_id)
+        campaign = await self._task_campaign(ctx, params.task_id)
         return types.GetTaskResult(**task_of(campaign).model_dump())
 
     async def result(self, ctx: Ctx, params: types.GetTaskPayloadRequestParams) -> dict[str, Any]:
         """Blocks until the task is done (spec), then the report."""
-        campaign = await self._task_campaign(params.task_id)
+        campaign = await self._task_campaign(ctx, params.task_id)
         async for update in self.feed.follow(campaign.id, "complete", heartbeat_s=30):
             campaign = update
         return final_result(campaign).model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def cancel(self, ctx: Ctx, params: types.CancelTaskRequestParams) -> types.CancelTaskResult:
-        campaign = await self._task_campaign(params.task_id)
+        campaign = await self._task_campaign(ctx, params.task_id, "research")
         try:
             await self.jobs.cancel(campaign.id)
         except Conflict as exc:
@@ -143,7 +156,12 @@ class TaskHandlers:
 
     async def list(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListTasksResult:
         offset = int(params.cursor) if params is not None and params.cursor and params.cursor.isdigit() else 0
-        campaigns, total = await self.store.list(limit=50, offset=offset)
+        principal = principal_of(ctx)
+        try:
+            require_scope(principal, "read", "tasks/list")
+        except DeeprError as exc:
+            raise _error(exc) from None
+        campaigns, total = await self.store.list(limit=50, offset=offset, visible_to=visible_to(principal))
         tasks = [task_of(c) for c in campaigns if c.is_task]
         next_cursor = str(offset + 50) if offset + 50 < total else None
         return types.ListTasksResult(tasks=tasks, next_cursor=next_cursor)

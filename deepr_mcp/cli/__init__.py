@@ -36,7 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve MCP over stdio (default) or HTTP")
     serve.add_argument("--http", type=host_port, metavar="HOST:PORT", help="serve /mcp and /sse over HTTP")
-    serve.add_argument("--auth-token", help="require 'Authorization: Bearer TOKEN' (env DEEPR_AUTH_TOKEN)")
+    serve.add_argument(
+        "--auth-token",
+        help="require 'Authorization: Bearer TOKEN', 16+ characters; blank means none (env DEEPR_AUTH_TOKEN)",
+    )
     serve.add_argument("--stdio", action="store_true", help="with --http: also serve stdin/stdout, one server")
     serve.add_argument("--mode", choices=["proxy", "search", "full"], help="gateway mode (env DEEPR_GATEWAY_MODE)")
 

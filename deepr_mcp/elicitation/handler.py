@@ -36,15 +36,40 @@ ConnectionLookup = Callable[[str | None], Elicitable | None]
 """A live connection by id, or ``None`` when it is gone (or the id is ``None``)."""
 SubscribersOf = Callable[[str], Iterable[str]]
 """The connection ids subscribed to a resource URI."""
+PrincipalOf = Callable[[str], Any]
+"""The principal (``auth.Principal``) that opened a connection, or ``None`` if unknown."""
 
 
 class ElicitationHandler:
     """Given who is connected and who subscribes; returns the decision for its caller to record."""
 
-    def __init__(self, connection: ConnectionLookup, subscribers_of: SubscribersOf, *, timeout_s: float) -> None:
+    def __init__(
+        self,
+        connection: ConnectionLookup,
+        subscribers_of: SubscribersOf,
+        *,
+        timeout_s: float,
+        principal_of: PrincipalOf | None = None,
+    ) -> None:
         self.connection = connection
         self.subscribers_of = subscribers_of
         self.timeout_s = timeout_s
+        self.principal_of = principal_of
+
+    def may_answer(self, cid: str, campaign: Campaign) -> bool:
+        """Only a connection whose principal holds ``approve`` and may see the campaign is asked."""
+        if self.principal_of is None:
+            return True
+        principal = self.principal_of(cid)
+        return (
+            principal is not None
+            and principal.has("approve")
+            and principal.can_see(campaign.owner, campaign.shared_with)
+        )
+
+    def who(self, cid: str) -> str | None:
+        principal = self.principal_of(cid) if self.principal_of is not None else None
+        return principal.name if principal is not None else None
 
     def candidates(self, campaign: Campaign) -> list[str]:
         subscribers = self.subscribers_of(campaign.uris()["status"])
@@ -53,7 +78,8 @@ class ElicitationHandler:
         for cid in ordered:
             connection = self.connection(cid)
             if cid and cid not in out and connection is not None and connection.check_capability(ELICITATION):
-                out.append(cid)
+                if self.may_answer(cid, campaign):
+                    out.append(cid)
         return out
 
     async def ask(self, campaign: Campaign, question: BudgetQuestion) -> BudgetDecision | None:
@@ -65,11 +91,13 @@ class ElicitationHandler:
             answer = await self._ask_connection(connection, campaign, question)
             if answer is None:
                 continue  # that channel failed (closed, no back-channel, timed out): try the next
+            principal = self.who(cid)
             return BudgetDecision(
                 decision=answer.decision,
                 new_budget=answer.new_budget,
                 channel="elicitation",
                 answered_by=f"connection {cid}",
+                principal=principal,
             )
         return None
 

@@ -8,13 +8,14 @@ was settled meanwhile is recognised and refused.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import mcp_types as types
 
 from deepr_mcp.elicitation import form
-from deepr_mcp.errors import Conflict, InvalidInput, NotFound
+from deepr_mcp.errors import Conflict, Forbidden, InvalidInput, NotFound
 from deepr_mcp.jobs.models import Campaign, DecisionName
 
 ReadCampaign = Callable[[str], Awaitable[Campaign]]
@@ -22,7 +23,14 @@ ReadCampaign = Callable[[str], Awaitable[Campaign]]
 
 class RecordDecision(Protocol):
     async def __call__(
-        self, campaign_id: str, decision: DecisionName, *, new_budget: float | None, channel: str, answered_by: str
+        self,
+        campaign_id: str,
+        decision: DecisionName,
+        *,
+        new_budget: float | None,
+        channel: str,
+        answered_by: str,
+        principal: str | None = None,
     ) -> Any: ...
 
 
@@ -39,28 +47,37 @@ def campaign_id_of(name: str, arguments: dict[str, Any] | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _tag(principal: str) -> str:
+    """Binds a question's ``request_state`` to the principal it was put to."""
+    return hashlib.sha256(principal.encode()).hexdigest()[:16]
+
+
 async def input_required(
-    read: ReadCampaign, record: RecordDecision, params: types.CallToolRequestParams
+    read: ReadCampaign, record: RecordDecision, params: types.CallToolRequestParams, *, principal: str = "local"
 ) -> types.InputRequiredResult | None:
     """``None`` when the call may proceed; otherwise the question to put to the client.
 
-    ``read`` gets a campaign by id; ``record`` applies an answer (the job manager's ``decide``).
+    ``read`` gets a campaign by id if ``principal`` may answer its budget question (else raises
+    ``Forbidden``/``NotFound``: the call proceeds and the tool reports what is missing);
+    ``record`` applies an answer (the job manager's ``decide``). An answer counts only from the
+    principal the question was put to: ``request_state`` carries a tag of its name.
     """
     campaign_id = campaign_id_of(params.name, params.arguments)
     if campaign_id is None:
         return None
     try:
         campaign = await read(campaign_id)
-    except (NotFound, InvalidInput):
-        return None  # the tool itself reports the unknown id
+    except (NotFound, InvalidInput, Forbidden):
+        return None  # the tool itself reports the unknown id, or what the caller lacks
     q = campaign.open_question
     if q is None:
         return None
-    state = params.request_state or ""
+    parts = (params.request_state or "").split("#")
     response = (params.input_responses or {}).get(INPUT_KEY)
     problem = None
-    if state.split("#")[0] == q.id and isinstance(response, types.ElicitResult):
-        attempt = int(state.split("#")[1]) if "#" in state else 1
+    tag = _tag(principal)
+    if len(parts) == 3 and parts[0] == q.id and parts[2] == tag and isinstance(response, types.ElicitResult):
+        attempt = int(parts[1]) if parts[1].isdigit() else 1
         if response.action != "accept":
             answer: form.Answer | str = form.Answer("abort")
         else:
@@ -75,13 +92,14 @@ async def input_required(
                     new_budget=answer.new_budget,
                     channel="input_required",
                     answered_by="2026-07-28 client retry",
+                    principal=principal,
                 )
             except Conflict:
                 pass  # settled on another channel meanwhile; the call goes on
             return None
-        problem, state = answer, f"{q.id}#{attempt + 1}"
+        problem, state = answer, f"{q.id}#{attempt + 1}#{tag}"
     else:
-        state = f"{q.id}#1"
+        state = f"{q.id}#1#{tag}"
     request = types.ElicitRequest(
         params=types.ElicitRequestFormParams(
             message=form.message(campaign.id, campaign.question, q, problem), requested_schema=form.schema(q)

@@ -41,6 +41,9 @@ class Expert(BaseModel):
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     campaign_ids: list[str] = Field(default_factory=list)
+    owner: str = "local"
+    """The principal that created it; experts from before principals existed belong to ``local``."""
+    shared_with: list[str] = Field(default_factory=list)
     beliefs: list[ExpertBelief] = Field(default_factory=list)
     gaps: list[ExpertGap] = Field(default_factory=list)
 

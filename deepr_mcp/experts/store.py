@@ -16,7 +16,7 @@ from deepr_mcp.jobs.models import utcnow
 
 class ExpertStore(Protocol):
     async def get(self, expert_id: str) -> Expert: ...
-    async def create(self, name: str, description: str) -> Expert: ...
+    async def create(self, name: str, description: str, owner: str = "local") -> Expert: ...
     async def save(self, expert: Expert) -> Expert: ...
     async def list(self) -> list[Expert]: ...
     async def delete(self, expert_id: str) -> None: ...
@@ -76,11 +76,12 @@ class SqliteExpertStore:
     async def get(self, expert_id: str) -> Expert:
         return await anyio.to_thread.run_sync(self._get, expert_id)
 
-    async def create(self, name: str, description: str) -> Expert:
+    async def create(self, name: str, description: str, owner: str = "local") -> Expert:
         name = " ".join(name.split())
         if not NAME.match(name):
             raise InvalidInput("an expert name is 2-80 letters, digits, spaces or . , ' ( ) & -")
-        return await anyio.to_thread.run_sync(self._put, Expert(name=name, description=description), True)
+        expert = Expert(name=name, description=description, owner=owner)
+        return await anyio.to_thread.run_sync(self._put, expert, True)
 
     async def save(self, expert: Expert) -> Expert:
         return await anyio.to_thread.run_sync(self._put, expert, False)

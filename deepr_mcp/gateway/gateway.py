@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal
 
 import jsonschema
@@ -82,12 +82,18 @@ def describe_validation_error(tool: str, exc: ValidationError) -> str:
     return f"invalid arguments for {tool}: " + "; ".join(parts)
 
 
+Authorize = Callable[[Any, ToolSpec, dict[str, Any]], Awaitable[None]]
+"""``authorize(ctx, spec, arguments)`` raises ``Forbidden`` when the caller may not run the tool."""
+
+
 class Gateway:
     """Owns what each mode lists and how a call reaches its handler."""
 
-    def __init__(self, registry: ToolRegistry, mode: GatewayMode) -> None:
+    def __init__(self, registry: ToolRegistry, mode: GatewayMode, authorize: Authorize | None = None) -> None:
         self.registry = registry
         self.mode = mode
+        self.authorize = authorize
+        """The one place scopes and ownership are enforced, before any handler runs (set by the root)."""
 
     def listed(self, revealed: Iterable[str] = ()) -> list[ToolSpec]:
         """The tools ``tools/list`` shows: what the mode promises plus what was revealed."""
@@ -182,6 +188,8 @@ class Gateway:
             if problem is not None:
                 return ToolOutcome.error(f"invalid arguments for {name}: {problem}", inputSchema=spec.input_schema)
         try:
+            if self.authorize is not None:
+                await self.authorize(ctx, spec, arguments)
             return to_outcome(await spec.handler(ctx, arguments))
         except DeeprError as exc:
             return ToolOutcome.from_exception(exc)

@@ -29,6 +29,12 @@ class ToolSpec:
     input_model: type[BaseModel] | None = field(default=None, repr=False, compare=False)
     task_support: str | None = field(default=None, compare=False)
     """``"optional"`` when a 2025-11-25 client may call it task-augmented (MCP tasks)."""
+    scope: str = field(default="research", compare=False)
+    """The scope a caller needs (read, research, approve, admin); declared with the tool, enforced by
+    the gateway. Tools registered without one (federated upstreams) need ``research``."""
+    ownership: str = field(default="see", compare=False)
+    """For the record its ``campaign_id``/``expert_id`` names: ``see`` (owner, shared with, or admin)
+    or ``own`` (owner or admin only: sharing)."""
 
     def summary(self) -> str:
         """The first sentence of the description, for one-line listings."""
@@ -69,11 +75,14 @@ def define_tool(
     input_model: type[InputT],
     *,
     category: str = "general",
+    scope: str,
+    ownership: str = "see",
 ) -> Callable[[Callable[[Any, InputT], Awaitable[Any]]], ToolSpec]:
     """Decorate ``async def handler(ctx, args: InputModel)`` and return its ``ToolSpec``.
 
-    The spec's handler receives the already-validated model instance rebuilt from the
-    arguments, so handlers never see raw JSON.
+    ``scope`` is the permission a caller needs, declared here beside the tool so the catalogue
+    is the one place to read who may call what. The spec's handler receives the already-validated
+    model instance rebuilt from the arguments, so handlers never see raw JSON.
     """
 
     def decorate(func: Callable[[Any, InputT], Awaitable[Any]]) -> ToolSpec:
@@ -89,6 +98,8 @@ def define_tool(
             category=category,
             handler=handler,
             input_model=input_model,
+            scope=scope,
+            ownership=ownership,
         )
 
     return decorate

@@ -98,6 +98,7 @@ class Campaigns:
         budget: float | None = None,
         max_sub_questions: int = 5,
         owner: str | None = None,
+        principal: str = "local",
         expert_id: str | None = None,
         as_task: bool = False,
         task_ttl_ms: int | None = None,
@@ -111,6 +112,7 @@ class Campaigns:
             provider=self.settings.provider,
             model=self.engines.model_name(),
             owner_connection=owner,
+            principal=principal,
             expert_id=expert_id,
             max_sub_questions=max_sub_questions,
             as_task=as_task,
@@ -120,10 +122,17 @@ class Campaigns:
             self.spawn(self.report_progress, campaign.id, progress)
         return campaign
 
-    async def follow_up(self, campaign_id: str, question: str, *, budget: float | None, owner: str | None) -> Campaign:
+    async def follow_up(
+        self, campaign_id: str, question: str, *, budget: float | None, owner: str | None, principal: str = "local"
+    ) -> Campaign:
         """A new campaign that asks a further question in an earlier one's context."""
         earlier = await self.store.get(campaign_id)
-        return await self.start(f"{question} (following up: {earlier.question})"[:2000], budget=budget, owner=owner)
+        question = f"{question} (following up: {earlier.question})"[:2000]
+        return await self.start(question, budget=budget, owner=owner, principal=principal)
+
+    async def share(self, campaign_id: str, principals: list[str]) -> Campaign:
+        """Let other principals see (and, with their scopes, steer) a campaign and its sandbox."""
+        return await self.jobs.share(campaign_id, principals)
 
     async def delete(self, campaign_id: str) -> None:
         """Only a finished campaign can go; subscribers are told.

@@ -124,6 +124,7 @@ class JobManager:
         provider: str,
         model: str,
         owner_connection: str | None = None,
+        principal: str = "local",
         expert_id: str | None = None,
         max_sub_questions: int = 5,
         as_task: bool = False,
@@ -138,6 +139,7 @@ class JobManager:
             provider=provider,
             model=model,
             owner_connection=owner_connection,
+            owner=principal,
             expert_id=expert_id,
             research=state,
             active_tasks=["waiting for a free worker"],
@@ -196,6 +198,13 @@ class JobManager:
             campaign.budget = budget
             return await self._save(campaign)
 
+    async def share(self, campaign_id: str, principals: list[str]) -> Campaign:
+        """Add to who may see a campaign (under its lock, so a running step's save keeps it)."""
+        async with self._lock(campaign_id):
+            campaign = await self.store.get(campaign_id)
+            campaign.shared_with = sorted(set(campaign.shared_with) | set(principals))
+            return await self._save(campaign)
+
     async def decide(
         self,
         campaign_id: str,
@@ -204,6 +213,7 @@ class JobManager:
         new_budget: float | None = None,
         channel: str,
         answered_by: str,
+        principal: str | None = None,
     ) -> Campaign:
         """Settle the campaign's open budget question; a late answer to a settled one is refused."""
         campaign = await self.store.get(campaign_id)
@@ -219,7 +229,7 @@ class JobManager:
             if new_budget <= campaign.cost:
                 raise InvalidInput(f"new_budget ${new_budget:.4f} must exceed the ${campaign.cost:.4f} already spent")
         control.decision = BudgetDecision(
-            decision=decision, new_budget=new_budget, channel=channel, answered_by=answered_by
+            decision=decision, new_budget=new_budget, channel=channel, answered_by=answered_by, principal=principal
         )
         control.decided.set()
         return campaign
@@ -302,7 +312,9 @@ class JobManager:
             if event.phase != Phase.COMPLETE:
                 campaign.phase = CampaignPhase(event.phase.value)
                 campaign.active_tasks = [event.active_task] if event.active_task else []
-            campaign = await self._save(campaign)
+            async with self._lock(campaign_id):  # keep a campaign_share made during the step
+                campaign.shared_with = (await self.store.get(campaign_id)).shared_with
+                campaign = await self._save(campaign)
 
     async def _budget_question(self, campaign: Campaign, control: _Control, step: str, estimate: float) -> str:
         """Ask, wait (bounded), apply. Returns "go" (continue), "again" (re-estimate) or "stop"."""
@@ -360,6 +372,7 @@ class JobManager:
                 new_budget=decision.new_budget,
                 channel=decision.channel,
                 answered_by=decision.answered_by,
+                principal=decision.principal,
             )
         except (Conflict, InvalidInput) as exc:
             logger.info("%s answer for %s not applied: %s", decision.channel, campaign.id, exc.message)

@@ -52,6 +52,8 @@ class BudgetDecision(BaseModel):
     new_budget: float | None = None
     channel: str
     answered_by: str
+    principal: str | None = None
+    """The principal that made the decision (``None`` for the timeout default and older records)."""
     at: datetime = Field(default_factory=utcnow)
 
 
@@ -90,6 +92,10 @@ class Campaign(BaseModel):
     paused_from: CampaignPhase | None = None
     expert_id: str | None = None
     owner_connection: str | None = None
+    owner: str = "local"
+    """The principal that started it; records from before principals existed belong to ``local``."""
+    shared_with: list[str] = Field(default_factory=list)
+    """Principals it is shared with (``campaign_share``); ``"*"`` is everyone."""
     task_ttl_ms: int | None = None
     is_task: bool = False
     """Started by a task-augmented tools/call (2025-11-25): also served through tasks/*."""

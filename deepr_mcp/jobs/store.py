@@ -40,8 +40,16 @@ class CampaignStore(Protocol):
     async def create(self, campaign: Campaign) -> Campaign: ...
     async def save(self, campaign: Campaign, *, expected_version: int | None = None) -> Campaign: ...
     async def list(
-        self, *, phases: Sequence[CampaignPhase] | None = None, limit: int = 20, offset: int = 0
-    ) -> tuple[list[Campaign], int]: ...
+        self,
+        *,
+        phases: Sequence[CampaignPhase] | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        visible_to: str | None = None,
+    ) -> tuple[list[Campaign], int]:
+        """Newest first; with ``visible_to``, only that principal's campaigns and those shared with it."""
+        ...
+
     async def unfinished(self) -> list[Campaign]: ...
     async def delete(self, campaign_id: str) -> None: ...
     async def ids(self) -> set[str]: ...
@@ -130,11 +138,21 @@ class SqliteCampaignStore:
     async def save(self, campaign: Campaign, *, expected_version: int | None = None) -> Campaign:
         return await self._run(self._write, campaign, expected_version, False)
 
-    def _list(self, phases: Sequence[CampaignPhase] | None, limit: int, offset: int) -> tuple[list[Campaign], int]:
-        where, params = "", []
+    def _list(
+        self, phases: Sequence[CampaignPhase] | None, limit: int, offset: int, visible_to: str | None
+    ) -> tuple[list[Campaign], int]:
+        clauses, params = [], []
         if phases:
-            where = f" WHERE phase IN ({','.join('?' * len(phases))})"
+            clauses.append(f"phase IN ({','.join('?' * len(phases))})")
             params = [p.value for p in phases]
+        if visible_to is not None:
+            # Records from before principals existed have no owner: they are the local principal's.
+            clauses.append(
+                "(COALESCE(json_extract(record, '$.owner'), 'local') = ? OR EXISTS (SELECT 1 FROM "
+                "json_each(record, '$.shared_with') WHERE json_each.value IN (?, '*')))"
+            )
+            params += [visible_to, visible_to]
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._lock:
             total = self._db.execute(f"SELECT COUNT(*) FROM campaigns{where}", params).fetchone()[0]
             rows = self._db.execute(
@@ -144,9 +162,14 @@ class SqliteCampaignStore:
         return [Campaign.model_validate_json(r[0]) for r in rows], int(total)
 
     async def list(
-        self, *, phases: Sequence[CampaignPhase] | None = None, limit: int = 20, offset: int = 0
+        self,
+        *,
+        phases: Sequence[CampaignPhase] | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        visible_to: str | None = None,
     ) -> tuple[list[Campaign], int]:
-        return await self._run(self._list, phases, limit, offset)
+        return await self._run(self._list, phases, limit, offset, visible_to)
 
     async def unfinished(self) -> list[Campaign]:
         open_phases = [p for p in CampaignPhase if p not in TERMINAL_PHASES]

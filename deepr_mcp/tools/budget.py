@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from deepr_mcp.auth.access import visible_to
 from deepr_mcp.gateway.spec import define_tool
 from deepr_mcp.jobs import views
 from deepr_mcp.tools.campaigns import CampaignRef, Strict
@@ -27,6 +28,7 @@ class DecideInput(CampaignRef):
     "abort with a partial report. Works from any client, with or without elicitation support.",
     DecideInput,
     category="budget",
+    scope="approve",
 )
 async def budget_decide(ctx: ToolContext, args: DecideInput) -> dict[str, Any]:
     campaign = await ctx.services.jobs.decide(
@@ -35,6 +37,7 @@ async def budget_decide(ctx: ToolContext, args: DecideInput) -> dict[str, Any]:
         new_budget=args.new_budget,
         channel="budget_decide",
         answered_by=f"tool call on connection {ctx.connection_id or 'stateless'}",
+        principal=ctx.principal.name,
     )
     return {"campaign_id": campaign.id, "decision": args.decision, "new_budget": args.new_budget, "accepted": True}
 
@@ -44,6 +47,7 @@ async def budget_decide(ctx: ToolContext, args: DecideInput) -> dict[str, Any]:
     "Show a campaign's budget, spend so far, the open budget question if any, and every decision taken.",
     CampaignRef,
     category="budget",
+    scope="read",
 )
 async def budget_get(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.store.get(args.campaign_id)
@@ -68,6 +72,7 @@ class SetInput(CampaignRef):
     "Change a campaign's dollar budget before it runs into it (must stay above what is already spent).",
     SetInput,
     category="budget",
+    scope="research",
 )
 async def budget_set(ctx: ToolContext, args: SetInput) -> dict[str, Any]:
     campaign = await ctx.services.jobs.set_budget(args.campaign_id, args.budget)
@@ -85,6 +90,7 @@ class EstimateInput(Strict):
     "step by step, before starting it.",
     EstimateInput,
     category="budget",
+    scope="read",
 )
 async def cost_estimate(ctx: ToolContext, args: EstimateInput) -> dict[str, Any]:
     return ctx.services.campaigns.estimate(args.question, args.max_sub_questions)
@@ -101,6 +107,7 @@ class ReportInput(Strict):
     "Report money spent: per step (tokens, model, dollars) for one campaign, or totals across all campaigns.",
     ReportInput,
     category="budget",
+    scope="read",
 )
 async def cost_report(ctx: ToolContext, args: ReportInput) -> dict[str, Any]:
     store = ctx.services.store
@@ -112,7 +119,7 @@ async def cost_report(ctx: ToolContext, args: ReportInput) -> dict[str, Any]:
             "budget": campaign.budget,
             "steps": [r.model_dump(mode="json") for r in campaign.research.step_records],
         }
-    campaigns, total = await store.list(limit=1000)
+    campaigns, total = await store.list(limit=1000, visible_to=visible_to(ctx.principal))
     by_provider: dict[str, float] = {}
     for c in campaigns:
         by_provider[c.provider] = round(by_provider.get(c.provider, 0.0) + c.cost, 6)
@@ -137,6 +144,7 @@ class PricingInput(Strict):
     "configured overrides, so budgets can be set sensibly.",
     PricingInput,
     category="budget",
+    scope="read",
 )
 async def cost_pricing(ctx: ToolContext, args: PricingInput) -> dict[str, Any]:
     model = args.model or ctx.services.engines.model_name()

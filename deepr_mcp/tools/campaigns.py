@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from deepr_mcp.auth.access import visible_to
+from deepr_mcp.auth.principals import SHARE_ALL
+from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
 from deepr_mcp.jobs import views
 from deepr_mcp.jobs.models import CampaignPhase
@@ -48,6 +51,7 @@ def _started(campaign: Any) -> dict[str, Any]:
     "corpus, writes a report. Returns at once with the campaign id and resource URIs to follow.",
     StartInput,
     category="campaign",
+    scope="research",
 )
 async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
     campaign = await ctx.services.campaigns.start(
@@ -55,6 +59,7 @@ async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
         budget=args.budget,
         max_sub_questions=args.max_sub_questions,
         owner=ctx.connection_id,
+        principal=ctx.principal.name,
         progress=ctx.later_progress,
     )
     return _started(campaign)
@@ -65,6 +70,7 @@ async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
     "Show a campaign's phase, progress, cost against budget, active tasks and any open budget question.",
     CampaignRef,
     category="campaign",
+    scope="read",
 )
 async def campaign_status(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.store.get(args.campaign_id)
@@ -83,10 +89,14 @@ class ListInput(Strict):
     "List research campaigns, newest first, optionally filtered by phase, with paging.",
     ListInput,
     category="campaign",
+    scope="read",
 )
 async def campaign_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     campaigns, total = await ctx.services.store.list(
-        phases=[args.phase] if args.phase else None, limit=args.limit, offset=args.offset
+        phases=[args.phase] if args.phase else None,
+        limit=args.limit,
+        offset=args.offset,
+        visible_to=visible_to(ctx.principal),
     )
     items = [
         {
@@ -96,6 +106,7 @@ async def campaign_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
             "progress": c.progress,
             "cost": round(c.cost, 6),
             "budget": c.budget,
+            "owner": c.owner,
             "created_at": c.created_at.isoformat(),
         }
         for c in campaigns
@@ -114,6 +125,7 @@ async def campaign_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     "Cancel a running, queued or paused campaign; what was gathered is kept as a partial report.",
     CampaignRef,
     category="campaign",
+    scope="research",
 )
 async def campaign_cancel(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.jobs.cancel(args.campaign_id)
@@ -125,6 +137,7 @@ async def campaign_cancel(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]
     "Pause a running campaign after its current step; resume it later with campaign_resume.",
     CampaignRef,
     category="campaign",
+    scope="research",
 )
 async def campaign_pause(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.jobs.pause(args.campaign_id)
@@ -136,6 +149,7 @@ async def campaign_pause(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     "Resume a paused campaign from its last finished step.",
     CampaignRef,
     category="campaign",
+    scope="research",
 )
 async def campaign_resume(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.jobs.resume(args.campaign_id)
@@ -147,6 +161,7 @@ async def campaign_resume(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]
     "Show a campaign's research plan: its sub-questions and how well each is answered so far.",
     CampaignRef,
     category="campaign",
+    scope="read",
 )
 async def campaign_plan(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     return views.plan_view(await ctx.services.store.get(args.campaign_id))
@@ -157,6 +172,7 @@ async def campaign_plan(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     "Show a campaign's findings (claims with confidence 0-1 and numbered citations) and its evidence gaps.",
     CampaignRef,
     category="campaign",
+    scope="read",
 )
 async def campaign_beliefs(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     return views.beliefs_view(await ctx.services.store.get(args.campaign_id))
@@ -167,6 +183,7 @@ async def campaign_beliefs(ctx: ToolContext, args: CampaignRef) -> dict[str, Any
     "Get a campaign's final cited report in markdown (a partial report if it was stopped early).",
     CampaignRef,
     category="campaign",
+    scope="read",
 )
 async def campaign_report(ctx: ToolContext, args: CampaignRef) -> str:
     return views.report_text(await ctx.services.store.get(args.campaign_id))
@@ -177,6 +194,7 @@ async def campaign_report(ctx: ToolContext, args: CampaignRef) -> str:
     "List the passages a campaign cites, by citation number, with their source file and location.",
     CampaignRef,
     category="campaign",
+    scope="read",
 )
 async def campaign_sources(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     return views.sources_view(await ctx.services.store.get(args.campaign_id))
@@ -192,10 +210,11 @@ class FollowUpInput(CampaignRef):
     "Start a new campaign that follows up an earlier one: asks a further question in its context.",
     FollowUpInput,
     category="campaign",
+    scope="research",
 )
 async def campaign_follow_up(ctx: ToolContext, args: FollowUpInput) -> dict[str, Any]:
     campaign = await ctx.services.campaigns.follow_up(
-        args.campaign_id, args.question, budget=args.budget, owner=ctx.connection_id
+        args.campaign_id, args.question, budget=args.budget, owner=ctx.connection_id, principal=ctx.principal.name
     )
     return {**_started(campaign), "follows": args.campaign_id}
 
@@ -214,6 +233,7 @@ class WaitInput(CampaignRef):
     "and the call to make next, including the budget_decide call when a budget decision is pending.",
     WaitInput,
     category="campaign",
+    scope="read",
 )
 async def campaign_wait(ctx: ToolContext, args: WaitInput) -> dict[str, Any]:
     return await ctx.services.campaigns.wait(
@@ -229,13 +249,38 @@ campaign_start.task_support = "optional"
     "Delete a finished (complete, failed or cancelled) campaign: its record, resources and sandbox files.",
     CampaignRef,
     category="campaign",
+    scope="admin",
 )
 async def campaign_delete(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     await ctx.services.campaigns.delete(args.campaign_id)
     return {"campaign_id": args.campaign_id, "deleted": True}
 
 
+class ShareInput(CampaignRef):
+    principals: (
+        list[Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")]] | Literal["all"]
+    ) = Field(description='Principal names to share with, or "all" for every principal of this server')
+
+
+@define_tool(
+    "campaign_share",
+    'Share a campaign you own with other principals (or "all") so the agents of a team can list, read, '
+    "subscribe to and wait on it, and steer it within their own scopes: an approver answers its budget questions.",
+    ShareInput,
+    category="campaign",
+    scope="research",
+    ownership="own",
+)
+async def campaign_share(ctx: ToolContext, args: ShareInput) -> dict[str, Any]:
+    principals = [SHARE_ALL] if args.principals == "all" else list(args.principals)
+    if not principals:
+        raise InvalidInput('principals is empty; name at least one principal, or pass "all"')
+    campaign = await ctx.services.campaigns.share(args.campaign_id, principals)
+    return {"campaign_id": campaign.id, "owner": campaign.owner, "shared_with": campaign.shared_with}
+
+
 TOOLS = [
+    campaign_share,
     campaign_delete,
     campaign_start,
     campaign_status,

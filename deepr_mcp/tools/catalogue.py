@@ -32,6 +32,7 @@ class CatalogueListing(BaseModel):
     "what exists; use tool_search to get a tool's full input schema.",
     CatalogueListInput,
     category="catalogue",
+    scope="read",
 )
 async def catalogue_list(ctx: ToolContext, args: CatalogueListInput) -> CatalogueListing:
     registry = ctx.services.registry
@@ -68,6 +69,7 @@ class ServerInfo(BaseModel):
     "catalogue size, research provider and data directory.",
     NoInput,
     category="catalogue",
+    scope="read",
 )
 async def server_info(ctx: ToolContext, args: NoInput) -> ServerInfo:
     settings = ctx.services.settings

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepr_mcp.auth.principals import LOCAL, Principal
 from deepr_mcp.config import Settings
 from deepr_mcp.experts.store import ExpertStore
 from deepr_mcp.gateway.registry import ToolRegistry
@@ -60,6 +61,8 @@ class ToolContext:
     remote: bool = False
     """The call came over HTTP (anyone who can reach the port), not stdio or in-process (the user who
     launched the server); tools that read the server's files are stricter for remote callers."""
+    principal: Principal = LOCAL
+    """Who is calling (stdio and token-less loopback HTTP: the local principal with every scope)."""
     later_progress: ProgressFn | None = None
     """Progress for the caller's ``progressToken`` that may outlive this request (a background
     campaign reporting to the connection that started it); ``None`` without a token or connection."""

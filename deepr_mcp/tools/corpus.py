@@ -51,6 +51,7 @@ def add_scope(ctx: ToolContext) -> AddScope:
     "unchanged files are skipped, changed ones replaced.",
     AddInput,
     category="corpus",
+    scope="research",
 )
 async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
     add = functools.partial(ctx.services.corpus.add_path, args.path, exclude=args.exclude, scope=add_scope(ctx))
@@ -86,6 +87,7 @@ class SearchInput(Strict):
     "Search the research corpus for passages (bm25 ranking) with their source file and heading or page.",
     SearchInput,
     category="corpus",
+    scope="read",
 )
 async def corpus_search(ctx: ToolContext, args: SearchInput) -> dict[str, Any]:
     await ctx.services.ensure_sample_corpus()
@@ -108,6 +110,7 @@ class ListInput(Strict):
     "List the documents in the research corpus with their passage counts and sizes.",
     ListInput,
     category="corpus",
+    scope="read",
 )
 async def corpus_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     docs = await anyio.to_thread.run_sync(ctx.services.corpus.documents)
@@ -130,6 +133,7 @@ class RemoveInput(Strict):
     "Remove a document and its passages from the research corpus.",
     RemoveInput,
     category="corpus",
+    scope="admin",
 )
 async def corpus_remove(ctx: ToolContext, args: RemoveInput) -> dict[str, Any]:
     removed = await anyio.to_thread.run_sync(ctx.services.corpus.remove, args.path)
@@ -145,6 +149,7 @@ class PassageInput(Strict):
     "Show the full text of one cited passage by its id, with its source file and location.",
     PassageInput,
     category="corpus",
+    scope="read",
 )
 async def corpus_passage(ctx: ToolContext, args: PassageInput) -> dict[str, Any]:
     p = await anyio.to_thread.run_sync(ctx.services.corpus.passage, args.passage_id)

@@ -32,21 +32,28 @@ class CreateInput(Strict):
     "optionally start a seeding research campaign.",
     CreateInput,
     category="expert",
+    scope="research",
 )
 async def expert_create(ctx: ToolContext, args: CreateInput) -> dict[str, Any]:
-    expert = await ctx.services.experts.create(args.name, args.description)
+    expert = await ctx.services.experts.create(args.name, args.description, owner=ctx.principal.name)
     out: dict[str, Any] = {"expert": expert.profile()}
     if args.question:
         campaign = await ctx.services.campaigns.start(
-            args.question, budget=args.budget, owner=ctx.connection_id, expert_id=expert.id
+            args.question,
+            budget=args.budget,
+            owner=ctx.connection_id,
+            principal=ctx.principal.name,
+            expert_id=expert.id,
         )
         out["campaign"] = _started(campaign)
     return out
 
 
-@define_tool("expert_list", "List all experts with their belief and gap counts.", Strict, category="expert")
+@define_tool(
+    "expert_list", "List all experts with their belief and gap counts.", Strict, category="expert", scope="read"
+)
 async def expert_list(ctx: ToolContext, args: Strict) -> dict[str, Any]:
-    experts = await ctx.services.experts.list()
+    experts = [e for e in await ctx.services.experts.list() if ctx.principal.can_see(e.owner, e.shared_with)]
     return {
         "experts": [
             {"expert_id": e.id, "name": e.name, "beliefs": len(e.beliefs), "gaps": len(e.gaps)} for e in experts
@@ -59,6 +66,7 @@ async def expert_list(ctx: ToolContext, args: Strict) -> dict[str, Any]:
     "Show an expert's profile: what it covers, how many beliefs and gaps, its strongest beliefs, its campaigns.",
     ExpertRef,
     category="expert",
+    scope="read",
 )
 async def expert_profile(ctx: ToolContext, args: ExpertRef) -> dict[str, Any]:
     return (await ctx.services.experts.get(args.expert_id)).profile()
@@ -75,6 +83,7 @@ class QueryInput(ExpertRef):
     "and says when the question is a gap in its knowledge.",
     QueryInput,
     category="expert",
+    scope="read",
 )
 async def expert_query(ctx: ToolContext, args: QueryInput) -> dict[str, Any]:
     return answer(await ctx.services.experts.get(args.expert_id), args.question, args.limit)
@@ -85,6 +94,7 @@ async def expert_query(ctx: ToolContext, args: QueryInput) -> dict[str, Any]:
     "List the open questions an expert's research could not answer, with why.",
     ExpertRef,
     category="expert",
+    scope="read",
 )
 async def expert_gaps(ctx: ToolContext, args: ExpertRef) -> dict[str, Any]:
     expert = await ctx.services.experts.get(args.expert_id)
@@ -101,6 +111,7 @@ class FillInput(ExpertRef):
     "Start a research campaign on an expert's open gaps; its findings feed the expert when it finishes.",
     FillInput,
     category="expert",
+    scope="research",
 )
 async def expert_fill_gaps(ctx: ToolContext, args: FillInput) -> dict[str, Any]:
     expert = await ctx.services.experts.get(args.expert_id)
@@ -112,13 +123,14 @@ async def expert_fill_gaps(ctx: ToolContext, args: FillInput) -> dict[str, Any]:
         question[:2000],
         budget=args.budget,
         owner=ctx.connection_id,
+        principal=ctx.principal.name,
         expert_id=expert.id,
         max_sub_questions=min(12, len(questions) + 1),
     )
     return {"expert_id": expert.id, "researching": questions[:8], **_started(campaign)}
 
 
-@define_tool("expert_delete", "Delete an expert and its knowledge base.", ExpertRef, category="expert")
+@define_tool("expert_delete", "Delete an expert and its knowledge base.", ExpertRef, category="expert", scope="admin")
 async def expert_delete(ctx: ToolContext, args: ExpertRef) -> dict[str, Any]:
     await ctx.services.experts.delete(args.expert_id)
     return {"expert_id": args.expert_id, "deleted": True}

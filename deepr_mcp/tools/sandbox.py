@@ -30,6 +30,7 @@ class ListInput(CampaignRef):
     "List the files in a campaign's sandbox (its plan, notes, raw sources and final report).",
     ListInput,
     category="sandbox",
+    scope="read",
 )
 async def sandbox_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
@@ -53,6 +54,7 @@ class ReadInput(CampaignRef):
     "Read a file from a campaign's sandbox, in byte ranges for large files (offset, length).",
     ReadInput,
     category="sandbox",
+    scope="read",
 )
 async def sandbox_read(ctx: ToolContext, args: ReadInput) -> dict[str, Any]:
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
@@ -82,6 +84,7 @@ class WriteInput(CampaignRef):
     "Write or append a file in a campaign's sandbox (notes, drafts); quota-checked, all or nothing.",
     WriteInput,
     category="sandbox",
+    scope="research",
 )
 async def sandbox_write(ctx: ToolContext, args: WriteInput) -> dict[str, Any]:
     if args.encoding == "base64":
@@ -105,6 +108,7 @@ class DeleteInput(CampaignRef):
     "Delete a file or an empty folder from a campaign's sandbox.",
     DeleteInput,
     category="sandbox",
+    scope="research",
 )
 async def sandbox_delete(ctx: ToolContext, args: DeleteInput) -> dict[str, Any]:
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
@@ -117,6 +121,7 @@ async def sandbox_delete(ctx: ToolContext, args: DeleteInput) -> dict[str, Any]:
     "Get a campaign's result without its intermediate files: final_report.md and the artefact list only.",
     CampaignRef,
     category="sandbox",
+    scope="read",
 )
 async def sandbox_extract(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     extracted = await anyio.to_thread.run_sync(ctx.services.sandboxes.extract_results, args.campaign_id)

@@ -23,6 +23,7 @@ class SearchInput(Strict):
     "Search the web through the configured SearXNG instance; returns titles, URLs and snippets.",
     SearchInput,
     category="web",
+    scope="research",
 )
 async def web_search(ctx: ToolContext, args: SearchInput) -> dict[str, Any]:
     results = await ctx.services.web.search().search(args.query, args.limit)
@@ -40,6 +41,7 @@ class FetchInput(Strict):
     "Download a web page as plain text (public addresses only), optionally adding it to the research corpus.",
     FetchInput,
     category="web",
+    scope="research",
 )
 async def web_fetch(ctx: ToolContext, args: FetchInput) -> dict[str, Any]:
     page = await ctx.services.web.fetcher().fetch(args.url)

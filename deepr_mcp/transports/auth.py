@@ -1,41 +1,38 @@
-"""Bearer-token check for every HTTP request, for binds that leave the loopback interface."""
+"""Bearer auth for HTTP through the SDK's own pieces, fed by ``auth.verifiers.token_verifier``.
+
+starlette's ``AuthenticationMiddleware`` with the SDK's ``BearerAuthBackend`` verifies the token
+of every request and puts the ``AuthenticatedUser`` in its scope (``principal_of`` reads it
+there); ``AuthContextMiddleware`` also sets the SDK's contextvar for code that reads it; the MCP
+routes are wrapped in ``RequireAuthMiddleware``, which answers 401 with ``WWW-Authenticate``
+when no valid token came. Without a configured token none of this is installed.
+"""
 
 from __future__ import annotations
 
-import hmac
-import json
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.provider import TokenVerifier
+from pydantic import AnyHttpUrl
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.types import ASGIApp
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+__all__ = ["auth_middleware", "require_auth"]
 
 
-class BearerTokenMiddleware:
-    """Rejects any request whose ``Authorization`` is not ``Bearer <token>`` (constant-time compare)."""
+def auth_middleware(verifier: TokenVerifier | None) -> list[Middleware]:
+    if verifier is None:
+        return []
+    return [
+        Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)),
+        Middleware(AuthContextMiddleware),
+    ]
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self._expected = f"Bearer {token}".encode()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        presented = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
-        if hmac.compare_digest(presented, self._expected):
-            await self.app(scope, receive, send)
-            return
-        reason = "missing bearer token" if not presented else "invalid bearer token"
-        body = json.dumps(
-            {"error": "unauthorized", "error_description": f"{reason}: send 'Authorization: Bearer <token>'"}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"www-authenticate", b'Bearer realm="deepr-mcp"'),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+def require_auth(
+    app: ASGIApp, verifier: TokenVerifier | None, *, resource_metadata_url: AnyHttpUrl | None = None
+) -> ASGIApp:
+    """``app`` behind the SDK's 401 (no scope required here: tools check scopes per call)."""
+    if verifier is None:
+        return app
+    return RequireAuthMiddleware(app, required_scopes=[], resource_metadata_url=resource_metadata_url)

@@ -21,19 +21,20 @@ from mcp.server.sse import SseServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from deepr_mcp import __version__
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import DeeprServer, build_server
+from deepr_mcp.auth.verifiers import token_verifier
 from deepr_mcp.config import Settings, is_loopback_host
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.transports.auth import BearerTokenMiddleware
+from deepr_mcp.transports.auth import auth_middleware, require_auth
 from deepr_mcp.transports.jsonrpc_guard import guard_jsonrpc
+from deepr_mcp.transports.origin import HostOriginGuard
 from deepr_mcp.transports.sessions import ReapingSessionManager, StreamCap
 
 logger = logging.getLogger(__name__)
@@ -96,27 +97,34 @@ def build_http_app(services: Root) -> Starlette:
             yield
 
     guard: dict[str, Any] = {"security": security, "max_body_bytes": settings.http.max_body_bytes}
-    middleware = []
-    if settings.auth_token is not None:
-        middleware.append(Middleware(BearerTokenMiddleware, token=settings.auth_token.get_secret_value()))
+    verifier = token_verifier(settings)
+
+    def guarded(app: ASGIApp) -> ASGIApp:
+        """Strict Host/Origin first, then a valid bearer token when one is configured."""
+        return HostOriginGuard(require_auth(app, verifier), security.allowed_hosts, security.allowed_origins)
+
     return Starlette(
         routes=[
-            Route(MCP_PATH, endpoint=guard_jsonrpc(StreamableHTTPASGIApp(manager), **guard, transport="HTTP")),
-            Route(SSE_PATH, endpoint=sse_streams, methods=["GET"]),
-            Mount(SSE_MESSAGES_PATH, app=guard_jsonrpc(sse.handle_post_message, **guard, transport="legacy SSE")),
+            Route(MCP_PATH, endpoint=guarded(guard_jsonrpc(StreamableHTTPASGIApp(manager), **guard, transport="HTTP"))),
+            Route(SSE_PATH, endpoint=guarded(sse_streams), methods=["GET"]),
+            Mount(
+                SSE_MESSAGES_PATH,
+                app=guarded(guard_jsonrpc(sse.handle_post_message, **guard, transport="legacy SSE")),
+            ),
             Route("/healthz", endpoint=health, methods=["GET"]),
         ],
-        middleware=middleware,
+        middleware=auth_middleware(verifier),
         lifespan=lifespan,
     )
 
 
 def check_bind(settings: Settings) -> None:
-    """Refuse to expose the server beyond loopback without a token."""
-    if not is_loopback_host(settings.http.host) and settings.auth_token is None:
+    """Refuse to expose the server beyond loopback without a token (a blank one counts as none)."""
+    if not is_loopback_host(settings.http.host) and token_verifier(settings) is None:
         raise InvalidInput(
             f"refusing to bind {settings.http.host}: it is not a loopback address and no auth token is set; "
-            "pass --auth-token or set DEEPR_AUTH_TOKEN (clients then send 'Authorization: Bearer <token>')"
+            "pass --auth-token or set DEEPR_AUTH_TOKEN (at least 16 characters; clients then send "
+            "'Authorization: Bearer <token>'), or configure [[auth.principals]]"
         )
 
 

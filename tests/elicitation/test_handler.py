@@ -77,3 +77,34 @@ async def test_nobody_to_ask_or_nobody_answering_in_time_returns_none() -> None:
     assert await handler({}, []).ask(new_campaign(), QUESTION) is None
     slow = FakeConnection("hang")
     assert await handler({"s": slow}, ["s"], timeout_s=0.05).ask(new_campaign(), QUESTION) is None
+
+
+class Who:
+    """The registry's ``principal_of`` port: the principal that opened each connection."""
+
+    def __init__(self, **scopes: list[str]) -> None:
+        from deepr_mcp.auth.principals import Principal
+
+        self.principals = {cid: Principal(name=cid, scopes=frozenset(s)) for cid, s in scopes.items()}
+
+    def __call__(self, cid: str) -> Any:
+        return self.principals.get(cid)
+
+
+async def test_only_a_connection_that_may_approve_and_see_the_campaign_is_asked() -> None:
+    answer = accept(decision="approve_override", new_budget=1.5)
+    conns = {name: FakeConnection(answer) for name in ["starter", "reader", "stranger", "approver"]}
+    who = Who(starter=["read", "research"], reader=["read"], stranger=["read", "approve"], approver=["read", "approve"])
+    campaign = new_campaign(owner_connection="starter", owner="starter", shared_with=["reader", "approver"])
+    found = ElicitationHandler(conns.get, lambda uri: ["reader", "stranger", "approver"], timeout_s=5, principal_of=who)  # type: ignore[arg-type]
+    assert found.candidates(campaign) == ["approver"]
+    decision = await found.ask(campaign, QUESTION)
+    assert decision is not None and decision.principal == "approver"
+    assert decision.answered_by == "connection approver"
+    assert [name for name, c in conns.items() if c.asked] == ["approver"]
+
+
+async def test_an_unknown_connection_principal_is_never_asked() -> None:
+    conns = {"ghost": FakeConnection(accept(decision="abort"))}
+    found = ElicitationHandler(conns.get, lambda uri: ["ghost"], timeout_s=5, principal_of=Who())  # type: ignore[arg-type]
+    assert await found.ask(new_campaign(), QUESTION) is None and not conns["ghost"].asked

@@ -21,7 +21,7 @@ class EchoInput(BaseModel):
 seen: list[Any] = []
 
 
-@define_tool("echo_word", "Echo a word back.", EchoInput, category="test")
+@define_tool("echo_word", "Echo a word back.", EchoInput, category="test", scope="read")
 async def echo_word(ctx: Any, args: EchoInput) -> dict[str, Any]:
     seen.append(ctx)
     if args.word == "missing":
@@ -69,3 +69,34 @@ def test_listed_per_mode() -> None:
     assert [s.name for s in gateway("proxy").listed()] == ["tool_search", "tool_call"]
     assert [s.name for s in gateway("search").listed(["echo_word"])] == ["tool_search", "echo_word"]
     assert [s.name for s in gateway("full").listed()] == ["tool_search", "tool_call", "echo_word"]
+
+
+async def test_the_gateway_asks_authorize_before_any_handler_runs() -> None:
+    from deepr_mcp.errors import Forbidden
+
+    asked: list[tuple[str, str, dict[str, Any]]] = []
+
+    async def authorize(ctx: Any, spec: Any, arguments: dict[str, Any]) -> None:
+        asked.append((spec.name, spec.scope, arguments))
+        if ctx == "nobody":
+            raise Forbidden(f"tool {spec.name} needs scope {spec.scope!r}")
+
+    gw = Gateway(ToolRegistry([echo_word]), "proxy", authorize=authorize)
+    seen.clear()
+    denied = await gw.invoke("nobody", "echo_word", {"word": "hi"})
+    assert denied.is_error and "needs scope 'read'" in denied.text and seen == []
+    invalid = await gw.invoke("nobody", "echo_word", {"word": ""})
+    assert invalid.is_error and "word" in invalid.text and len(asked) == 1  # bad input is refused first
+    assert not (await gw.invoke("someone", "echo_word", {"word": "hi"})).is_error
+    assert asked[-1] == ("echo_word", "read", {"word": "hi"})
+
+
+def test_every_catalogue_tool_declares_a_known_scope() -> None:
+    from deepr_mcp.auth.principals import SCOPES
+    from deepr_mcp.tools import all_tools
+
+    scopes = {spec.name: spec.scope for spec in all_tools()}
+    assert set(scopes.values()) <= set(SCOPES)
+    assert {n for n, s in scopes.items() if s == "admin"} == {"campaign_delete", "corpus_remove", "expert_delete"}
+    assert {n for n, s in scopes.items() if s == "approve"} == {"budget_decide"}
+    assert all(spec.ownership in ("see", "own") for spec in all_tools())

@@ -68,3 +68,33 @@ async def test_wal_and_migrations_survive_reopen(tmp_path: Path) -> None:
     assert reopened.schema_version == len(MIGRATIONS)
     mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
+
+
+async def test_listing_for_a_principal_shows_its_own_and_what_was_shared(tmp_path: Path) -> None:
+    store = SqliteCampaignStore(tmp_path / "state.db")
+    mine = await store.create(campaign(owner="ann"))
+    shared = await store.create(campaign(owner="bob", shared_with=["ann"]))
+    everyone = await store.create(campaign(owner="cy", shared_with=["*"]))
+    hidden = await store.create(campaign(owner="bob", shared_with=["anna", "annie"]))
+    listed, total = await store.list(visible_to="ann", limit=10)
+    assert total == 3 and {c.id for c in listed} == {mine.id, shared.id, everyone.id}
+    assert (await store.list(limit=10))[1] == 4
+    assert {c.id for c in (await store.list(visible_to="bob", limit=10))[0]} == {shared.id, hidden.id, everyone.id}
+    paged, total = await store.list(visible_to="ann", limit=1, offset=2)
+    assert total == 3 and len(paged) == 1
+
+
+async def test_records_from_before_principals_belong_to_the_local_principal(tmp_path: Path) -> None:
+    store = SqliteCampaignStore(tmp_path / "state.db")
+    old = await store.create(campaign())
+    record = old.model_dump(mode="json")
+    del record["owner"], record["shared_with"]  # a row written before owner/shared_with existed
+    with sqlite3.connect(tmp_path / "state.db") as db:
+        db.execute(
+            "UPDATE campaigns SET record = ? WHERE id = ?",
+            (Campaign.model_validate(record).model_dump_json(exclude={"owner", "shared_with"}), old.id),
+        )
+    assert (await store.get(old.id)).owner == "local"
+    assert [c.id for c in (await store.list(visible_to="local"))[0]] == [old.id]
+    assert (await store.list(visible_to="ann"))[1] == 0
+    store.close()
