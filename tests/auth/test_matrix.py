@@ -136,7 +136,8 @@ async def principals_matrix(data_dir: Path) -> dict[str, list[str]]:
     doc.write_text("# Cable repair\n\nRepair ships grapple the cable, splice it on deck and lower it again.\n")
     async with fake_llm() as llm:
         config = priced(llm.url, default=TINY_BUDGET, timeout_s=300)
-        async with principal_server(data_dir, jobs={"max_concurrent": 32}, **config) as (_, base):
+        roots = {"roots": [str(doc.parent)]}  # corpus_add over HTTP reads only under configured roots
+        async with principal_server(data_dir, jobs={"max_concurrent": 32}, corpus=roots, **config) as (_, base):
             async with anyio.create_task_group() as tg:
                 clients: dict[str, Client] = {}
                 done = anyio.Event()
