@@ -18,6 +18,7 @@ import platformdirs
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
+from deepr_mcp.auth.settings import AuthSettings
 from deepr_mcp.errors import InvalidInput
 
 GatewayMode = Literal["proxy", "search", "full"]
@@ -143,6 +144,7 @@ class Settings(BaseSettings):
     web: WebSettings = Field(default_factory=WebSettings)
     subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
 
     @field_validator("data_dir")
     @classmethod

@@ -23,11 +23,12 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from deepr_mcp import __version__
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import DeeprServer, build_server
+from deepr_mcp.auth.oauth import oauth_layer
 from deepr_mcp.config import Settings, is_loopback_host
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.transports.auth import BearerTokenMiddleware
@@ -88,14 +89,25 @@ def build_http_app(services: Root) -> Starlette:
             yield
 
     middleware = []
-    if settings.auth_token is not None:
+    routes: list[Route | Mount] = []
+
+    def protect(app: ASGIApp) -> ASGIApp:
+        return app
+
+    oauth = oauth_layer(settings)  # OAuth 2.1 resource server: None unless [auth.oauth] is configured
+    if oauth is not None:
+        middleware += oauth.middleware
+        routes += oauth.routes
+        protect = oauth.protect
+    elif settings.auth_token is not None:
         middleware.append(Middleware(BearerTokenMiddleware, token=settings.auth_token.get_secret_value()))
     return Starlette(
         routes=[
-            Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager)),
-            Route(SSE_PATH, endpoint=SseEndpoint(server, sse), methods=["GET"]),
-            Mount(SSE_MESSAGES_PATH, app=sse.handle_post_message),
+            Route(MCP_PATH, endpoint=protect(StreamableHTTPASGIApp(manager))),
+            Route(SSE_PATH, endpoint=protect(SseEndpoint(server, sse)), methods=["GET"]),
+            Mount(SSE_MESSAGES_PATH, app=protect(sse.handle_post_message)),
             Route("/healthz", endpoint=health, methods=["GET"]),
+            *routes,
         ],
         middleware=middleware,
         lifespan=lifespan,
@@ -103,11 +115,13 @@ def build_http_app(services: Root) -> Starlette:
 
 
 def check_bind(settings: Settings) -> None:
-    """Refuse to expose the server beyond loopback without a token."""
-    if not is_loopback_host(settings.http.host) and settings.auth_token is None:
+    """Refuse to expose the server beyond loopback without a token or OAuth."""
+    guarded = settings.auth_token is not None or settings.auth.oauth is not None
+    if not is_loopback_host(settings.http.host) and not guarded:
         raise InvalidInput(
             f"refusing to bind {settings.http.host}: it is not a loopback address and no auth token is set; "
-            "pass --auth-token or set DEEPR_AUTH_TOKEN (clients then send 'Authorization: Bearer <token>')"
+            "pass --auth-token or set DEEPR_AUTH_TOKEN (clients then send 'Authorization: Bearer <token>'), "
+            "or configure [auth.oauth] (issuer, jwks_url, resource_url)"
         )
 
 
