@@ -148,7 +148,11 @@ class JwksCache:
             ):
                 if response.status != 200:
                     raise JwksUnavailable(f"HTTP {response.status}")
-                body = await response.content.read(MAX_JWKS_BYTES + 1)
+                body = b""
+                async for chunk in response.content.iter_chunked(64 * 1024):
+                    body += chunk
+                    if len(body) > MAX_JWKS_BYTES:
+                        break
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise JwksUnavailable(f"{type(exc).__name__}: {exc}".rstrip(": ")) from None
         if len(body) > MAX_JWKS_BYTES:

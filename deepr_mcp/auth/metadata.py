@@ -7,6 +7,8 @@ path too, where clients that do not insert the path look.
 
 from __future__ import annotations
 
+from typing import cast
+
 from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
 from pydantic import AnyHttpUrl
 from starlette.routing import Route
@@ -23,9 +25,11 @@ def metadata_url(settings: OAuthSettings) -> AnyHttpUrl:
 
 def metadata_routes(settings: OAuthSettings) -> list[Route]:
     """GET (and CORS OPTIONS) routes answering the RFC 9728 JSON document."""
+    # Strings, not AnyHttpUrl(...): the metadata model keeps them as written, and RFC 8414 compares
+    # issuers exactly, so "https://issuer.example" must not come out as "https://issuer.example/".
     routes = create_protected_resource_routes(
-        resource_url=AnyHttpUrl(settings.resource_url),
-        authorization_servers=[AnyHttpUrl(settings.issuer)],
+        resource_url=cast(AnyHttpUrl, settings.resource_url),
+        authorization_servers=[cast(AnyHttpUrl, settings.issuer)],
         scopes_supported=list(SCOPES),
         resource_name="deepr-mcp",
     )
