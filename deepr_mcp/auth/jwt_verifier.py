@@ -64,6 +64,8 @@ class JwtVerifier:
             logger.info("bearer JWT refused: %s", exc)
         except JwksUnavailable as exc:
             logger.warning("bearer JWT refused: no signing keys to check it with (%s)", exc)
+        except Exception as exc:  # a token is caller input: whatever it holds is a 401, never a 500
+            logger.warning("bearer JWT refused: unexpected %s: %s", type(exc).__name__, exc)
         return None
 
     async def _verify(self, token: str) -> AccessToken:

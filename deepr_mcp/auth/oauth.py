@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
@@ -88,3 +89,15 @@ def oauth_layer(settings: Settings, verifier: TokenVerifier | None = None) -> OA
         token = settings.auth_token.get_secret_value() if settings.auth_token is not None else None
         verifier = FirstOf(StaticTokenVerifier(token), jwts) if token else jwts
     return OAuthLayer(verifier, list(oauth.required_scopes), metadata_url(oauth), metadata_routes(oauth))
+
+
+def public_hosts_and_origins(settings: Settings) -> tuple[list[str], list[str]]:
+    """The resource URL's ``Host`` and ``Origin`` (exact values), for the DNS-rebinding check.
+
+    Behind a reverse proxy clients reach the server by its public name, which is the resource
+    URL's; without this an operator would have to repeat it in ``http.allowed_hosts``.
+    """
+    if settings.auth.oauth is None:
+        return [], []
+    parts = urlsplit(settings.auth.oauth.resource_url)
+    return [parts.netloc], [f"{parts.scheme}://{parts.netloc}"]

@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from deepr_mcp import __version__
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import DeeprServer, build_server
-from deepr_mcp.auth.oauth import oauth_layer
+from deepr_mcp.auth.oauth import oauth_layer, public_hosts_and_origins
 from deepr_mcp.config import Settings, is_loopback_host
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.transports.auth import BearerTokenMiddleware
@@ -48,6 +48,8 @@ def security_settings(settings: Settings) -> TransportSecuritySettings:
     if not is_loopback_host(host) and host not in ("0.0.0.0", "::"):
         hosts.append(f"{host}:*")
         origins += [f"http://{host}:*", f"https://{host}:*"]
+    public_hosts, public_origins = public_hosts_and_origins(settings)  # OAuth's resource URL
+    hosts, origins = hosts + public_hosts, origins + public_origins
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 

@@ -87,6 +87,11 @@ def tampered_signature(token: str) -> str:
     return f"{head}.{body}.{b64(bytes(raw))}"
 
 
+def stolen_key_token(issuer: Issuer) -> str:
+    issuer.add_key("stolen", publish=False)
+    return issuer.token("stolen")
+
+
 def public_pem(issuer: Issuer) -> bytes:
     return (
         issuer.keys["rsa-1"]
@@ -273,3 +278,34 @@ async def test_the_cli_server_takes_auth_oauth_from_its_config_file(data_dir: Pa
             async with client_with(base, issuer.token(scope="read")) as client:
                 result = await client.call_tool("tool_call", {"name": "server_info", "arguments": {}})
                 assert structured(result)["name"] == "deepr-mcp"
+
+
+async def test_the_public_host_of_the_resource_url_is_accepted(data_dir: Path) -> None:
+    """Behind a proxy the Host is the resource URL's (deepr.test), not 127.0.0.1."""
+    async with oauth_issuer() as issuer, oauth_server(oauth_settings(data_dir, issuer)) as base:
+        headers = {**ACCEPT, "Authorization": f"Bearer {issuer.token()}"}
+        async with aiohttp.ClientSession() as http:
+            for host, origin, status in [
+                ("deepr.test", "https://deepr.test", 200),
+                ("evil.test", "https://deepr.test", 421),
+                ("deepr.test", "https://evil.test", 403),
+                ("deepr.test.evil.test", "https://deepr.test", 421),
+            ]:
+                sent = {**headers, "Host": host, "Origin": origin}
+                async with http.post(f"{base}/mcp", json=INITIALIZE, headers=sent) as resp:
+                    assert resp.status == status, (host, origin)
+
+
+async def test_a_session_answers_only_the_principal_that_opened_it(data_dir: Path) -> None:
+    async with oauth_issuer() as issuer, oauth_server(oauth_settings(data_dir, issuer)) as base:
+        async with aiohttp.ClientSession() as http:
+            alice = {**ACCEPT, "Authorization": f"Bearer {issuer.token(sub='alice')}"}
+            async with http.post(f"{base}/mcp", json=INITIALIZE, headers=alice) as resp:
+                session = resp.headers["Mcp-Session-Id"]
+            listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+            for sub, status in [("bob", 404), ("alice", 200)]:  # alice with a new token of her own is fine
+                token = issuer.token(sub=sub, exp=int(time.time()) + 900)
+                sent = {**ACCEPT, "Authorization": f"Bearer {token}", "Mcp-Session-Id": session}
+                sent["MCP-Protocol-Version"] = "2025-11-25"
+                async with http.post(f"{base}/mcp", json=listing, headers=sent) as resp:
+                    assert resp.status == status, sub
