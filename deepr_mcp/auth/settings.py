@@ -48,7 +48,9 @@ class OAuthSettings(BaseModel):
     audience: str | None = Field(None, description="The `aud` tokens must carry; default: resource_url")
     required_scopes: list[str] = Field(default_factory=list, description="Scopes every request needs")
     algorithms: list[SigningAlgorithm] = Field(default_factory=lambda: ["RS256", "ES256"], min_length=1)
-    leeway_s: float = Field(30.0, ge=0, le=300, description="Clock skew allowed on exp/nbf/iat")
+    leeway_s: float = Field(
+        30.0, ge=0, le=300, description="Clock skew allowed on nbf/iat (exp is strict: the SDK checks it again)"
+    )
     jwks_cache_s: float = Field(300.0, gt=0, le=86_400, description="How long fetched keys are trusted")
     jwks_refresh_min_interval_s: float = Field(
         30.0, ge=0, le=3600, description="An unknown `kid` refetches the JWKS at most this often"

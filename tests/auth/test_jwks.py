@@ -131,3 +131,27 @@ async def test_a_huge_or_non_json_answer_is_refused() -> None:
     finally:
         for runner in runners:
             await runner.cleanup()
+
+
+async def test_a_jwks_that_never_answers_times_out() -> None:
+    from aiohttp import web
+
+    never = anyio.Event()
+
+    async def hang(_: web.Request) -> web.Response:
+        await never.wait()
+        return web.Response()
+
+    app = web.Application()
+    app.router.add_get("/j", hang)
+    runner = web.AppRunner(app, shutdown_timeout=0.1)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/j"  # type: ignore[union-attr]
+        with pytest.raises(JwksUnavailable, match="TimeoutError"):
+            await JwksCache(url, timeout_s=0.2).key("x")
+    finally:
+        never.set()
+        await runner.cleanup()
