@@ -87,14 +87,15 @@ class JwksCache:
         self._failed_at: float | None = None
         self._last_error = "never fetched"
         self._lock = anyio.Lock()
-        self.fetches = 0
-        """How many fetches were attempted (tests and diagnostics)."""
 
     async def key(self, kid: str | None) -> SigningKey | None:
         """The key for ``kid`` (or the only key, when the token names none); ``None`` if unknown.
 
-        Raises ``JwksUnavailable`` when no key set could be had at all.
+        Raises ``JwksUnavailable`` when no key set could be had at all. A known key of a fresh set
+        is answered without the lock, so a fetch in progress (an unknown ``kid``) delays no one else.
         """
+        if not self._stale() and (found := self._lookup(kid)) is not None:
+            return found
         async with self._lock:
             just_fetched = self._stale()
             if just_fetched:
@@ -127,7 +128,6 @@ class JwksCache:
 
     async def _refresh(self) -> None:
         """Fetch the set; on failure keep the keys we had (log why) so a blip refuses nobody."""
-        self.fetches += 1
         try:
             keys = parse_jwks(await self._download())
         except JwksUnavailable as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from deepr_mcp.auth.jwks import JwksCache, JwksUnavailable, parse_jwks
@@ -155,3 +156,23 @@ async def test_a_jwks_that_never_answers_times_out() -> None:
     finally:
         never.set()
         await runner.cleanup()
+
+
+async def test_a_slow_refetch_for_an_unknown_kid_delays_no_known_key() -> None:
+    async with oauth_issuer() as issuer:
+        cache = JwksCache(issuer.jwks_url)
+        await cache.key("rsa-1")
+        gate = anyio.Event()
+
+        async def slow_download() -> object:
+            await gate.wait()
+            return {"keys": [issuer.jwk("rsa-1")]}
+
+        cache._download = slow_download  # type: ignore[method-assign]
+        with anyio.fail_after(10):  # a hang guard, not a timing assertion
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(cache.key, "unknown")  # takes the lock and waits on the gate
+                while not cache._lock.locked():
+                    await anyio.lowlevel.checkpoint()
+                assert (await cache.key("rsa-1")) is not None and (await cache.key("ec-1")) is not None
+                gate.set()
