@@ -18,6 +18,7 @@ import platformdirs
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
+from deepr_mcp.auth.settings import OAuthSettings
 from deepr_mcp.errors import InvalidInput
 
 GatewayMode = Literal["proxy", "search", "full"]
@@ -198,7 +199,10 @@ class PrincipalSettings(BaseModel):
 
 
 class AuthSettings(BaseModel):
+    """Who may call the server over HTTP: static-token principals and, optionally, OAuth 2.1 JWTs."""
+
     principals: list[PrincipalSettings] = Field(default_factory=list)
+    oauth: OAuthSettings | None = Field(None, description="Accept JWTs from an OAuth 2.1 authorization server")
 
     @model_validator(mode="after")
     def _unique(self) -> AuthSettings:

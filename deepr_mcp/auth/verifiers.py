@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
+from deepr_mcp.auth.jwt_verifier import JwtVerifier
 from deepr_mcp.auth.principals import OWNER_NAME, SCOPES
 from deepr_mcp.config import Settings
 from deepr_mcp.errors import InvalidInput
@@ -93,7 +94,8 @@ def token_verifier(settings: Settings) -> TokenVerifier | None:
         raise InvalidInput("two principals (or a principal and auth_token) share one token; give each its own")
     if tokens:
         verifiers.append(StaticTokenVerifier(tokens))
-    # Other verifiers (e.g. an OAuth 2.1 JWT verifier) are appended here.
+    if settings.auth.oauth is not None:  # OAuth 2.1 resource server: JWTs after the static tokens
+        verifiers.append(JwtVerifier(settings.auth.oauth))
     if not verifiers:
         return None
     return verifiers[0] if len(verifiers) == 1 else CompositeTokenVerifier(verifiers)

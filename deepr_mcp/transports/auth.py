@@ -30,9 +30,16 @@ def auth_middleware(verifier: TokenVerifier | None) -> list[Middleware]:
 
 
 def require_auth(
-    app: ASGIApp, verifier: TokenVerifier | None, *, resource_metadata_url: AnyHttpUrl | None = None
+    app: ASGIApp,
+    verifier: TokenVerifier | None,
+    *,
+    resource_metadata_url: AnyHttpUrl | None = None,
+    required_scopes: list[str] | None = None,
 ) -> ASGIApp:
-    """``app`` behind the SDK's 401 (no scope required here: tools check scopes per call)."""
+    """``app`` behind the SDK's 401 (tools check their own scopes per call; ``required_scopes`` are
+    what OAuth deployments demand of every request)."""
     if verifier is None:
         return app
-    return RequireAuthMiddleware(app, required_scopes=[], resource_metadata_url=resource_metadata_url)
+    return RequireAuthMiddleware(
+        app, required_scopes=required_scopes or [], resource_metadata_url=resource_metadata_url
+    )

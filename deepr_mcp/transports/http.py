@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from deepr_mcp import __version__
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import DeeprServer, build_server
+from deepr_mcp.auth.oauth import oauth_layer, public_hosts_and_origins
 from deepr_mcp.auth.verifiers import token_verifier
 from deepr_mcp.config import Settings, is_loopback_host
 from deepr_mcp.errors import InvalidInput
@@ -52,6 +53,8 @@ def security_settings(settings: Settings) -> TransportSecuritySettings:
     if not is_loopback_host(host) and host not in ("0.0.0.0", "::"):
         hosts.append(f"{host}:*")
         origins += [f"http://{host}:*", f"https://{host}:*"]
+    public_hosts, public_origins = public_hosts_and_origins(settings)  # OAuth's resource URL
+    hosts, origins = hosts + public_hosts, origins + public_origins
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
@@ -99,9 +102,15 @@ def build_http_app(services: Root) -> Starlette:
     guard: dict[str, Any] = {"security": security, "max_body_bytes": settings.http.max_body_bytes}
     verifier = token_verifier(settings)
 
+    oauth = oauth_layer(settings)  # OAuth 2.1 resource server: None unless [auth.oauth] is configured
+    protection = (
+        {"resource_metadata_url": oauth.metadata_url, "required_scopes": oauth.required_scopes} if oauth else {}
+    )
+
     def guarded(app: ASGIApp) -> ASGIApp:
         """Strict Host/Origin first, then a valid bearer token when one is configured."""
-        return HostOriginGuard(require_auth(app, verifier), security.allowed_hosts, security.allowed_origins)
+        protected = require_auth(app, verifier, **protection)
+        return HostOriginGuard(protected, security.allowed_hosts, security.allowed_origins)
 
     return Starlette(
         routes=[
@@ -112,6 +121,7 @@ def build_http_app(services: Root) -> Starlette:
                 app=guarded(guard_jsonrpc(sse.handle_post_message, **guard, transport="legacy SSE")),
             ),
             Route("/healthz", endpoint=health, methods=["GET"]),
+            *(oauth.routes if oauth else []),
         ],
         middleware=auth_middleware(verifier),
         lifespan=lifespan,
@@ -124,7 +134,7 @@ def check_bind(settings: Settings) -> None:
         raise InvalidInput(
             f"refusing to bind {settings.http.host}: it is not a loopback address and no auth token is set; "
             "pass --auth-token or set DEEPR_AUTH_TOKEN (at least 16 characters; clients then send "
-            "'Authorization: Bearer <token>'), or configure [[auth.principals]]"
+            "'Authorization: Bearer <token>'), or configure [[auth.principals]] or [auth.oauth]"
         )
 
 

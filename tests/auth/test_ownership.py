@@ -140,7 +140,10 @@ async def test_a_budget_decision_records_the_principal_that_made_it(data_dir: Pa
             cid = (await call(owner, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
             await call(owner, "campaign_share", {"campaign_id": cid, "principals": ["approver"]})
             pending = await call(owner, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 30})
-            assert pending["decision_pending"] and not human.asked, (pending, human.asked)  # the researcher cannot approve
+            assert pending["decision_pending"] and not human.asked, (
+                pending,
+                human.asked,
+            )  # the researcher cannot approve
             await call(approver, "campaign_status", {"campaign_id": cid})
             assert len(human.asked) == 1
             decision = (await call(owner, "budget_get", {"campaign_id": cid}))["decisions"][0]

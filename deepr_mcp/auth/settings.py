@@ -1,0 +1,86 @@
+"""The ``[auth]`` settings section: who may call the server over HTTP.
+
+``[auth.oauth]`` makes the server an OAuth 2.1 resource server: it accepts JWT access tokens
+that an external authorization server signed, checked against that server's JWKS. It is
+optional; without it the static ``auth_token`` (or nothing, on loopback) applies.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import AnyHttpUrl, BaseModel, Field, ValidationInfo, field_validator, model_validator
+
+SCOPES = ("read", "research", "approve", "admin")
+"""The scopes deepr-mcp understands; a token's other scopes are ignored."""
+
+SigningAlgorithm = Literal["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+"""Asymmetric algorithms only: ``none`` and the HMAC family (``HS*``) can never be configured, so a
+token signed with the JWKS's public key used as an HMAC secret has no algorithm to verify under."""
+
+
+def _loopback(host: str) -> bool:
+    """Like ``config.is_loopback_host`` (not imported: config imports this module)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _http_url(value: str, field: str) -> str:
+    try:
+        AnyHttpUrl(value)
+    except ValueError:
+        raise ValueError(f"{field} must be an http(s) URL, got {value!r}") from None
+    return value
+
+
+class OAuthSettings(BaseModel):
+    """An external authorization server whose JWT access tokens this server accepts."""
+
+    issuer: str = Field(description="The tokens' `iss`, compared exactly; also advertised in the metadata")
+    jwks_url: str = Field(description="Where the issuer publishes its signing keys (https, or http on loopback)")
+    resource_url: str = Field(description="This server's public URL, e.g. https://deepr.example.com/mcp")
+    audience: str | None = Field(None, description="The `aud` tokens must carry; default: resource_url")
+    required_scopes: list[str] = Field(default_factory=list, description="Scopes every request needs")
+    algorithms: list[SigningAlgorithm] = Field(default_factory=lambda: ["RS256", "ES256"], min_length=1)
+    leeway_s: float = Field(
+        30.0, ge=0, le=300, description="Clock skew allowed on nbf/iat (exp is strict: the SDK checks it again)"
+    )
+    jwks_cache_s: float = Field(300.0, gt=0, le=86_400, description="How long fetched keys are trusted")
+    jwks_refresh_min_interval_s: float = Field(
+        30.0, ge=0, le=3600, description="An unknown `kid` refetches the JWKS at most this often"
+    )
+    jwks_timeout_s: float = Field(5.0, gt=0, le=60, description="Timeout of one JWKS fetch")
+
+    @field_validator("resource_url", "issuer")
+    @classmethod
+    def _url(cls, value: str, info: ValidationInfo) -> str:
+        return _http_url(value, info.field_name or "url")
+
+    @field_validator("jwks_url")
+    @classmethod
+    def _jwks_url(cls, value: str) -> str:
+        _http_url(value, "jwks_url")
+        parts = urlsplit(value)
+        if parts.scheme != "https" and not _loopback(parts.hostname or ""):
+            raise ValueError(f"jwks_url must use https (plain http only on loopback), got {value!r}")
+        return value
+
+    @field_validator("required_scopes")
+    @classmethod
+    def _known_scopes(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(SCOPES))
+        if unknown:
+            raise ValueError(f"unknown scopes {unknown}; allowed: {list(SCOPES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _default_audience(self) -> OAuthSettings:
+        if self.audience is None:
+            self.audience = self.resource_url
+        return self
