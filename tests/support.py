@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import anyio
 import jwt
 import mcp_types as types
@@ -708,3 +709,58 @@ async def oauth_issuer(**fields: Any) -> AsyncIterator[Issuer]:
         yield issuer
     finally:
         await runner.cleanup()
+
+
+# -- 2026-07-28 tasks extension over raw JSON-RPC ------------------------------------------------
+
+EXTENSION = "io.modelcontextprotocol/tasks"
+JSON_ACCEPT = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+class Modern:
+    """One 2026-07-28 tasks-extension client: every request carries its own envelope; no session."""
+
+    def __init__(self, http: aiohttp.ClientSession, url: str) -> None:
+        self.http, self.url, self.next_id = http, url, 0
+
+    async def send(self, method: str, params: dict[str, Any], *, extension: bool = True) -> dict[str, Any]:
+        self.next_id += 1
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+            "io.modelcontextprotocol/clientInfo": {"name": "tasks-ext", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXTENSION: {}}} if extension else {},
+        }
+        body = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": {**params, "_meta": meta}}
+        headers = {**JSON_ACCEPT, "mcp-protocol-version": MODERN_VERSION, "mcp-method": method}
+        if method == "tools/call":
+            headers["mcp-name"] = params["name"]
+        async with self.http.post(self.url, json=body, headers=headers) as resp:
+            text = await resp.text()
+        for line in text.splitlines():
+            if line.startswith("data:"):
+                return json.loads(line[5:])
+        return json.loads(text)
+
+    async def result(self, method: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        reply = await self.send(method, params, **kw)
+        assert "result" in reply, reply
+        return reply["result"]
+
+    async def error(self, method: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        reply = await self.send(method, params, **kw)
+        assert "error" in reply, reply
+        return reply["error"]
+
+    async def until(self, task_id: str, *statuses: str) -> dict[str, Any]:
+        with anyio.fail_after(30):
+            while (task := await self.result("tasks/get", {"taskId": task_id}))["status"] not in statuses:  # noqa: ASYNC110 - polling tasks/get is how the extension works
+                await anyio.sleep(0.05)
+        return task
+
+
+@asynccontextmanager
+async def modern_client(base: str, token: str | None = None) -> AsyncIterator[Modern]:
+    """A raw 2026-07-28 JSON-RPC client (the SDK's has no tasks extension), with ``token`` as bearer."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with aiohttp.ClientSession(headers=headers) as http:
+        yield Modern(http, f"{base}/mcp")

@@ -22,6 +22,8 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from deepr_mcp.app.connections import connection_of, is_modern
+from deepr_mcp.auth.access import require_scope
+from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.elicitation import form
 from deepr_mcp.elicitation.inline import INPUT_KEY
 from deepr_mcp.errors import Conflict, DeeprError, NotFound
@@ -116,12 +118,16 @@ class TaskExtension:
         self.campaigns = surface.tools.campaigns
         self.store = surface.tools.store
         self.jobs = surface.tools.jobs
+        self.access = surface.access
 
-    async def _campaign(self, task_id: str) -> Campaign:
+    async def _campaign(self, ctx: Ctx, task_id: str, scope: str) -> Campaign:
+        """The task's campaign if the caller holds ``scope`` and may see it (owner, shared, or admin)."""
         try:
-            campaign = await self.store.get(task_id)
-        except (NotFound, DeeprError):
+            campaign = await self.access.campaign(principal_of(ctx), task_id, scope, action=ctx.method)
+        except NotFound:
             campaign = None
+        except DeeprError as exc:  # Forbidden: names the missing scope or the owner
+            raise MCPError(code=INVALID_PARAMS, message=exc.message) from None
         if campaign is None or not campaign.is_task:
             raise MCPError(code=INVALID_PARAMS, message=f"no task {task_id!r}; campaign_start creates tasks")
         return campaign
@@ -131,8 +137,12 @@ class TaskExtension:
         question = arguments.get("question")
         if not isinstance(question, str):
             raise MCPError(code=INVALID_PARAMS, message="campaign_start needs a question (string)")
+        principal = principal_of(ctx)
         try:
-            campaign = await self.campaigns.start(question, budget=arguments.get("budget"), owner=None, as_task=True)
+            require_scope(principal, "research", "tool campaign_start")
+            campaign = await self.campaigns.start(
+                question, budget=arguments.get("budget"), owner=None, principal=principal.name, as_task=True
+            )
         except DeeprError as exc:
             raise MCPError(code=INVALID_PARAMS, message=exc.message) from None
         return {"resultType": "task", **task_fields(campaign)}
@@ -140,13 +150,13 @@ class TaskExtension:
     async def get(self, ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         _require_extension(ctx)
         typed = _parse(TaskIdParams, params)
-        return detailed_task(await self._campaign(typed.task_id))
+        return detailed_task(await self._campaign(ctx, typed.task_id, "read"))
 
     async def update(self, ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         """Apply the answer to an open budget question; answers to nothing open are acknowledged and dropped."""
         _require_extension(ctx)
         typed = _parse(UpdateTaskParams, params)
-        campaign = await self._campaign(typed.task_id)
+        campaign = await self._campaign(ctx, typed.task_id, "approve")
         q, raw = campaign.open_question, typed.input_responses.get(INPUT_KEY)
         if q is None or raw is None:
             return {}
@@ -168,6 +178,7 @@ class TaskExtension:
                 new_budget=answer.new_budget,
                 channel="tasks/update",
                 answered_by="2026-07-28 tasks extension",
+                principal=principal_of(ctx).name,
             )
         except Conflict:
             pass  # settled on another channel meanwhile
@@ -176,7 +187,7 @@ class TaskExtension:
     async def cancel(self, ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         """An empty ack, also for a task that already ended (idempotent); the next tasks/get shows the status."""
         _require_extension(ctx)
-        campaign = await self._campaign(_parse(TaskIdParams, params).task_id)
+        campaign = await self._campaign(ctx, _parse(TaskIdParams, params).task_id, "research")
         try:
             await self.jobs.cancel(campaign.id)
         except Conflict:

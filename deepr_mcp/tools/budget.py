@@ -44,7 +44,8 @@ async def budget_decide(ctx: ToolContext, args: DecideInput) -> dict[str, Any]:
 
 @define_tool(
     "budget_get",
-    "Show a campaign's budget, spend so far, the open budget question if any, and every decision taken.",
+    "Show a campaign's budget, spend so far, the open budget question if any, and the newest 50 decisions "
+    "(older_decisions counts the ones before).",
     CampaignRef,
     category="budget",
     scope="read",

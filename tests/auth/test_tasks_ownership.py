@@ -57,3 +57,29 @@ async def test_tasks_follow_ownership_and_scopes(data_dir: Path) -> None:
             cancel = await reader.request("tasks/cancel", {"taskId": task_id})
             assert "needs scope 'research'" in cancel["error"]["message"]
             assert (await owner.request("tasks/get", {"taskId": task_id}))["result"]["taskId"] == task_id
+
+
+async def test_2026_tasks_extension_follows_ownership(data_dir: Path) -> None:
+    """The SEP-2663 task of one principal: others with no share neither get, answer nor cancel it."""
+    from tests.support import modern_client
+
+    async with principal_server(data_dir) as (_, base):
+        async with modern_client(base, principal_token("researcher")) as owner:
+            task = await owner.result("tools/call", start_campaign())
+            assert task["resultType"] == "task"
+            task_id = task["taskId"]
+            assert (await owner.result("tasks/get", {"taskId": task_id}))["taskId"] == task_id
+        async with modern_client(base, principal_token("other")) as other:
+            for method in ("tasks/get", "tasks/cancel"):
+                error = await other.error(method, {"taskId": task_id})
+                assert "belongs to principal 'researcher'" in error["message"], (method, error)
+        async with modern_client(base, principal_token("reader")) as reader:
+            denied = await reader.send("tools/call", start_campaign())
+            assert "needs scope 'research'" in json.dumps(denied), denied
+            answer = {"taskId": task_id, "inputResponses": {}}
+            error = await reader.error("tasks/update", answer)
+            assert "needs scope 'approve'" in error["message"] or "not shared" in error["message"], error
+
+
+def start_campaign() -> dict[str, Any]:
+    return {"name": "tool_call", "arguments": {"name": "campaign_start", "arguments": {"question": QUESTION}}}

@@ -9,66 +9,24 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-import anyio
 
-from tests.support import MODERN_VERSION, QUESTION, TINY_BUDGET, config_env, fake_llm, http_server, priced
+from tests.support import (
+    EXTENSION,
+    JSON_ACCEPT,
+    QUESTION,
+    TINY_BUDGET,
+    config_env,
+    fake_llm,
+    http_server,
+    modern_client,
+    priced,
+)
 
-EXTENSION = "io.modelcontextprotocol/tasks"
-ACCEPT = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
-
-
-class Modern:
-    """One 2026-07-28 client: every request carries its own envelope; no session."""
-
-    def __init__(self, http: aiohttp.ClientSession, url: str) -> None:
-        self.http, self.url, self.next_id = http, url, 0
-
-    async def send(self, method: str, params: dict[str, Any], *, extension: bool = True) -> dict[str, Any]:
-        self.next_id += 1
-        meta = {
-            "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
-            "io.modelcontextprotocol/clientInfo": {"name": "tasks-ext", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXTENSION: {}}} if extension else {},
-        }
-        body = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": {**params, "_meta": meta}}
-        headers = {**ACCEPT, "mcp-protocol-version": MODERN_VERSION, "mcp-method": method}
-        if method == "tools/call":
-            headers["mcp-name"] = params["name"]
-        async with self.http.post(self.url, json=body, headers=headers) as resp:
-            text = await resp.text()
-        for line in text.splitlines():
-            if line.startswith("data:"):
-                return json.loads(line[5:])
-        return json.loads(text)
-
-    async def result(self, method: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        reply = await self.send(method, params, **kw)
-        assert "result" in reply, reply
-        return reply["result"]
-
-    async def error(self, method: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        reply = await self.send(method, params, **kw)
-        assert "error" in reply, reply
-        return reply["error"]
-
-    async def until(self, task_id: str, *statuses: str) -> dict[str, Any]:
-        with anyio.fail_after(30):
-            while (task := await self.result("tasks/get", {"taskId": task_id}))["status"] not in statuses:  # noqa: ASYNC110 - polling tasks/get is how the extension works
-                await anyio.sleep(0.05)
-        return task
-
-
-@asynccontextmanager
-async def modern_client(base: str) -> AsyncIterator[Modern]:
-    async with aiohttp.ClientSession() as http:
-        yield Modern(http, f"{base}/mcp")
 
 
 def start(question: str = QUESTION, **arguments: Any) -> dict[str, Any]:
@@ -167,9 +125,13 @@ async def test_handshake_clients_keep_2025_tasks_and_have_no_tasks_update(data_d
     async with http_server(data_dir) as base, aiohttp.ClientSession() as http:
         init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}
         body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}
-        async with http.post(f"{base}/mcp", json=body, headers=ACCEPT) as resp:
+        async with http.post(f"{base}/mcp", json=body, headers=JSON_ACCEPT) as resp:
             caps = json.loads((await resp.text()).split("data:", 1)[1].splitlines()[0])["result"]["capabilities"]
-            headers = {**ACCEPT, "mcp-session-id": resp.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+            headers = {
+                **JSON_ACCEPT,
+                "mcp-session-id": resp.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-11-25",
+            }
         assert caps["tasks"]["list"] == {} and EXTENSION not in (caps.get("extensions") or {})
         update = {"jsonrpc": "2.0", "id": 2, "method": "tasks/update", "params": {"taskId": "x", "inputResponses": {}}}
         async with http.post(f"{base}/mcp", json=update, headers=headers) as resp:
