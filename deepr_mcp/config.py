@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_serializer, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from deepr_mcp.auth.settings import OAuthSettings
@@ -153,6 +153,38 @@ class ResearchSettings(BaseModel):
     )
 
 
+class StoreSettings(BaseModel):
+    """Where shared state lives: unset = the embedded SQLite files in data_dir (one process)."""
+
+    url: str | None = Field(
+        None,
+        description="redis://HOST:PORT/DB or rediss://HOST:PORT/DB: every replica with the same URL shares campaigns "
+        "and leases (password in the URL or DEEPR_STORE_PASSWORD). Unset: embedded SQLite. Flag: serve --store URL",
+    )
+    password: SecretStr | None = Field(None, description="The Redis password when the URL holds none")
+    lease_s: float = Field(
+        15.0, ge=1, le=600, description="A replica that stops heartbeating loses its campaigns' leases after this long"
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        from deepr_mcp.stores.redis_client import check_store_url
+
+        return check_store_url(value)
+
+    @field_serializer("url")
+    def _hide_password(self, value: str | None) -> str | None:
+        """``config show`` prints the URL with its password (if any) as ``***``."""
+        if value is None:
+            return None
+        from deepr_mcp.stores.redis_client import redact
+
+        return redact(value)
+
+
 MIN_TOKEN_CHARS = 16
 ScopeName = Literal["read", "research", "approve", "admin"]
 
@@ -241,6 +273,7 @@ class Settings(BaseSettings):
     web: WebSettings = Field(default_factory=WebSettings)
     subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
 
     _auth_token = field_validator("auth_token", mode="before")(classmethod(lambda cls, v: _token_or_none(v)))
 

@@ -764,3 +764,79 @@ async def modern_client(base: str, token: str | None = None) -> AsyncIterator[Mo
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with aiohttp.ClientSession(headers=headers) as http:
         yield Modern(http, f"{base}/mcp")
+
+
+@dataclass
+class RedisServer:
+    """A real ``redis-server`` on a free loopback port, in a temp dir, never a system service.
+
+    ``stop``/``start`` restart it on the same port (an engine restart mid-test); no persistence
+    (``--save '' --appendonly no``), so a restart comes back empty, like a fresh replica of state.
+    """
+
+    port: int
+    workdir: Path
+    proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        import shutil
+        import socket
+
+        cmd = [shutil.which("redis-server") or "redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        cmd += ["--save", "", "--appendonly", "no", "--dir", str(self.workdir), "--protected-mode", "yes"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.workdir)
+        deadline = time.monotonic() + 10
+        while True:
+            assert self.proc.poll() is None, f"redis-server exited with {self.proc.returncode}"
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                assert time.monotonic() < deadline, "redis-server did not listen within 10 s"
+                time.sleep(0.02)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+def redis_or_skip() -> str:
+    """The redis-server binary; skipped with the reason in a dev run, a failure under CI=true."""
+    import shutil
+
+    import pytest
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        reason = "redis-server is not installed (apt-get install redis-server; .ci/run installs it)"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI=true but {reason}")
+        pytest.skip(reason)
+    return binary
+
+
+@contextmanager
+def running_redis(workdir: Path) -> Iterator[RedisServer]:
+    """Start ``redis-server`` on a free port under ``workdir``; stop it however the test ends."""
+    import socket
+
+    redis_or_skip()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = RedisServer(port=port, workdir=workdir)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

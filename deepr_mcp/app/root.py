@@ -30,10 +30,10 @@ from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.jobs.campaigns import Campaigns, SampleCorpus, Spawn, finish_deletions
 from deepr_mcp.jobs.engines import Engines, WebAccess
 from deepr_mcp.jobs.feed import CampaignFeed
-from deepr_mcp.jobs.lease import LocalLease
+from deepr_mcp.jobs.lease import CampaignLease, LocalLease
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.notifier import Notifier
-from deepr_mcp.jobs.store import SqliteCampaignStore
+from deepr_mcp.jobs.store import CampaignStore, SqliteCampaignStore
 from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.web import make_session
 from deepr_mcp.sandbox import SandboxManager
@@ -74,6 +74,7 @@ class Root:
     async def _open(self, stack: AsyncExitStack) -> None:
         """Open in dependency order (stores, fan-out, outbound HTTP, jobs); ``stack`` closes in reverse."""
         self._open_stores(stack)
+        await self._open_shared(stack)
         await finish_deletions(self.store, self.sandboxes)
         await self._open_fanout(stack)
         web_http = await self._open_http(stack)
@@ -86,8 +87,9 @@ class Root:
     def _open_stores(self, stack: AsyncExitStack) -> None:
         settings = self.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = SqliteCampaignStore(settings.data_dir / "campaigns.db")
+        self.store: CampaignStore = SqliteCampaignStore(settings.data_dir / "campaigns.db")
         stack.callback(self.store.close)
+        self.lease: CampaignLease = LocalLease()
         self.experts = SqliteExpertStore(settings.data_dir / "experts.db")
         stack.callback(self.experts.close)
         self.corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
@@ -98,6 +100,21 @@ class Root:
             max_files=settings.sandbox.max_files,
             max_depth=settings.sandbox.max_depth,
         )
+
+    async def _open_shared(self, stack: AsyncExitStack) -> None:
+        """With ``store.url``: campaigns and leases in Redis, shared with every replica on the same URL."""
+        store = self.settings.store
+        if store.url is None:
+            return
+        from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
+        from deepr_mcp.stores.redis_client import open_checked
+        from deepr_mcp.stores.redis_lease import RedisLease
+
+        password = store.password.get_secret_value() if store.password else None
+        client = await open_checked(store.url, password, "deepr:")
+        stack.push_async_callback(client.aclose)
+        self.lease = RedisLease(client, url=store.url, lease_s=store.lease_s)
+        self.store = RedisCampaignStore(client, url=store.url, fence_of=self.lease.fence_of)
 
     async def _open_fanout(self, stack: AsyncExitStack) -> None:
         """The bus, and its listeners: the Notifier (pushes) and the campaign feed (waiters)."""
@@ -146,7 +163,7 @@ class Root:
                 ask_budget=elicitation.ask,
                 step_delay_s=settings.jobs.step_delay_s,
                 on_finished=FeedExperts(self.experts, self.feed),
-                lease=LocalLease(),
+                lease=self.lease,
                 max_resumes=settings.jobs.max_resumes,
             )
         )

@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="require 'Authorization: Bearer TOKEN', 16+ characters; blank means none (env DEEPR_AUTH_TOKEN)",
     )
     serve.add_argument("--stdio", action="store_true", help="with --http: also serve stdin/stdout, one server")
+    serve.add_argument(
+        "--store", metavar="URL", help="share state with other replicas: redis://HOST:PORT/DB (env DEEPR_STORE_URL)"
+    )
     serve.add_argument("--mode", choices=["proxy", "search", "full"], help="gateway mode (env DEEPR_GATEWAY_MODE)")
 
     tools = sub.add_parser("tools", help="inspect the tool catalogue without a client")

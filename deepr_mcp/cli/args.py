@@ -18,6 +18,8 @@ def settings_for(args: argparse.Namespace) -> Settings:
     overrides: dict[str, object] = {"data_dir": args.data_dir}
     if getattr(args, "auth_token", None):
         overrides["auth_token"] = args.auth_token
+    if getattr(args, "store", None):
+        overrides["store"] = {"url": args.store}
     settings = load_settings(args.config, **overrides)
     if getattr(args, "mode", None):
         settings.gateway.mode = args.mode

@@ -1,0 +1,112 @@
+"""The Redis connection: parse ``store.url``, connect with backoff, and turn outages into clear errors.
+
+The client reconnects on its own (a broken connection is dropped from the pool and the next
+command dials again, retried with exponential backoff); while the engine stays down, every call
+that needs it raises ``StoreUnavailable`` naming the engine, never a driver traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+import redis.asyncio as aioredis
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import AuthenticationError, ConnectionError, RedisError, ResponseError, TimeoutError
+from redis.retry import Retry
+
+from deepr_mcp.errors import DeeprError
+
+T = TypeVar("T")
+SCHEMA_VERSION = "1"
+"""The layout of deepr-mcp's keys in the engine; another value there means another version's data."""
+
+
+class StoreUnavailable(DeeprError):
+    """The shared store cannot be reached (down, restarting, wrong password); the call wrote nothing."""
+
+    code = "store_unavailable"
+
+
+def redact(url: str) -> str:
+    """The URL with any password replaced, for messages and logs."""
+    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
+
+
+def check_store_url(url: str) -> str:
+    """``redis://HOST:PORT/DB`` or ``rediss://`` (TLS); raises ValueError saying what is allowed."""
+    allowed = "expected redis://HOST:PORT/DB or rediss://HOST:PORT/DB (password in the URL or DEEPR_STORE_PASSWORD)"
+    shown = redact(url)
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"{allowed}; got {shown!r} ({exc})") from None
+    if parts.scheme not in ("redis", "rediss"):
+        raise ValueError(f"{allowed}; got {shown!r} (scheme {parts.scheme or 'missing'!r})")
+    if not parts.hostname:
+        raise ValueError(f"{allowed}; got {shown!r} (no host)")
+    if port is None:
+        raise ValueError(f"{allowed}; got {shown!r} (no port; Redis listens on 6379 by default)")
+    db = parts.path.strip("/") or "0"
+    if not db.isdigit() or int(db) > 15:
+        raise ValueError(f"{allowed}; got {shown!r} (database must be a number 0-15)")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{allowed}; got {shown!r} (no ?query or #fragment)")
+    return url.strip()
+
+
+def connect(url: str, password: str | None = None, *, timeout_s: float = 2.0) -> aioredis.Redis:
+    """A client that retries a failed command three times with backoff before giving up."""
+    parts = urlsplit(url)
+    return aioredis.Redis(
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 6379,
+        db=int(parts.path.strip("/") or "0"),
+        username=parts.username or None,
+        password=parts.password or password,
+        ssl=parts.scheme == "rediss",
+        socket_connect_timeout=timeout_s,
+        socket_timeout=timeout_s * 2,
+        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
+        retry_on_error=[ConnectionError, TimeoutError],
+        decode_responses=True,
+    )
+
+
+async def call(url: str, op: Callable[[], Awaitable[T]]) -> T:
+    """Run one Redis operation; an outage or a refused password becomes ``StoreUnavailable``."""
+    try:
+        return await op()
+    except AuthenticationError as exc:
+        raise StoreUnavailable(f"the shared store {redact(url)} refused the password: {exc}") from None
+    except (ConnectionError, TimeoutError, OSError) as exc:
+        raise StoreUnavailable(
+            f"the shared store {redact(url)} is unreachable ({exc}); nothing was written, retry once it is back"
+        ) from None
+    except ResponseError as exc:
+        if "NOAUTH" in str(exc) or "WRONGPASS" in str(exc):
+            raise StoreUnavailable(f"the shared store {redact(url)} needs a password: {exc}") from None
+        raise
+    except RedisError as exc:
+        raise StoreUnavailable(f"the shared store {redact(url)} failed: {exc}") from None
+
+
+async def open_checked(url: str, password: str | None, prefix: str) -> aioredis.Redis:
+    """Connect, ping, and claim (or check) the key layout version; refuse another version's data."""
+    client = connect(url, password)
+    try:
+        await call(url, client.ping)
+        found = await call(url, lambda: client.set(f"{prefix}schema", SCHEMA_VERSION, nx=True, get=True))
+    except BaseException:
+        await client.aclose()
+        raise
+    if found not in (None, SCHEMA_VERSION):
+        await client.aclose()
+        raise DeeprError(
+            f"the shared store {redact(url)} holds deepr-mcp data of layout {found!r}, this version uses "
+            f"{SCHEMA_VERSION!r}: run the matching deepr-mcp version, or point store.url at an empty database"
+        )
+    return client
