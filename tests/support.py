@@ -777,6 +777,7 @@ class RedisServer:
     port: int
     workdir: Path
     proc: subprocess.Popen | None = None
+    args: tuple[str, ...] = ()
 
     @property
     def url(self) -> str:
@@ -787,7 +788,7 @@ class RedisServer:
         import socket
 
         cmd = [shutil.which("redis-server") or "redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        cmd += ["--save", "", "--appendonly", "no", "--dir", str(self.workdir), "--protected-mode", "yes"]
+        cmd += ["--save", "", "--appendonly", "no", "--dir", str(self.workdir), "--protected-mode", "yes", *self.args]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.workdir)
         deadline = time.monotonic() + 10
         while True:
@@ -826,15 +827,15 @@ def redis_or_skip() -> str:
 
 
 @contextmanager
-def running_redis(workdir: Path) -> Iterator[RedisServer]:
-    """Start ``redis-server`` on a free port under ``workdir``; stop it however the test ends."""
+def running_redis(workdir: Path, *args: str) -> Iterator[RedisServer]:
+    """Start ``redis-server`` on a free port under ``workdir`` (``args`` added to its command line)."""
     import socket
 
     redis_or_skip()
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = RedisServer(port=port, workdir=workdir)
+    server = RedisServer(port=port, workdir=workdir, args=args)
     server.start()
     try:
         yield server

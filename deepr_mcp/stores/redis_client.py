@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as aioredis
 from redis.backoff import ExponentialBackoff
@@ -32,7 +32,7 @@ class StoreUnavailable(DeeprError):
 
 def redact(url: str) -> str:
     """The URL with any password replaced, for messages and logs."""
-    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
+    return re.sub(r"(//[^:/@]*:)[^/]*@", r"\1***@", url)
 
 
 def check_store_url(url: str) -> str:
@@ -65,8 +65,8 @@ def connect(url: str, password: str | None = None, *, timeout_s: float = 2.0) ->
         host=parts.hostname or "127.0.0.1",
         port=parts.port or 6379,
         db=int(parts.path.strip("/") or "0"),
-        username=parts.username or None,
-        password=parts.password or password,
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else password,
         ssl=parts.scheme == "rediss",
         socket_connect_timeout=timeout_s,
         socket_timeout=timeout_s * 2,
@@ -81,6 +81,10 @@ async def call(url: str, op: Callable[[], Awaitable[T]]) -> T:
     try:
         return await op()
     except AuthenticationError as exc:
+        if any(sign in str(exc) for sign in ("NOAUTH", "required", "already authenticated")):
+            raise StoreUnavailable(
+                f"the shared store {redact(url)} needs a password: put it in the URL or DEEPR_STORE_PASSWORD"
+            ) from None
         raise StoreUnavailable(f"the shared store {redact(url)} refused the password: {exc}") from None
     except (ConnectionError, TimeoutError, OSError) as exc:
         raise StoreUnavailable(

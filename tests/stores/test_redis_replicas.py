@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
+from pathlib import Path
 
 import anyio
 import pytest
@@ -14,7 +15,7 @@ from deepr_mcp.jobs.models import CampaignPhase
 from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
 from deepr_mcp.stores.redis_client import StoreUnavailable, open_checked
 from deepr_mcp.stores.redis_lease import RedisLease
-from tests.support import RedisServer, new_campaign
+from tests.support import RedisServer, new_campaign, running_redis
 
 
 class Replica:
@@ -163,3 +164,17 @@ async def test_another_versions_data_is_refused_with_what_to_do(redis_server: Re
     await client.aclose()
     with pytest.raises(DeeprError, match=r"layout '99'.*empty database"):
         await open_checked(redis_server.url, None, "deepr:")
+
+
+async def test_a_missing_or_wrong_password_is_a_clear_error(tmp_path: Path) -> None:
+    with running_redis(tmp_path, "--requirepass", "right-password") as server:
+        with pytest.raises(StoreUnavailable, match="needs a password: put it in the URL or DEEPR_STORE_PASSWORD"):
+            await open_checked(server.url, None, "deepr:")
+        with pytest.raises(StoreUnavailable, match="refused the password") as refused:
+            await open_checked(server.url, "wrong-password", "deepr:")
+        assert "wrong-password" not in str(refused.value)
+        in_url = server.url.replace("redis://", "redis://:right-password@")
+        for url, password in ((server.url, "right-password"), (in_url, None)):
+            client = await open_checked(url, password, "deepr:")
+            assert await RedisCampaignStore(client, url=url).ids() == set()
+            await client.aclose()
