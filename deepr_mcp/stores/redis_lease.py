@@ -51,6 +51,8 @@ class Held:
     fence: int
     heartbeat: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     lost: bool = False
+    released: anyio.Event = field(default_factory=anyio.Event)
+    """Set once the holder has left (and released the lease if it was still its own)."""
 
 
 class RedisLease:
@@ -141,3 +143,4 @@ class RedisLease:
                     await call(self._url, lambda: self._release(keys=self._keys(campaign_id), args=[held.token]))
                 except DeeprError as exc:  # it expires on its own after lease_s
                     logger.warning("lease release for %s: %s", campaign_id, exc.message)
+            held.released.set()

@@ -38,12 +38,13 @@ async def test_a_replica_that_lost_its_lease_cannot_overwrite_the_new_holder(red
                 async for seen in feeds[0].follow(campaign.id, "phase"):  # the first step is in flight
                     if seen.phase != CampaignPhase.QUEUED:
                         break
+                first = leases[0].held(campaign.id)
+                assert first is not None
                 leases[0].abandon(campaign.id)  # replica one dies: no more heartbeats
                 async with JobManager(stores[1], feeds[1], engines("two", False), lease=leases[1]):
                     done: Campaign = [c async for c in feeds[1].follow(campaign.id, "complete")][-1]
                     gate.set()  # replica one's stuck step returns now, long after it lost the lease
-                    while leases[0].held(campaign.id) is not None:
-                        await anyio.sleep(0.02)
+                    await first.released.wait()
         final = await stores[1].get(campaign.id)
         assert done.phase == final.phase == CampaignPhase.COMPLETE and final.error is None
         assert final.research.steps_done == list(FakeEngine.STEPS)  # each step saved once, in order
