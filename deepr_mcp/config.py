@@ -171,7 +171,7 @@ class StoreSettings(BaseModel):
     def _url(cls, value: str | None) -> str | None:
         if value is None or not value.strip():
             return None
-        from deepr_mcp.stores.redis_client import check_store_url
+        from deepr_mcp.stores.url import check_store_url
 
         return check_store_url(value)
 
@@ -180,7 +180,7 @@ class StoreSettings(BaseModel):
         """``config show`` prints the URL with its password (if any) as ``***``."""
         if value is None:
             return None
-        from deepr_mcp.stores.redis_client import redact
+        from deepr_mcp.stores.url import redact
 
         return redact(value)
 

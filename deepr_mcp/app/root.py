@@ -87,9 +87,10 @@ class Root:
     def _open_stores(self, stack: AsyncExitStack) -> None:
         settings = self.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store: CampaignStore = SqliteCampaignStore(settings.data_dir / "campaigns.db")
-        stack.callback(self.store.close)
-        self.lease: CampaignLease = LocalLease()
+        if settings.store.url is None:  # else _open_shared opens the shared store and lease
+            self.store: CampaignStore = SqliteCampaignStore(settings.data_dir / "campaigns.db")
+            stack.callback(self.store.close)
+            self.lease: CampaignLease = LocalLease()
         self.experts = SqliteExpertStore(settings.data_dir / "experts.db")
         stack.callback(self.experts.close)
         self.corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
