@@ -51,6 +51,7 @@ class Held:
     fence: int
     heartbeat: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     lost: bool = False
+    renewals: int = 0
     released: anyio.Event = field(default_factory=anyio.Event)
     """Set once the holder has left (and released the lease if it was still its own)."""
 
@@ -112,12 +113,12 @@ class RedisLease:
                 except DeeprError as exc:
                     logger.warning("lease heartbeat for %s: %s", campaign_id, exc.message)
                     continue
-                if not renewed:
-                    held.lost = True
-                    logger.warning(
-                        "lease for %s was taken over (fence %s); saves will be refused", campaign_id, held.fence
-                    )
-                    return
+                if renewed:
+                    held.renewals += 1
+                    continue
+                held.lost = True
+                logger.warning("lease for %s was taken over (fence %s); saves will be refused", campaign_id, held.fence)
+                return
 
     @asynccontextmanager
     async def hold(self, campaign_id: str) -> AsyncIterator[None]:

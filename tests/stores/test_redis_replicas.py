@@ -67,23 +67,33 @@ async def test_racing_saves_on_one_version_let_exactly_one_through(replicas: tup
     assert (await one.store.get(created.id)).version == 2
 
 
-async def test_a_lease_is_held_by_one_replica_at_a_time(replicas: tuple[Replica, Replica]) -> None:
-    one, two = replicas
+async def test_a_lease_is_held_by_one_replica_at_a_time(redis_server: RedisServer) -> None:
+    """Held past its 2 s lease by the heartbeat alone, while the other replica keeps trying."""
+    clients = [await open_checked(redis_server.url, None, "deepr:") for _ in range(2)]
+    one, two = (RedisLease(client, url=redis_server.url, lease_s=2.0) for client in clients)
     order: list[str] = []
 
     async def second() -> None:
-        async with two.lease.hold("c1"):
+        async with two.hold("c1"):
             order.append("two in")
 
-    with anyio.fail_after(20):
-        async with anyio.create_task_group() as tg:
-            async with one.lease.hold("c1"):
-                order.append("one in")
-                tg.start_soon(second)
-                for _ in range(40):  # twice the 1 s lease: only the heartbeat keeps it ours
-                    await anyio.sleep(0.05)
-                order.append("one out")
-    assert order == ["one in", "one out", "two in"]
+    try:
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                async with one.hold("c1"):
+                    order.append("one in")
+                    tg.start_soon(second)
+                    held = one.held("c1")
+                    assert held is not None
+                    for _ in range(600):  # four renewals: past the lease time, only the heartbeat kept it ours
+                        if held.renewals >= 4:
+                            break
+                        await anyio.sleep(0.05)
+                    order.append("one out")
+        assert order == ["one in", "one out", "two in"] and held.renewals >= 4 and not held.lost
+    finally:
+        for client in clients:
+            await client.aclose()
 
 
 async def test_a_dead_holder_is_taken_over_and_fenced_off(replicas: tuple[Replica, Replica]) -> None:
