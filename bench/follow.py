@@ -64,6 +64,7 @@ async def run(step_delay: float) -> dict[str, dict[str, float]]:
                 Client(server, mode="legacy") as waiter,
                 Client(server, mode="legacy", message_handler=on_message) as pushed,
             ):
+                await waiter.call_tool("corpus_add", {"sample": True})  # an empty corpus refuses campaigns
                 started = await waiter.call_tool("campaign_start", {"question": QUESTION})
                 cid = started.structured_content["campaign_id"]  # type: ignore[index]
                 uri = f"deepr://campaigns/{cid}/status"

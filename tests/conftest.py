@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.config import Settings
+from tests.support import with_sample
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -23,7 +24,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
+    """A fresh data dir holding the bundled sample corpus, added explicitly as a user would before a
+    first campaign (an empty corpus refuses campaigns); ``empty_data_dir`` is one with nothing in it."""
     path = tmp_path / "data"
+    path.mkdir()
+    return with_sample(path)
+
+
+@pytest.fixture
+def empty_data_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "empty"
     path.mkdir()
     return path
 

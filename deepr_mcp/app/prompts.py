@@ -49,7 +49,11 @@ PROMPTS = {
             (("question", "What to research", True), ("budget", "Dollar limit, e.g. 1.00 (optional)", False)),
             "Research this question with deepr-mcp: {question}\n\n"
             "Call tool_call(name='campaign_start', arguments={{'question': <the question>, 'budget': <budget if "
-            "given: {budget}>}}). " + FOLLOW + "When it is complete, read tool_call(name='campaign_report') and "
+            "given: {budget}>}}). If it answers that the corpus is empty, tell me and ask whether to add my documents "
+            "(tool_call(name='corpus_add', arguments={{'path': ...}})) or the bundled sample (arguments={{'sample': "
+            "true}}); add nothing I did not ask for. "
+            + FOLLOW
+            + "When it is complete, read tool_call(name='campaign_report') and "
             "give me a summary with its numbered citations, then list the gaps it reports.",
         ),
         PromptSpec(

@@ -27,7 +27,7 @@ from deepr_mcp.experts.feeding import FeedExperts
 from deepr_mcp.experts.store import SqliteExpertStore
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
-from deepr_mcp.jobs.campaigns import Campaigns, SampleCorpus, Spawn, finish_deletions
+from deepr_mcp.jobs.campaigns import Campaigns, CorpusNotEmpty, Spawn, finish_deletions
 from deepr_mcp.jobs.engines import Engines, WebAccess
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.lease import CampaignLease, LocalLease
@@ -168,7 +168,6 @@ class Root:
                 max_resumes=settings.jobs.max_resumes,
             )
         )
-        sample_corpus = SampleCorpus(self.corpus)
         self.campaigns = Campaigns(
             settings,
             store=self.store,
@@ -176,7 +175,7 @@ class Root:
             feed=self.feed,
             engines=self.engines,
             sandboxes=self.sandboxes,
-            ensure_sample_corpus=sample_corpus,
+            require_documents=CorpusNotEmpty(self.corpus),
             spawn=spawn,
         )
         self.tools = ToolServices(
@@ -191,7 +190,6 @@ class Root:
             sandboxes=self.sandboxes,
             engines=self.engines,
             web=WebAccess(settings, web_http),
-            ensure_sample_corpus=sample_corpus,
         )
         self.access = Access(self.store, self.experts)
         self.gateway.authorize = lambda ctx, spec, arguments: self.access.authorize(

@@ -1,8 +1,8 @@
 """``deepr-mcp demo``: the whole idea in one run, narrated, on the embedded default.
 
 A real server subprocess and real SDK clients: the two-tool gateway and its size against the
-full catalogue, a search that reveals the campaign tools, a campaign on the bundled sample
-corpus, a second agent on its own connection subscribed to the same campaign, progress bars
+full catalogue, a search that reveals the campaign tools, the bundled sample corpus added by asking
+for it, a campaign on it, a second agent on its own connection subscribed to the same campaign, progress bars
 driven by pushed updates, a budget question answered at the terminal (the default answer after a
 few seconds without one), and the cited report with the sandbox's artefact list.
 
@@ -185,7 +185,14 @@ class Demo:
         self.check("campaign_start is found", "campaign_start" in hits)
 
     async def _start(self, a: Client) -> tuple[Any, Any]:
-        self.say(f"\n3. Agent A starts a campaign on the bundled sample corpus, budget ${BUDGET}")
+        self.say(
+            "\n3. Agent A asks for the bundled sample corpus (an empty corpus refuses campaigns; nothing is added "
+            "unasked)"
+        )
+        added = await a.call_tool("tool_call", {"name": "corpus_add", "arguments": {"sample": True}})
+        self.say(f"   corpus_add(sample=true): {(added.structured_content or {}).get('added')} documents added")
+        self.check("the sample was added when asked for", not added.is_error)
+        self.say(f"   then starts a campaign on it, budget ${BUDGET}")
         started = await a.call_tool(
             "tool_call", {"name": "campaign_start", "arguments": {"question": QUESTION, "budget": BUDGET}}
         )

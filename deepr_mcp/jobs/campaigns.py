@@ -22,7 +22,6 @@ from deepr_mcp.jobs.models import Campaign
 from deepr_mcp.jobs.store import CampaignStore
 from deepr_mcp.jobs.waiting import ProgressFn, Until, wait_for_campaign
 from deepr_mcp.research.passages import Corpus
-from deepr_mcp.research.samples import SAMPLE_CORPUS
 from deepr_mcp.sandbox import SandboxManager
 
 logger = logging.getLogger(__name__)
@@ -31,8 +30,16 @@ Spawn = Callable[..., None]
 """Runs ``func(*args)`` in the background for as long as the process serves."""
 
 
-class SampleCorpus:
-    """An empty corpus gets the bundled sample, so research works on first run with nothing set up."""
+EMPTY_CORPUS = (
+    "the research corpus is empty, so a campaign would have nothing to read or cite; nothing was started. "
+    "Add documents first: corpus_add with a path (a file or folder of .md .txt .rst .html .pdf; over HTTP only "
+    "under the configured corpus roots), 'deepr-mcp corpus add PATH' on the server's machine, or the bundled "
+    "sample (six CC0 documents on submarine cables) by asking for it: corpus_add with sample=true"
+)
+
+
+class CorpusNotEmpty:
+    """Refuses research on an empty corpus and says how to add documents: nothing is added unasked."""
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
@@ -40,7 +47,7 @@ class SampleCorpus:
     async def __call__(self) -> None:
         stats = await anyio.to_thread.run_sync(self.corpus.stats)
         if stats["documents"] == 0:
-            await anyio.to_thread.run_sync(self.corpus.add_path, SAMPLE_CORPUS)
+            raise Conflict(EMPTY_CORPUS)
 
 
 async def finish_deletions(store: CampaignStore, sandboxes: SandboxManager) -> list[str]:
@@ -79,7 +86,7 @@ class Campaigns:
         feed: CampaignFeed,
         engines: Engines,
         sandboxes: SandboxManager,
-        ensure_sample_corpus: Callable[[], Awaitable[None]],
+        require_documents: Callable[[], Awaitable[None]],
         spawn: Spawn,
     ) -> None:
         self.settings = settings
@@ -88,7 +95,7 @@ class Campaigns:
         self.feed = feed
         self.engines = engines
         self.sandboxes = sandboxes
-        self.ensure_sample_corpus = ensure_sample_corpus
+        self.require_documents = require_documents
         self.spawn = spawn
 
     async def start(
@@ -104,8 +111,11 @@ class Campaigns:
         task_ttl_ms: int | None = None,
         progress: ProgressFn | None = None,
     ) -> Campaign:
-        """Start in the background; with ``progress``, report every change to it until the campaign ends."""
-        await self.ensure_sample_corpus()
+        """Start in the background; with ``progress``, report every change to it until the campaign ends.
+
+        An empty corpus is refused (``Conflict`` naming the ways to add documents) before anything is made.
+        """
+        await self.require_documents()
         campaign = await self.jobs.start(
             question,
             budget=budget if budget is not None else self.settings.budget.default,

@@ -45,7 +45,6 @@ class ToolServices:
     sandboxes: SandboxManager
     engines: Engines
     web: WebAccess
-    ensure_sample_corpus: Callable[[], Awaitable[None]]
 
 
 @dataclass(slots=True)

@@ -11,15 +11,22 @@ from pydantic import Field
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
 from deepr_mcp.research.ingest import AddScope
+from deepr_mcp.research.samples import SAMPLE_CORPUS
 from deepr_mcp.tools.campaigns import Strict
 from deepr_mcp.tools.context import ToolContext
 
 
 class AddInput(Strict):
-    path: str = Field(
+    path: str | None = Field(
+        None,
         min_length=1,
         max_length=4096,
         description="File or folder on the server's machine, under the configured corpus roots when any are set",
+    )
+    sample: bool = Field(
+        False,
+        description="Add the bundled sample instead of a path: six CC0 documents on submarine cables shipped "
+        "with deepr-mcp (allowed over HTTP too: they are the package's own files, not the server's disk)",
     )
     exclude: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
         default_factory=list,
@@ -33,6 +40,10 @@ NO_ROOTS = (
     'set them in the config file ([corpus] roots = ["/srv/docs"]) or the environment '
     "(DEEPR_CORPUS_ROOTS='[\"/srv/docs\"]'), or add files on the server's machine with 'deepr-mcp corpus add PATH'"
 )
+
+
+NEITHER = "corpus_add needs a path (a file or folder to add) or sample=true (the bundled sample corpus), got neither"
+BOTH = "corpus_add takes a path or sample=true, not both: call it once for each"
 
 
 def add_scope(ctx: ToolContext) -> AddScope:
@@ -49,13 +60,19 @@ def add_scope(ctx: ToolContext) -> AddScope:
     "corpus_add",
     "Add documents (a file or a folder of .md, .txt, .rst, .html, .pdf) to the research corpus; "
     "unchanged files are skipped, changed ones replaced; over HTTP only under the configured corpus roots, "
-    "and one call reads a bounded number of files and bytes (the rest are listed as left).",
+    "and one call reads a bounded number of files and bytes (the rest are listed as left). "
+    "sample=true adds the bundled sample corpus (six documents on submarine cables) to try research with.",
     AddInput,
     category="corpus",
     scope="research",
 )
 async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
-    add = functools.partial(ctx.services.corpus.add_path, args.path, exclude=args.exclude, scope=add_scope(ctx))
+    if args.sample == (args.path is not None):
+        raise InvalidInput(BOTH if args.sample else NEITHER)
+    if args.sample:  # the package's own files, read whole: no roots or per-call limits apply
+        add = functools.partial(ctx.services.corpus.add_path, SAMPLE_CORPUS, exclude=args.exclude)
+    else:
+        add = functools.partial(ctx.services.corpus.add_path, args.path, exclude=args.exclude, scope=add_scope(ctx))
     report = await anyio.to_thread.run_sync(add)
     answer: dict[str, Any] = {
         "added": report.count("added"),
@@ -83,6 +100,12 @@ class SearchInput(Strict):
     limit: int = Field(5, ge=1, le=50)
 
 
+EMPTY_CORPUS_SEARCH = (
+    "the corpus is empty: add documents with corpus_add (a path, or sample=true for the bundled sample) "
+    "or 'deepr-mcp corpus add PATH' on the server's machine"
+)
+
+
 @define_tool(
     "corpus_search",
     "Search the research corpus for passages (bm25 ranking) with their source file and heading or page.",
@@ -91,15 +114,17 @@ class SearchInput(Strict):
     scope="read",
 )
 async def corpus_search(ctx: ToolContext, args: SearchInput) -> dict[str, Any]:
-    await ctx.services.ensure_sample_corpus()
     hits = await anyio.to_thread.run_sync(ctx.services.corpus.search, args.query, args.limit)
-    return {
+    answer: dict[str, Any] = {
         "query": args.query,
         "hits": [
             {"passage_id": h.id, "score": h.score, "source": h.source, "location": h.location, "text": h.text}
             for h in hits
         ],
     }
+    if not hits and (await anyio.to_thread.run_sync(ctx.services.corpus.stats))["documents"] == 0:
+        answer["note"] = EMPTY_CORPUS_SEARCH
+    return answer
 
 
 class ListInput(Strict):

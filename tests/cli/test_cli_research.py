@@ -20,7 +20,8 @@ def run(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
     )
 
 
-def test_research_on_an_empty_corpus_says_how_to_add_documents(data_dir: Path) -> None:
+def test_research_on_an_empty_corpus_says_how_to_add_documents(empty_data_dir: Path) -> None:
+    data_dir = empty_data_dir
     proc = run(data_dir, "research", "Why did the first transatlantic telegraph cable fail?")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "is empty" in proc.stderr and "deepr-mcp corpus add PATH" in proc.stderr and "--sample" in proc.stderr
@@ -31,7 +32,8 @@ def test_research_on_an_empty_corpus_says_how_to_add_documents(data_dir: Path) -
     assert listed.stdout.strip() == ""  # nothing was added behind the user's back
 
 
-def test_research_on_the_embedded_default(data_dir: Path) -> None:
+def test_research_on_the_embedded_default(empty_data_dir: Path) -> None:
+    data_dir = empty_data_dir
     proc = run(data_dir, "research", "--sample", "Why did the first transatlantic telegraph cable fail?")
     assert proc.returncode == 0, proc.stderr
     assert "throwaway data dir" in proc.stderr

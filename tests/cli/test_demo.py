@@ -23,6 +23,7 @@ def test_demo_end_to_end(data_dir: Path) -> None:
     for line in [
         "tools/list: ['tool_search', 'tool_call']",
         "ok: campaign_start is found",
+        "ok: the sample was added when asked for",
         "Budget question from the server (elicitation/create)",
         "(no terminal: answering approve_override",
         "ok: both agents received pushed updates",

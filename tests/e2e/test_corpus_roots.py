@@ -44,7 +44,8 @@ async def test_over_http_without_roots_corpus_add_is_refused_with_what_to_config
         assert "deepr-mcp corpus add" in refusal
 
 
-async def test_over_http_with_roots_nothing_outside_them_is_read(data_dir: Path, tmp_path: Path) -> None:
+async def test_over_http_with_roots_nothing_outside_them_is_read(empty_data_dir: Path, tmp_path: Path) -> None:
+    data_dir = empty_data_dir  # the listing below shows only what this test added
     root, outside = tmp_path / "root", tmp_path / "outside"
     secret = _doc(outside / "secret.md", "forbidden")
     _doc(outside / "more" / "b.md", "forbidden")

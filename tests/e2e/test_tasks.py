@@ -154,3 +154,15 @@ async def test_task_is_input_required_while_a_budget_question_is_open(data_dir: 
         with anyio.fail_after(30):
             result = (await s.request("tasks/result", {"taskId": task_id}))["result"]
         assert result["structuredContent"]["phase"] == "complete"
+
+
+async def test_task_start_on_an_empty_corpus_is_a_jsonrpc_error_naming_the_ways_to_add(empty_data_dir: Path) -> None:
+    async with http_server(empty_data_dir) as base, raw_session(base) as s:
+        reply = await s.request("tools/call", start_args(QUESTION, ttl=600000))
+        assert "error" in reply, reply
+        message = reply["error"]["message"]
+        assert "corpus is empty" in message and "deepr-mcp corpus add PATH" in message and "sample=true" in message
+        listed = await s.request(
+            "tools/call", {"name": "tool_call", "arguments": {"name": "corpus_list", "arguments": {}}}
+        )
+        assert json.loads(listed["result"]["content"][0]["text"])["documents"] == 0  # nothing added

@@ -137,3 +137,13 @@ async def test_handshake_clients_keep_2025_tasks_and_have_no_tasks_update(data_d
         async with http.post(f"{base}/mcp", json=update, headers=headers) as resp:
             reply = json.loads((await resp.text()).split("data:", 1)[1].splitlines()[0])
         assert reply["error"]["code"] == -32601
+
+
+async def test_modern_task_start_on_an_empty_corpus_is_an_error_naming_the_ways_to_add(empty_data_dir: Path) -> None:
+    async with http_server(empty_data_dir) as base, modern_client(base) as c:
+        error = await c.error("tools/call", start())
+        assert "corpus is empty" in error["message"] and "sample=true" in error["message"], error
+        listed = await c.result(
+            "tools/call", {"name": "tool_call", "arguments": {"name": "corpus_list", "arguments": {}}}
+        )
+        assert listed["structuredContent"]["documents"] == 0  # nothing added

@@ -214,7 +214,8 @@ def test_cli_corpus_add_with_exclude_and_size_setting(
     assert "nothing was added" in capsys.readouterr().err
 
 
-async def test_corpus_add_tool_takes_excludes(data_dir: Path, sphinx: Path) -> None:
+async def test_corpus_add_tool_takes_excludes(empty_data_dir: Path, sphinx: Path) -> None:
+    data_dir = empty_data_dir  # the listing below shows only what this test added
     async with connect("inproc", "legacy", data_dir) as client:
         added = await call(client, "corpus_add", {"path": str(sphinx), "exclude": ["zipfile.html"]})
         assert added["added"] == 1 and added["excluded"] == 2 and added["failed"] == []
@@ -299,8 +300,11 @@ def test_a_corpus_from_a_newer_version_is_refused_clearly(tmp_path: Path) -> Non
         Corpus(tmp_path / "corpus.db")
 
 
-async def test_bad_files_over_mcp_get_reasons_and_the_server_keeps_serving(data_dir: Path, tmp_path: Path) -> None:
+async def test_bad_files_over_mcp_get_reasons_and_the_server_keeps_serving(
+    empty_data_dir: Path, tmp_path: Path
+) -> None:
     """Corrupt PDF, a page over the size setting, undeclared non-UTF-8, binary: each fails alone, said why."""
+    data_dir = empty_data_dir  # the listing below shows only what this test added
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "good.md").write_text("# Notes\n\nThe archive is checked before extraction begins.\n")
