@@ -8,12 +8,13 @@ from pathlib import Path
 
 from mcp import Client
 
-from tests.support import QUESTION, RedisServer, call, follow, http_server, server_env
+from tests.support import QUESTION, RedisServer, call, follow, http_server, server_env, with_sample
 
 
 async def test_a_campaign_run_on_one_replica_is_listed_by_another(tmp_path: Path, redis_server: RedisServer) -> None:
     one, two = tmp_path / "one", tmp_path / "two"  # separate data dirs: only Redis is shared
     one.mkdir(), two.mkdir()
+    with_sample(one)  # the replica that runs the campaign has documents to read
     async with http_server(one, "--store", redis_server.url) as base:
         async with Client(f"{base}/mcp", mode="legacy") as client:
             cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
