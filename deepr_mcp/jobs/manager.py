@@ -94,7 +94,7 @@ class JobManager:
                 continue
             if campaign.resumes_without_progress >= self.max_resumes:
                 # each restart resumed it and the process died before its next step: set aside
-                await self._fail_contained(campaign.id, f"stopped after {self.max_resumes} failed resumes")
+                await self._ending.fail_contained(campaign.id, f"stopped after {self.max_resumes} failed resumes")
                 continue
             if campaign.phase in RUNNING_PHASES:
                 campaign.resumes_without_progress += 1  # it was mid-step when the process stopped
@@ -161,7 +161,7 @@ class JobManager:
             control.decided.set()
             if control.running:
                 return campaign  # its task stops at the next step boundary and records it
-            return await self._finish(campaign, CampaignPhase.CANCELLED, "cancelled before it ran to completion")
+            return await self._ending.finish(campaign, CampaignPhase.CANCELLED, "cancelled before it ran to completion")
 
     async def pause(self, campaign_id: str) -> Campaign:
         async with self._lock(campaign_id):
@@ -247,10 +247,10 @@ class JobManager:
             try:
                 await self._drive(campaign_id, control)
             except DeeprError as exc:
-                await self._fail_contained(campaign_id, exc.message)
+                await self._ending.fail_contained(campaign_id, exc.message)
             except Exception as exc:
                 logger.exception("campaign %s failed", campaign_id)
-                await self._fail_contained(campaign_id, f"internal error: {type(exc).__name__}")
+                await self._ending.fail_contained(campaign_id, f"internal error: {type(exc).__name__}")
             finally:
                 control.running = False
 
@@ -265,7 +265,7 @@ class JobManager:
             async with self._lock(campaign_id):
                 campaign = await self.store.get(campaign_id)
                 if control.cancel:
-                    await self._finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
+                    await self._ending.finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
                     return
                 if control.pause:
                     campaign.paused_from, campaign.phase = campaign.phase, CampaignPhase.PAUSED
@@ -275,7 +275,7 @@ class JobManager:
                     return
             step = engine.next_step(campaign.research)
             if step is None:
-                await self._finish(campaign, CampaignPhase.COMPLETE, None)
+                await self._finish_locked(campaign, CampaignPhase.COMPLETE, None)
                 return
             estimate = engine.estimate_step_cost(campaign.research, step)
             if campaign.cost + estimate > campaign.budget:
@@ -291,7 +291,7 @@ class JobManager:
                 # Usually the previous step's save already announced this; saving only on a real
                 # change keeps one version (and one wake-up for followers) per step.
                 campaign.phase, campaign.active_tasks = phase, task
-                campaign = await self._save(campaign)
+                campaign = await self._save_locked(campaign)
             if self.step_delay_s:
                 await anyio.sleep(self.step_delay_s)
             engine.spend_limit = campaign.budget
@@ -312,9 +312,7 @@ class JobManager:
             if event.phase != Phase.COMPLETE:
                 campaign.phase = CampaignPhase(event.phase.value)
                 campaign.active_tasks = [event.active_task] if event.active_task else []
-            async with self._lock(campaign_id):  # keep a campaign_share made during the step
-                campaign.shared_with = (await self.store.get(campaign_id)).shared_with
-                campaign = await self._save(campaign)
+            campaign = await self._save_locked(campaign)  # keeps a campaign_share made during the step
 
     async def _budget_question(self, campaign: Campaign, control: _Control, step: str, estimate: float) -> str:
         """Ask, wait (bounded), apply. Returns "go" (continue), "again" (re-estimate) or "stop"."""
@@ -329,7 +327,7 @@ class JobManager:
         campaign.phase = CampaignPhase.AWAITING_APPROVAL
         campaign.open_question = question
         campaign.active_tasks = [f"waiting for a budget decision (next step costs ~${estimate:.4f})"]
-        campaign = await self._save(campaign)
+        campaign = await self._save_locked(campaign)
         async with anyio.create_task_group() as asking:
             if self.ask_budget is not None:  # elicitation, when some connection can be asked
                 asking.start_soon(self._ask, campaign, question)
@@ -338,7 +336,7 @@ class JobManager:
             asking.cancel_scope.cancel()  # settled (on any channel) or timed out: withdraw the question
         if control.cancel:
             campaign.open_question = None
-            await self._finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
+            await self._finish_locked(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
             return "stop"
         decision = control.decision or BudgetDecision(
             decision=self.budget_default, channel="timeout", answered_by=f"default after {self.budget_timeout_s:g}s"
@@ -349,15 +347,17 @@ class JobManager:
         campaign.open_question = None
         if decision.decision == "approve_override" and decision.new_budget is not None:
             campaign.budget = decision.new_budget
-            await self._save(campaign)
+            await self._save_locked(campaign)
             return "go"
         if decision.decision == "optimize_for_cost":
             campaign.research.max_sub_questions = min(campaign.research.max_sub_questions, 3)
             campaign.research.passages_per_question = min(campaign.research.passages_per_question, 3)
             campaign.cost_mode = "cheap"
-            await self._save(campaign)
+            await self._save_locked(campaign)
             return "again"
-        await self._finish(campaign, CampaignPhase.CANCELLED, "aborted at the budget question", engine_partial=True)
+        await self._finish_locked(
+            campaign, CampaignPhase.CANCELLED, "aborted at the budget question", engine_partial=True
+        )
         return "stop"
 
     async def _ask(self, campaign: Campaign, question: BudgetQuestion) -> None:
@@ -377,15 +377,18 @@ class JobManager:
         except (Conflict, InvalidInput) as exc:
             logger.info("%s answer for %s not applied: %s", decision.channel, campaign.id, exc.message)
 
-    # -- record keeping ----------------------------------------------------------------------
-
-    async def _finish(
-        self, campaign: Campaign, phase: CampaignPhase, reason: str | None, *, engine_partial: bool = False
+    async def _finish_locked(
+        self, campaign: Campaign, phase: CampaignPhase, reason: str | None, **kw: bool
     ) -> Campaign:
-        return await self._ending.finish(campaign, phase, reason, engine_partial=engine_partial)
+        async with self._lock(campaign.id):  # as _save_locked: a share made meanwhile is kept, never overwritten
+            campaign.shared_with = (await self.store.get(campaign.id)).shared_with
+            return await self._ending.finish(campaign, phase, reason, **kw)
 
-    async def _fail_contained(self, campaign_id: str, message: str) -> None:
-        await self._ending.fail_contained(campaign_id, message)
+    async def _save_locked(self, campaign: Campaign) -> Campaign:
+        """The running task's saves take the lock ``share`` holds, so neither overwrites the other's change."""
+        async with self._lock(campaign.id):
+            campaign.shared_with = (await self.store.get(campaign.id)).shared_with
+            return await self._save(campaign)
 
     async def _save(self, campaign: Campaign) -> Campaign:
         saved = await self.store.save(campaign)

@@ -203,3 +203,36 @@ async def test_a_campaign_in_a_crash_loop_is_set_aside_after_n_resumes() -> None
         done = await rig.until(recovering.id)
     assert set_aside.phase == CampaignPhase.FAILED and set_aside.error == "stopped after 3 failed resumes"
     assert done.phase == CampaignPhase.COMPLETE and done.resumes_without_progress == 0  # progress resets it
+
+
+class GatedQuestionStore(MemoryCampaignStore):
+    """Holds the save that opens a budget question until the test lets it through (a slow disk)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saving, self.gate = anyio.Event(), anyio.Event()
+
+    async def save(self, campaign: Any, *, expected_version: int | None = None) -> Any:
+        if campaign.open_question is not None and not self.gate.is_set():
+            self.saving.set()
+            await self.gate.wait()
+        return await super().save(campaign)
+
+
+async def test_a_share_while_the_budget_question_is_saved_keeps_both() -> None:
+    # Regression: the question's save ran outside the campaign lock, so a concurrent campaign_share
+    # either lost its principals or wrote back a copy without the open question (which then hid it).
+    rig = Rig(GatedQuestionStore(), step_cost=0.01)
+    store = rig.store
+    assert isinstance(store, GatedQuestionStore)
+    async with running(rig, budget_timeout_s=10) as manager:
+        campaign = await start(manager, budget=0.005)
+        with anyio.fail_after(10):
+            await store.saving.wait()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(manager.share, campaign.id, ["approver"])
+            await anyio.wait_all_tasks_blocked()  # the share runs now, or waits for the campaign lock
+            store.gate.set()
+        asked = await rig.until(campaign.id, "decision")  # the share is done; the question is open
+        assert asked.open_question is not None and asked.shared_with == ["approver"]
+        await manager.cancel(campaign.id)
