@@ -7,10 +7,13 @@ against "files are created outside of path") and returns five near-copies of one
    terms, and, for "safely / should I" questions, the key terms with caveat words;
 2. pseudo-relevance feedback: words that are frequent in the best few passages and rare in the
    rest of the pool (the corpus's own vocabulary for the topic, e.g. "tarfile") widen the pool;
-3. every candidate is scored on the weighted terms (sub-question > question > feedback), its
+3. how-tos (not safety ones) follow the dotted API names the best passages use ("os.walk") to
+   those APIs' own reference entries, which rarely share a word with a question worded unlike
+   the docs ("visit every file in subfolders");
+4. every candidate is scored on the weighted terms (sub-question > question > feedback), its
    heading, and, when the question is about safety, on carrying a warning;
-4. an optional embedding re-ranker blends in meaning (``research.reranker``);
-5. maximal marginal relevance picks passages that add something the others do not say.
+5. an optional embedding re-ranker blends in meaning (``research.reranker``);
+6. maximal marginal relevance picks passages that add something the others do not say.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
+from deepr_mcp.research.diversity import COMMON, mmr
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
 from deepr_mcp.research.terms import GENERIC
 from deepr_mcp.research.vectors import VectorStore, passage_text
@@ -32,7 +36,6 @@ from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 POOL_PER_QUERY = 60
 FEEDBACK_DOCS = 5
 FEEDBACK_TERMS = 6
-MMR_LAMBDA = 0.72
 RERANK_DEPTH = 30
 """Candidates the embedding re-ranker sees: the BM25 top this many (vectors are cached in the corpus)."""
 CAVEAT = re.compile(
@@ -77,6 +80,15 @@ NAMED_BOOST = 1.3
 CUE_BOOST = 1.15
 FIRST_STAGE_SHARE = 0.2
 """Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
+FOLLOW_DOCS = 8
+"""How-tos: the best passages whose code names are followed to their own reference entries."""
+FOLLOW_NAMES = 5
+FOLLOW_HITS = 2
+"""Passages taken per followed entry (its signature and first paragraphs)."""
+FOLLOW_SHARE = 0.9
+"""A followed reference entry ranks at this share of the best passage that named it."""
+API_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+)\b(?!\.\w)")
+"""A dotted API name ("os.walk", "shutil.copy2"); one-letter parts are example variables ("t.tzname", "e.g")."""
 
 
 class PassageLike(Protocol):
@@ -167,6 +179,8 @@ class Retriever:
                     pool[p.id] = self._candidate(p)
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
             self._score(pool, weights, safety, version)
+        if analysis.type == "how_to" and not safety:  # a safety answer is the warning, not the reference
+            self._follow_names(pool, weights)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         if self.reranker is not None:
             ranked = ranked[: max(RERANK_DEPTH, 3 * k)]
@@ -214,6 +228,35 @@ class Retriever:
                 candidate.first_stage = max(candidate.first_stage, hit.score / top)
                 pool[hit.id] = candidate
         return pool
+
+    def _follow_names(self, pool: dict[str, Candidate], weights: dict[str, float]) -> None:
+        """The reference entries of the APIs the best passages use ("os.walk" for "visit every file in
+        subfolders"): a how-to worded unlike the docs is answered where the docs define the call."""
+        best = sorted(pool.values(), key=lambda c: -c.score)[:FOLLOW_DOCS]
+        named: dict[str, float] = {}
+        for candidate in best:
+            for name in dict.fromkeys(API_NAME.findall(candidate.passage.text)):
+                if not set(tokenize(name)) <= weights.keys():
+                    named[name] = named.get(name, 0.0) + candidate.score
+        top = max((c.score for c in best), default=0.0)
+        for name, score in sorted(named.items(), key=lambda item: -item[1])[:FOLLOW_NAMES]:
+            owner, short = name.lower().split(".", 1)[0], name.rsplit(".", 1)[-1].lower()
+            found = 0
+            for hit in self.corpus.search_passages(name, 10, headings_only=True):
+                location = hit.location.lower()
+                entry = location.rsplit(" > ", 1)[-1]
+                # the entry of this very API: its full name, or its short name on its module's page
+                if entry != name.lower() and not (entry.endswith(short) and location.startswith(owner)):
+                    continue
+                candidate = pool.get(hit.id) or self._candidate(hit)
+                pool[hit.id] = candidate
+                # an entry that also speaks of the question's words is the likelier answer
+                said = sum(w for t, w in weights.items() if t in candidate.terms or t in candidate.heading)
+                share = said / (sum(weights.values()) or 1.0)
+                candidate.score = max(candidate.score, FOLLOW_SHARE * min(score, top) * (0.5 + share))
+                found += 1
+                if found == FOLLOW_HITS:
+                    break
 
     @staticmethod
     def _candidate(passage: PassageLike) -> Candidate:
@@ -347,49 +390,3 @@ class Retriever:
         for candidate, blended in zip(ranked, blend(lexical, meaning, self.rerank_weight), strict=True):
             candidate.score = blended
         ranked.sort(key=lambda c: -c.score)
-
-
-COMMON = frozenset(
-    tokenize(
-        "like without within two one three first second also however therefore thus example examples following "
-        "instead since because although though whether either neither every already always often usually "
-        "possible possibly specified specify given give gives new old default defaults value values return "
-        "returns returned object objects type types name names number numbers used uses using way ways case "
-        "cases set sets true false none call calls called see note notes prior time times part parts section "
-        "make makes made take takes work works well good better best different same available current"
-    )
-)
-"""Words too common in documentation to say what a topic is about; never taken as feedback."""
-
-
-def similarity(a: Counter[str], b: Counter[str]) -> float:
-    """Jaccard similarity of two passages' term sets."""
-    sa, sb = a.keys(), b.keys()
-    union = len(sa | sb)
-    return len(sa & sb) / union if union else 0.0
-
-
-def _likeness(candidate: Candidate, chosen: list[Candidate]) -> float:
-    return max((similarity(candidate.terms, s.terms) for s in chosen), default=0.0)
-
-
-def mmr(ranked: list[Candidate], k: int, lam: float = MMR_LAMBDA) -> list[Candidate]:
-    """Maximal marginal relevance: each pick trades relevance against likeness to those picked."""
-    if not ranked:
-        return []
-    top = ranked[0].score or 1.0
-    chosen: list[Candidate] = []
-    left = list(ranked)
-    while left and len(chosen) < k:
-        best = max(
-            left,
-            key=lambda c: (
-                lam * c.score / top - (1 - lam) * max((similarity(c.terms, s.terms) for s in chosen), default=0)
-            ),
-        )
-        if chosen and max(similarity(best.terms, s.terms) for s in chosen) > 0.9:
-            left.remove(best)  # a copy of a passage already chosen says nothing new
-            continue
-        chosen.append(best)
-        left.remove(best)
-    return chosen

@@ -110,3 +110,45 @@ def test_a_definition_question_weighs_the_defined_term_not_its_question_words(tm
     analysis = analyse("What does EAFP mean?")
     evidence = Retriever(corpus).retrieve(analysis.question, analysis, 1)
     assert evidence.passages[0].text.startswith("Easier to ask")
+
+
+FOLDER_DOCS = {
+    "tutorial.md": """# Tutorial
+
+## Visiting every folder
+
+To visit every folder and every file below a folder, loop over what os.walk() gives you.
+""",
+    "os.md": """# os
+
+## os.walk
+
+Generate the file names in a directory tree by walking the tree either top-down or bottom-up.
+""",
+    "mailbox.md": """# mailbox
+
+## add_folder
+
+Create a folder in the mailbox; every folder holds messages.
+
+## remove_folder
+
+Delete a folder from the mailbox if every message in the folder was removed first.
+""",
+}
+
+
+def test_a_how_to_reaches_the_reference_entry_of_the_api_its_best_passages_use(tmp_path: Path) -> None:
+    for name, text in FOLDER_DOCS.items():
+        (tmp_path / name).write_text(text)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path)
+    analysis = analyse("How can I visit every file in a folder and its subfolders?")
+    evidence = Retriever(corpus).retrieve(analysis.question, analysis, 3)
+    assert any("directory tree" in p.text for p in evidence.passages)  # no word of the question in it
+
+
+def test_a_safety_how_to_does_not_trade_its_warnings_for_reference_entries(corpus: Corpus) -> None:
+    analysis = analyse("How do I safely extract a tar archive against path traversal?")
+    evidence = Retriever(corpus).retrieve("What does the documentation warn about?", analysis, 2)
+    assert any("outside of path" in p.text for p in evidence.passages)

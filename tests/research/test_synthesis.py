@@ -168,3 +168,30 @@ def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> No
     ]
     messages = prompts.summary_messages(question, groups, focus="general, safety", key_terms=["subprocess", "shell"])
     assert answer_text(messages[-1].content).startswith("If the shell is invoked explicitly")
+
+
+def test_an_open_question_planned_as_few_sub_questions_may_say_more_per_sub_question() -> None:
+    from deepr_mcp.research.providers.local import MAX_FINDINGS, MAX_FINDINGS_GENERAL
+
+    facts = [
+        "reference counting releases most objects at once",
+        "cycles between containers are found by a separate pass",
+        "three generations hold objects by their age",
+        "finalizers run before unreachable objects are released",
+        "thresholds decide when each generation is examined",
+        "weak references do not keep their referents alive",
+        "the debug flags print statistics about each run",
+        "objects with __del__ methods are handled since PEP 442",
+        "freezing moves survivors to a permanent generation",
+        "disabling automatic runs leaves manual calls possible",
+        "callbacks are told before and after every run",
+    ]
+    passages = [
+        (n, f"gc.html, gc > Part {n}", f"The garbage collector frees memory: {fact}.")
+        for n, fact in enumerate(facts, 1)
+    ]
+    key = ["garbage", "collector", "frees"]
+    sub = "How does the garbage collector free memory?"
+    general = [line for line in _findings(sub, passages, "general", key).splitlines() if line.startswith("- ")]
+    how_to = [line for line in _findings(sub, passages, "how_to", key).splitlines() if line.startswith("- ")]
+    assert len(how_to) == MAX_FINDINGS < len(general) == MAX_FINDINGS_GENERAL

@@ -44,6 +44,8 @@ SECTION_MATCH = 0.5
 """For a sentence using the words that answer this kind of question ("because", "rather than")."""
 MIN_SENTENCE_CHARS = 25
 MAX_FINDINGS = 5
+MAX_FINDINGS_GENERAL = 8
+"""An open question ("How does X work?") is planned as few sub-questions, so each may say more."""
 MAX_PER_PASSAGE = 2
 MIN_SCORE = 0.3
 RELATIVE_FLOOR = 0.5
@@ -235,6 +237,7 @@ def _section_names_subject(location: str, wanted: set[str]) -> bool:
 def findings_text(user: str) -> str:
     ranked = best_units(user)
     best = ranked[0][2] if ranked else 0.0
+    limit = MAX_FINDINGS_GENERAL if _brief(user).get("Focus", "").startswith("general") else MAX_FINDINGS
     lines: list[str] = []
     per_passage: dict[int, int] = {}
     for unit, number, value in ranked:
@@ -246,7 +249,7 @@ def findings_text(user: str) -> str:
         lines.append(f"- {unit.text} [{number}]")
         if unit.code:
             lines += ["```", unit.code, "```"]
-        if sum(per_passage.values()) >= MAX_FINDINGS:
+        if sum(per_passage.values()) >= limit:
             break
     return "\n".join(lines) if lines else prompts.NO_EVIDENCE
 

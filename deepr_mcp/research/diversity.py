@@ -1,0 +1,60 @@
+"""Diversity among evidence: passages that add something the others do not say (MMR)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Protocol, TypeVar
+
+from deepr_mcp.text.tokenizer import tokenize
+
+MMR_LAMBDA = 0.72
+
+
+class Scored(Protocol):
+    terms: Counter[str]
+    score: float
+
+
+C = TypeVar("C", bound=Scored)
+
+
+COMMON = frozenset(
+    tokenize(
+        "like without within two one three first second also however therefore thus example examples following "
+        "instead since because although though whether either neither every already always often usually "
+        "possible possibly specified specify given give gives new old default defaults value values return "
+        "returns returned object objects type types name names number numbers used uses using way ways case "
+        "cases set sets true false none call calls called see note notes prior time times part parts section "
+        "make makes made take takes work works well good better best different same available current"
+    )
+)
+"""Words too common in documentation to say what a topic is about; never taken as feedback."""
+
+
+def similarity(a: Counter[str], b: Counter[str]) -> float:
+    """Jaccard similarity of two passages' term sets."""
+    sa, sb = a.keys(), b.keys()
+    union = len(sa | sb)
+    return len(sa & sb) / union if union else 0.0
+
+
+def mmr(ranked: list[C], k: int, lam: float = MMR_LAMBDA) -> list[C]:
+    """Maximal marginal relevance: each pick trades relevance against likeness to those picked."""
+    if not ranked:
+        return []
+    top = ranked[0].score or 1.0
+    chosen: list[C] = []
+    left = list(ranked)
+    while left and len(chosen) < k:
+        best = max(
+            left,
+            key=lambda c: (
+                lam * c.score / top - (1 - lam) * max((similarity(c.terms, s.terms) for s in chosen), default=0)
+            ),
+        )
+        if chosen and max(similarity(best.terms, s.terms) for s in chosen) > 0.9:
+            left.remove(best)  # a copy of a passage already chosen says nothing new
+            continue
+        chosen.append(best)
+        left.remove(best)
+    return chosen
