@@ -7,7 +7,6 @@ Sections map onto environment variables with one underscore after the section na
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import tomllib
 from contextvars import ContextVar
@@ -325,13 +324,3 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         raise InvalidInput(f"invalid configuration: {problems}") from None
     finally:
         _explicit_config_file.reset(token)
-
-
-def is_loopback_host(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and ``localhost``: the binds that need no auth token."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False

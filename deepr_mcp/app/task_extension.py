@@ -22,6 +22,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from deepr_mcp.app.connections import connection_of, is_modern
+from deepr_mcp.app.tasks import POLL_INTERVAL_MS, TASK_STATUS
 from deepr_mcp.auth.access import require_scope
 from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.elicitation import form
@@ -32,14 +33,6 @@ from deepr_mcp.jobs.models import Campaign, CampaignPhase
 
 Ctx = ServerRequestContext[Any, Any]
 EXTENSION = "io.modelcontextprotocol/tasks"
-POLL_INTERVAL_MS = 2000
-
-_STATUS = {
-    CampaignPhase.COMPLETE: "completed",
-    CampaignPhase.FAILED: "failed",
-    CampaignPhase.CANCELLED: "cancelled",
-    CampaignPhase.AWAITING_APPROVAL: "input_required",
-}
 
 
 class TaskIdParams(BaseModel):
@@ -73,7 +66,7 @@ def _require_extension(ctx: Ctx) -> None:
 
 def task_fields(campaign: Campaign) -> dict[str, Any]:
     """The ``Task`` members every task answer carries (SEP-2663 names: ``ttlMs``, ``pollIntervalMs``)."""
-    status = _STATUS.get(campaign.phase, "working")
+    status = TASK_STATUS.get(campaign.phase, "working")
     message = campaign.active_tasks[0] if campaign.active_tasks else campaign.phase.value
     if campaign.open_question is not None:
         message = "budget decision needed: answer the inputRequests with tasks/update"

@@ -28,7 +28,8 @@ Ctx = ServerRequestContext[Surface, Any]
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 POLL_INTERVAL_MS = 2000
 
-_STATUS = {
+TASK_STATUS = {
+    # a campaign phase as a task status, in both tasks eras (any other phase is "working")
     CampaignPhase.COMPLETE: "completed",
     CampaignPhase.FAILED: "failed",
     CampaignPhase.CANCELLED: "cancelled",
@@ -37,7 +38,7 @@ _STATUS = {
 
 
 def task_of(campaign: Campaign) -> types.Task:
-    status = _STATUS.get(campaign.phase, "working")
+    status = TASK_STATUS.get(campaign.phase, "working")
     message = campaign.active_tasks[0] if campaign.active_tasks else campaign.phase.value
     if campaign.open_question is not None:
         message = f"budget decision needed: call budget_decide for campaign {campaign.id}"

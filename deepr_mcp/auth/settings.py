@@ -7,11 +7,12 @@ optional; without it the static ``auth_token`` (or nothing, on loopback) applies
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import AnyHttpUrl, BaseModel, Field, ValidationInfo, field_validator, model_validator
+
+from deepr_mcp.hosts import is_loopback_host
 
 SCOPES = ("read", "research", "approve", "admin")
 """The scopes deepr-mcp understands; a token's other scopes are ignored."""
@@ -19,16 +20,6 @@ SCOPES = ("read", "research", "approve", "admin")
 SigningAlgorithm = Literal["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
 """Asymmetric algorithms only: ``none`` and the HMAC family (``HS*``) can never be configured, so a
 token signed with the JWKS's public key used as an HMAC secret has no algorithm to verify under."""
-
-
-def _loopback(host: str) -> bool:
-    """Like ``config.is_loopback_host`` (not imported: config imports this module)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _http_url(value: str, field: str) -> str:
@@ -67,7 +58,7 @@ class OAuthSettings(BaseModel):
     def _jwks_url(cls, value: str) -> str:
         _http_url(value, "jwks_url")
         parts = urlsplit(value)
-        if parts.scheme != "https" and not _loopback(parts.hostname or ""):
+        if parts.scheme != "https" and not is_loopback_host(parts.hostname or ""):
             raise ValueError(f"jwks_url must use https (plain http only on loopback), got {value!r}")
         return value
 

@@ -31,8 +31,9 @@ from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import DeeprServer, build_server
 from deepr_mcp.auth.oauth import oauth_layer, public_hosts_and_origins
 from deepr_mcp.auth.verifiers import token_verifier
-from deepr_mcp.config import Settings, is_loopback_host
+from deepr_mcp.config import Settings
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.hosts import is_loopback_host
 from deepr_mcp.transports.auth import auth_middleware, require_auth
 from deepr_mcp.transports.jsonrpc_guard import guard_jsonrpc
 from deepr_mcp.transports.origin import HostOriginGuard

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.cli import main
-from deepr_mcp.config import is_loopback_host, load_settings
+from deepr_mcp.config import load_settings
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.hosts import is_loopback_host
 from deepr_mcp.transports.event_loop import use_uvloop
 
 
