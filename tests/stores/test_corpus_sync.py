@@ -81,7 +81,7 @@ async def test_the_follower_loop_survives_an_outage(
         corpus_of(one).add_path(doc(tmp_path / "docs", "c.md", "# Splices\n\nA splice joins two cable ends."))
         redis_server.start()
         with anyio.fail_after(30):
-            while not corpus_of(two).search("splice"):
+            while not corpus_of(two).search("splice"):  # noqa: ASYNC110 - another replica's index, no event
                 await anyio.sleep(0.05)
         tg.cancel_scope.cancel()
 
@@ -99,7 +99,7 @@ async def test_a_document_added_through_one_replica_is_searchable_on_another(
             added = await call(a, "corpus_add", {"sample": True})
             assert added["passages_indexed"] > 0, added
             with anyio.fail_after(30):
-                while not (await call(b, "corpus_search", {"query": "gutta-percha"}))["hits"]:
+                while not (await call(b, "corpus_search", {"query": "gutta-percha"}))["hits"]:  # noqa: ASYNC110
                     await anyio.sleep(0.1)
             # The replica that never added anything can now run a campaign on those documents.
             cid = (await call(b, "campaign_start", {"question": QUESTION}))["campaign_id"]
@@ -107,5 +107,5 @@ async def test_a_document_added_through_one_replica_is_searchable_on_another(
             listed = (await call(b, "corpus_list", {}))["items"]
             await call(b, "corpus_remove", {"path": listed[0]["path"]})
             with anyio.fail_after(30):
-                while (await call(a, "corpus_list", {}))["documents"] != len(listed) - 1:
+                while (await call(a, "corpus_list", {}))["documents"] != len(listed) - 1:  # noqa: ASYNC110
                     await anyio.sleep(0.1)
