@@ -15,11 +15,13 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput, NotFound
+from deepr_mcp.research import corpus_changes
+from deepr_mcp.research.corpus_changes import CorpusChange
+from deepr_mcp.research.corpus_rows import detach, insert_chunks, upsert_document
 from deepr_mcp.research.corpus_schema import open_schema
 from deepr_mcp.research.engine import Passage
 from deepr_mcp.research.fts import match_expression
@@ -67,6 +69,8 @@ class Corpus:
         self._lock = threading.Lock()
         self._df_cache: dict[str, int] = {}
         """Document frequencies by FTS expression; emptied whenever passages change."""
+        self._origin: str | None = None
+        """This replica's id once ``share`` is called: from then on every change is also logged."""
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -181,98 +185,81 @@ class Corpus:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._detach(key)
-                self._upsert_document(key, name, digest, size, len(chunks), EXTRACTOR_VERSION)
-                self._db.executemany(
-                    'INSERT OR IGNORE INTO passages (id, path, location, start, "end", text) VALUES (?, ?, ?, ?, ?, ?)',
-                    [(c.id, key, c.location, c.start, c.end, c.text) for c in chunks],
-                )
-                self._db.executemany(
-                    'INSERT OR IGNORE INTO passage_refs (passage, path, location, start, "end") '
-                    "SELECT rowid, ?, ?, ?, ? FROM passages WHERE id = ?",
-                    [(key, c.location, c.start, c.end, c.id) for c in chunks],
-                )
+                detach(self._db, key)
+                upsert_document(self._db, key, name, digest, size, len(chunks), EXTRACTOR_VERSION)
+                insert_chunks(self._db, key, chunks)
+                self._log(CorpusChange("replace", key, "", name, digest, size, EXTRACTOR_VERSION, chunks))
                 self._db.execute("COMMIT")
                 self._df_cache.clear()
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-
-    def _upsert_document(self, key: str, name: str, digest: str, size: int, passages: int, extractor: int) -> None:
-        self._db.execute(
-            "INSERT INTO documents (path, name, sha256, bytes, passages, added_at, extractor) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET name = excluded.name, "
-            "sha256 = excluded.sha256, bytes = excluded.bytes, passages = excluded.passages, "
-            "added_at = excluded.added_at, extractor = excluded.extractor",
-            (key, name, digest, size, passages, datetime.now(UTC).isoformat(), extractor),
-        )
-
-    def _detach(self, key: str) -> int:
-        """Drop a document's hold on its passages (inside a transaction); returns how many went.
-
-        A passage another document still holds stays, shown from then on as that document's.
-        """
-        held = [r[0] for r in self._db.execute("SELECT passage FROM passage_refs WHERE path = ?", (key,))]
-        self._db.execute("DELETE FROM passage_refs WHERE path = ?", (key,))
-        gone = 0
-        for start in range(0, len(held), 500):
-            batch = held[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            gone += self._db.execute(
-                f"DELETE FROM passages WHERE rowid IN ({marks}) "
-                "AND NOT EXISTS (SELECT 1 FROM passage_refs r WHERE r.passage = passages.rowid)",
-                batch,
-            ).rowcount
-            self._db.execute(
-                'UPDATE passages SET (path, location, start, "end") = (SELECT r.path, r.location, r.start, r."end" '
-                "FROM passage_refs r WHERE r.passage = passages.rowid ORDER BY r.path LIMIT 1) "
-                f"WHERE rowid IN ({marks}) AND path = ?",
-                [*batch, key],
-            )
-        # Passages a schema-1 document held with no ref row (none after migration; kept for safety).
-        gone += self._db.execute(
-            "DELETE FROM passages WHERE path = ? AND NOT EXISTS "
-            "(SELECT 1 FROM passage_refs r WHERE r.passage = passages.rowid)",
-            (key,),
-        ).rowcount
-        return gone
 
     def _forget(self, key: str) -> None:
         with self._lock:
-            if self._db.execute("SELECT 1 FROM documents WHERE path = ?", (key,)).fetchone() is None:
-                return
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._detach(key)
-                self._db.execute("DELETE FROM documents WHERE path = ?", (key,))
-                self._db.execute("COMMIT")
-                self._df_cache.clear()
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            known = self._db.execute("SELECT 1 FROM documents WHERE path = ?", (key,)).fetchone() is not None
+        if known:
+            self._drop(key)
 
-    def add_texts(self, source: str, texts: Sequence[str]) -> int:
-        """Bulk-insert ready-made passages (benchmarks, generated corpora) under one source name."""
+    def _drop(self, key: str) -> int:
+        """A document and its hold on passages, gone in one transaction; returns the passages that left."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._detach(source)
-                self._upsert_document(source, source, "", sum(len(t) for t in texts), len(texts), EXTRACTOR_VERSION)
-                self._db.executemany(
-                    'INSERT INTO passages (id, path, location, start, "end", text) VALUES (?, ?, ?, 0, 0, ?)',
-                    [(f"{source}#{i}", source, "", t) for i, t in enumerate(texts)],
-                )
-                self._db.execute(
-                    'INSERT INTO passage_refs (passage, path, location, start, "end") '
-                    "SELECT rowid, path, '', 0, 0 FROM passages WHERE path = ?",
-                    (source,),
-                )
+                removed = detach(self._db, key)
+                self._db.execute("DELETE FROM documents WHERE path = ?", (key,))
+                self._log(CorpusChange("forget", key, ""))
                 self._db.execute("COMMIT")
                 self._df_cache.clear()
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+        return removed
+
+    def add_texts(self, source: str, texts: Sequence[str]) -> int:
+        """Bulk-insert ready-made passages (benchmarks, generated corpora) under one source name."""
+        chunks = [Chunk(f"{source}#{i}", t, "", 0, 0) for i, t in enumerate(texts)]
+        self._replace(source, source, "", sum(len(t) for t in texts), chunks)
         return len(texts)
+
+    # -- sharing with other replicas (see corpus_changes and corpus_sync) --------------------
+
+    def share(self) -> str:
+        """From now on log every change for the other replicas; returns this replica's origin id."""
+        with self._lock:
+            self._origin = corpus_changes.origin(self._db)
+        return self._origin
+
+    def _log(self, change: CorpusChange) -> None:
+        if self._origin is not None:
+            corpus_changes.record(self._db, replace(change, origin=self._origin))
+
+    def outbox(self, limit: int = 100) -> list[tuple[int, str]]:
+        """Logged changes not yet published, oldest first, as (sequence, JSON)."""
+        with self._lock:
+            return corpus_changes.pending(self._db, limit)
+
+    def mark_published(self, seq: int) -> None:
+        with self._lock:
+            corpus_changes.published(self._db, seq)
+
+    def sync_cursor(self) -> str:
+        with self._lock:
+            return corpus_changes.cursor(self._db)
+
+    def apply_change(self, entry_id: str, change: CorpusChange) -> bool:
+        """Another replica's change and the cursor past it, in one transaction (see ``corpus_changes.apply``)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                changed = corpus_changes.apply(self._db, entry_id, change, self._origin or "")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            if changed:
+                self._df_cache.clear()
+        return changed
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -339,18 +326,7 @@ class Corpus:
     def remove(self, path: Path | str) -> int:
         """Remove a document by its path (as added or absolute) or its unique name; returns the
         number of passages that left the corpus (those another document also holds stay)."""
-        key = self._document_key(path)
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                removed = self._detach(key)
-                self._db.execute("DELETE FROM documents WHERE path = ?", (key,))
-                self._db.execute("COMMIT")
-                self._df_cache.clear()
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        return removed
+        return self._drop(self._document_key(path))
 
     def _document_key(self, path: Path | str) -> str:
         given = str(path)

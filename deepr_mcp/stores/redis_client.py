@@ -12,9 +12,9 @@ from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import AuthenticationError, ConnectionError, RedisError, ResponseError, TimeoutError
-from redis.retry import Retry
 
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.stores.url import redact

@@ -152,7 +152,7 @@ def test_a_failure_while_storing_leaves_nothing_half_added(
     def broken(*args: object) -> None:
         raise RuntimeError("disk went away")
 
-    monkeypatch.setattr(corpus, "_upsert_document", broken)
+    monkeypatch.setattr("deepr_mcp.research.passages.insert_chunks", broken)  # after the document row
     report = corpus.add_path(sphinx / "library")
     assert report.count("failed") == 2 and report.count("added") == 0  # the third is a contents page
     assert "disk went away" in (next(f for f in report.files if f.status == "failed").reason or "")

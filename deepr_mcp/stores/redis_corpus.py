@@ -1,0 +1,31 @@
+"""The corpus change log in Redis: one stream every replica appends to and reads in order."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from deepr_mcp.stores.redis_client import call
+
+__all__ = ["RedisCorpusLog"]
+
+
+class RedisCorpusLog:
+    """``XADD``/``XREAD`` on ``deepr:corpus:log``; the stream is the corpus's shared record (keep
+    the engine persistent in production: a replica that joins later rebuilds from it)."""
+
+    def __init__(self, client: aioredis.Redis, *, url: str, key: str = "deepr:corpus:log") -> None:
+        self._client = client
+        self._url = url
+        self._key = key
+
+    async def append(self, change: str) -> str:
+        return await call(self._url, lambda: self._client.xadd(self._key, {"change": change}))
+
+    async def read_after(self, entry_id: str, *, block_ms: int, count: int) -> list[tuple[str, str]]:
+        answer = await call(
+            self._url, lambda: self._client.xread({self._key: entry_id}, count=count, block=block_ms or None)
+        )
+        if not answer:
+            return []
+        _, entries = answer[0]
+        return [(eid, fields.get("change", "")) for eid, fields in entries]

@@ -1,0 +1,111 @@
+"""Replicas' corpora kept in step through the Redis stream: in-process followers, then real replicas."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+
+from deepr_mcp.errors import DeeprError
+from deepr_mcp.research.corpus_sync import CorpusFollower
+from deepr_mcp.research.passages import Corpus
+from deepr_mcp.stores.redis_client import open_checked
+from deepr_mcp.stores.redis_corpus import RedisCorpusLog
+from tests.support import QUESTION, RedisServer, call, follow, http_server
+
+
+def doc(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text)
+    return folder / name
+
+
+@pytest.fixture
+async def followers(tmp_path: Path, redis_server: RedisServer) -> AsyncIterator[list[CorpusFollower]]:
+    async with AsyncExitStack() as stack:
+        made = []
+        for n in range(2):
+            corpus = Corpus(tmp_path / f"corpus{n}.db")
+            stack.callback(corpus.close)
+            corpus.share()
+            client = await open_checked(redis_server.url, None, "deepr:")
+            stack.push_async_callback(client.aclose)
+            made.append(CorpusFollower(corpus, RedisCorpusLog(client, url=redis_server.url), block_ms=50))
+        yield made
+
+
+def corpus_of(follower: CorpusFollower) -> Corpus:
+    return follower._corpus
+
+
+async def test_a_change_published_by_one_follower_is_applied_by_the_other(
+    followers: list[CorpusFollower], tmp_path: Path
+) -> None:
+    one, two = followers
+    corpus_of(one).add_path(doc(tmp_path / "docs", "a.md", "# Cables\n\nThe 1866 cable was laid by the Great Eastern."))
+    assert await one.publish() == 1
+    assert await two.catch_up() == 1
+    assert corpus_of(two).search("Great Eastern")
+    assert await one.catch_up() == 0  # its own change comes back and is skipped
+    assert await two.catch_up() == 0  # nothing new
+
+
+async def test_while_the_store_is_down_changes_wait_in_the_outbox(
+    followers: list[CorpusFollower], tmp_path: Path, redis_server: RedisServer
+) -> None:
+    one, two = followers
+    redis_server.stop()
+    corpus_of(one).add_path(doc(tmp_path / "docs", "b.md", "# Repeaters\n\nRepeaters amplify the signal."))
+    assert corpus_of(one).search("repeaters")  # adding and searching keep working locally
+    with pytest.raises(DeeprError, match="unreachable"):
+        await one.publish()
+    assert len(corpus_of(one).outbox()) == 1  # nothing lost, nothing marked sent
+    redis_server.start()  # back, empty (no persistence in tests): the outbox is what carries the change
+    assert await one.publish() == 1
+    assert await two.catch_up() == 1 and corpus_of(two).search("repeaters")
+
+
+async def test_the_follower_loop_survives_an_outage(
+    followers: list[CorpusFollower], tmp_path: Path, redis_server: RedisServer
+) -> None:
+    one, two = followers
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(one.run)
+        tg.start_soon(two.run)
+        redis_server.stop()
+        await anyio.sleep(0.3)  # both loops meet the outage and back off
+        corpus_of(one).add_path(doc(tmp_path / "docs", "c.md", "# Splices\n\nA splice joins two cable ends."))
+        redis_server.start()
+        with anyio.fail_after(30):
+            while not corpus_of(two).search("splice"):  # noqa: ASYNC110 - another replica's index, no event
+                await anyio.sleep(0.05)
+        tg.cancel_scope.cancel()
+
+
+async def test_a_document_added_through_one_replica_is_searchable_on_another(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    async with (
+        http_server(one, "--store", redis_server.url) as first,
+        http_server(two, "--store", redis_server.url) as second,
+    ):
+        async with Client(f"{first}/mcp", mode="legacy") as a, Client(f"{second}/mcp", mode="auto") as b:
+            added = await call(a, "corpus_add", {"sample": True})
+            assert added["passages_indexed"] > 0, added
+            with anyio.fail_after(30):
+                while not (await call(b, "corpus_search", {"query": "gutta-percha"}))["hits"]:  # noqa: ASYNC110
+                    await anyio.sleep(0.1)
+            # The replica that never added anything can now run a campaign on those documents.
+            cid = (await call(b, "campaign_start", {"question": QUESTION}))["campaign_id"]
+            assert (await follow(b, cid))[-1]["phase"] == "complete"
+            listed = (await call(b, "corpus_list", {}))["items"]
+            await call(b, "corpus_remove", {"path": listed[0]["path"]})
+            with anyio.fail_after(30):
+                while (await call(a, "corpus_list", {}))["documents"] != len(listed) - 1:  # noqa: ASYNC110
+                    await anyio.sleep(0.1)
