@@ -34,7 +34,8 @@ from deepr_mcp.jobs.lease import CampaignLease, LocalLease
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.notifier import Notifier
 from deepr_mcp.jobs.store import CampaignStore, SqliteCampaignStore
-from deepr_mcp.research.corpus_sync import CorpusFollower
+from deepr_mcp.replication.follower import Follower
+from deepr_mcp.replication.journal import Journal
 from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.web import make_session
 from deepr_mcp.sandbox import SandboxManager
@@ -83,8 +84,8 @@ class Root:
         # Closing cancels what was spawned (task watchers follow a campaign until it ends, which
         # never happens once the job manager is closed): without it, shutdown waits forever.
         stack.callback(background.cancel_scope.cancel)
-        if self.corpus_follower is not None:
-            background.start_soon(self.corpus_follower.run)
+        for follower in self.followers:
+            background.start_soon(follower.run)
         await self._open_jobs(stack, background.start_soon, web_http)
 
     def _open_stores(self, stack: AsyncExitStack) -> None:
@@ -108,13 +109,13 @@ class Root:
     async def _open_shared(self, stack: AsyncExitStack) -> None:
         """With ``store.url``: campaigns, leases and the corpus log in Redis, shared by every replica on that URL."""
         store = self.settings.store
-        self.corpus_follower: CorpusFollower | None = None
+        self.followers: list[Follower] = []
         if store.url is None:
             return
         from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
         from deepr_mcp.stores.redis_client import open_checked
-        from deepr_mcp.stores.redis_corpus import RedisCorpusLog
         from deepr_mcp.stores.redis_lease import RedisLease
+        from deepr_mcp.stores.redis_log import RedisChangeLog
 
         password = store.password.get_secret_value() if store.password else None
         client = await open_checked(store.url, password, "deepr:")
@@ -122,7 +123,15 @@ class Root:
         self.lease = RedisLease(client, url=store.url, lease_s=store.lease_s)
         self.store = RedisCampaignStore(client, url=store.url, fence_of=self.lease.fence_of)
         self.corpus.share()  # each replica keeps its own index; adds and removals travel through the log
-        self.corpus_follower = CorpusFollower(self.corpus, RedisCorpusLog(client, url=store.url))
+        self.followers.append(
+            Follower("corpus", self.corpus, RedisChangeLog(client, url=store.url, key="deepr:corpus:log"))
+        )
+        journal = Journal(self.settings.data_dir / "sandbox_journal.db")  # every replica holds every sandbox
+        stack.callback(journal.close)
+        self.sandboxes.share(journal)
+        self.followers.append(
+            Follower("sandbox", self.sandboxes, RedisChangeLog(client, url=store.url, key="deepr:sandbox:log"))
+        )
 
     async def _open_fanout(self, stack: AsyncExitStack) -> None:
         """The bus, and its listeners: the Notifier (pushes) and the campaign feed (waiters)."""

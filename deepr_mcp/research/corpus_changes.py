@@ -1,25 +1,25 @@
-"""A corpus change as replicas exchange it, and its rows: the outbox, the cursor, the apply.
+"""A corpus change as replicas exchange it, and applying one made elsewhere.
 
-A replica with a shared store writes each add or removal to ``corpus_outbox`` in the same
-transaction as the change itself (a transactional outbox: a change is never made without its
-record, nor recorded without being made). Applying another replica's change moves the cursor
-in the same transaction, so each change is applied exactly once, across restarts too.
+A replica with a shared store writes each add or removal to its outbox in the same transaction
+as the change itself (a transactional outbox: a change is never made without its record, nor
+recorded without being made). Applying another replica's change moves the cursor in the same
+transaction, so each change is applied exactly once, across restarts too.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.replication import outbox
 from deepr_mcp.research.corpus_rows import detach, insert_chunks, upsert_document
 from deepr_mcp.research.ingest import Chunk
 
-__all__ = ["CorpusChange", "apply", "cursor", "origin", "pending", "published", "record"]
+__all__ = ["CorpusChange", "apply"]
 
 Op = Literal["replace", "forget"]
 
@@ -65,44 +65,13 @@ class CorpusChange:
             raise InvalidInput(f"not a corpus change ({type(exc).__name__}: {exc})"[:300]) from None
 
 
-def origin(db: sqlite3.Connection) -> str:
-    """This corpus's replica id, made once and kept: its own changes coming back are skipped."""
-    row = db.execute("SELECT v FROM corpus_sync WHERE k = 'origin'").fetchone()
-    if row is not None:
-        return row[0]
-    made = uuid.uuid4().hex
-    db.execute("INSERT INTO corpus_sync (k, v) VALUES ('origin', ?)", (made,))
-    return made
-
-
-def record(db: sqlite3.Connection, change: CorpusChange) -> None:
-    """Inside the caller's transaction: the change waits in the outbox until it is published."""
-    db.execute("INSERT INTO corpus_outbox (change) VALUES (?)", (change.to_json(),))
-
-
-def pending(db: sqlite3.Connection, limit: int) -> list[tuple[int, str]]:
-    return db.execute("SELECT seq, change FROM corpus_outbox ORDER BY seq LIMIT ?", (limit,)).fetchall()
-
-
-def published(db: sqlite3.Connection, seq: int) -> None:
-    db.execute("DELETE FROM corpus_outbox WHERE seq = ?", (seq,))
-
-
-def cursor(db: sqlite3.Connection) -> str:
-    """The id of the last change applied from the shared log ("0": none yet, read from the start)."""
-    row = db.execute("SELECT v FROM corpus_sync WHERE k = 'cursor'").fetchone()
-    return row[0] if row is not None else "0"
-
-
 def apply(db: sqlite3.Connection, entry_id: str, change: CorpusChange, mine: str) -> bool:
     """Inside the caller's transaction: apply another replica's change and move the cursor past it.
 
     Returns whether passages changed: this replica's own changes (already made here) and a
     document already at that content are skipped, so replaying the log is harmless.
     """
-    db.execute(
-        "INSERT INTO corpus_sync (k, v) VALUES ('cursor', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", (entry_id,)
-    )
+    outbox.set_cursor(db, entry_id)
     if change.origin == mine:
         return False
     row = db.execute("SELECT sha256, extractor, name FROM documents WHERE path = ?", (change.key,)).fetchone()

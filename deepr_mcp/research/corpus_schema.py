@@ -3,8 +3,8 @@
 Schema 1 stored one passage row per file, so the same paragraph in ten files was ten rows.
 Schema 2 stores a passage once (``passages``) and lists every document holding it in
 ``passage_refs``; ``passages.path``/``location`` are those of one holder, the one shown.
-With a shared store, ``corpus_outbox`` holds changes not yet published to the other replicas and
-``corpus_sync`` this replica's origin id and how far it has applied theirs (``corpus_changes``).
+With a shared store, the replication tables hold changes not yet published to the other replicas
+and how far this replica has applied theirs (``replication.outbox``, ``corpus_changes``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.replication import outbox
 
 log = logging.getLogger("deepr_mcp.research.passages")
 
@@ -75,17 +76,12 @@ CREATE TABLE IF NOT EXISTS passage_refs (
 CREATE INDEX IF NOT EXISTS passage_refs_passage ON passage_refs(passage)
 """,
     """\
-CREATE TABLE IF NOT EXISTS corpus_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, change TEXT NOT NULL)
-""",
-    """\
-CREATE TABLE IF NOT EXISTS corpus_sync (k TEXT PRIMARY KEY, v TEXT NOT NULL)
-""",
-    """\
 CREATE TRIGGER IF NOT EXISTS passages_au AFTER UPDATE OF location, text ON passages BEGIN
     INSERT INTO passages_fts(passages_fts, rowid, location, text) VALUES ('delete', old.rowid, old.location, old.text);
     INSERT INTO passages_fts(rowid, location, text) VALUES (new.rowid, new.location, new.text);
 END
 """,
+    *outbox.SCHEMA_STATEMENTS,
 )
 SCHEMA = ";\n".join(SCHEMA_STATEMENTS) + ";\n"
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput, NotFound
+from deepr_mcp.replication import outbox
 from deepr_mcp.research import corpus_changes
 from deepr_mcp.research.corpus_changes import CorpusChange
 from deepr_mcp.research.corpus_rows import detach, insert_chunks, upsert_document
@@ -227,32 +228,38 @@ class Corpus:
     def share(self) -> str:
         """From now on log every change for the other replicas; returns this replica's origin id."""
         with self._lock:
-            self._origin = corpus_changes.origin(self._db)
+            self._origin = outbox.origin(self._db)
         return self._origin
 
     def _log(self, change: CorpusChange) -> None:
         if self._origin is not None:
-            corpus_changes.record(self._db, replace(change, origin=self._origin))
+            outbox.record(self._db, replace(change, origin=self._origin).to_json())
 
     def outbox(self, limit: int = 100) -> list[tuple[int, str]]:
         """Logged changes not yet published, oldest first, as (sequence, JSON)."""
         with self._lock:
-            return corpus_changes.pending(self._db, limit)
+            return outbox.pending(self._db, limit)
 
     def mark_published(self, seq: int) -> None:
         with self._lock:
-            corpus_changes.published(self._db, seq)
+            outbox.published(self._db, seq)
 
     def sync_cursor(self) -> str:
         with self._lock:
-            return corpus_changes.cursor(self._db)
+            return outbox.cursor(self._db)
 
-    def apply_change(self, entry_id: str, change: CorpusChange) -> bool:
-        """Another replica's change and the cursor past it, in one transaction (see ``corpus_changes.apply``)."""
+    def apply_entry(self, entry_id: str, change: str) -> bool:
+        """Another replica's change and the cursor past it, in one transaction (see ``corpus_changes.apply``);
+        a malformed entry is skipped with a warning (the cursor moves), never retried forever."""
+        try:
+            parsed = CorpusChange.from_json(change)
+        except InvalidInput as exc:
+            log.warning("corpus log entry %s skipped: %s", entry_id, exc.message)
+            parsed = CorpusChange("forget", "", "")
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                changed = corpus_changes.apply(self._db, entry_id, change, self._origin or "")
+                changed = corpus_changes.apply(self._db, entry_id, parsed, self._origin or "")
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepr_mcp.errors import Conflict, InvalidInput, NotFound, PathRejected, QuotaExceeded
-from deepr_mcp.sandbox import fs, tree
+from deepr_mcp.replication.journal import Journal
+from deepr_mcp.sandbox import fs, shared, tree
 from deepr_mcp.sandbox.paths import check_sandbox_id, split_path
+from deepr_mcp.sandbox.shared import SandboxChange
 
 FINAL_REPORT = "final_report.md"
 
@@ -57,12 +60,22 @@ class Extracted:
 class Sandbox:
     """Operations on one campaign's directory; every path goes through ``split_path`` and ``fs``."""
 
-    def __init__(self, root: Path, max_bytes: int, max_files: int, lock: threading.Lock, max_depth: int = 32) -> None:
+    def __init__(
+        self,
+        root: Path,
+        max_bytes: int,
+        max_files: int,
+        lock: threading.Lock,
+        max_depth: int = 32,
+        record: Callable[..., None] | None = None,
+    ) -> None:
         self.root = root
         self.max_bytes = max_bytes
         self.max_files = max_files
         self.max_depth = max_depth
         self._lock = lock
+        self._record = record or (lambda *change: None)
+        """With a shared store, tells the other replicas (``sandbox/shared.py``) what changed."""
 
     def _parts(self, path: str, *, allow_root: bool = False) -> list[str]:
         return split_path(path, allow_root=allow_root, max_depth=self.max_depth)
@@ -124,6 +137,7 @@ class Sandbox:
                     if exc.errno == errno.ENOSPC:
                         raise QuotaExceeded("the disk is full") from None
                     raise PathRejected(path, "os_error", os.strerror(exc.errno or 0)) from None
+            self._record("write", path, data)
         return len(data)
 
     def _check_quota(self, path: str, *, usage: Usage, old: int | None, new: int, new_folders: int) -> None:
@@ -163,6 +177,7 @@ class Sandbox:
                     raise
             except FileNotFoundError:
                 raise NotFound(f"no such file or folder in the sandbox: {path!r}") from None
+            self._record("delete", path)
 
     def list(self, path: str = ".") -> list[fs.Entry]:
         return self.listing(path).entries
@@ -217,24 +232,54 @@ class SandboxManager:
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self.base_dir.mkdir(parents=True, exist_ok=True)
+        self.journal: Journal | None = None
+        """Set by ``share``: every change is then recorded for the other replicas."""
 
     def _lock(self, sandbox_id: str) -> threading.Lock:
         with self._guard:
             return self._locks.setdefault(sandbox_id, threading.Lock())
 
-    def _sandbox(self, campaign_id: str, root: Path) -> Sandbox:
-        return Sandbox(root, self.max_bytes, self.max_files, self._lock(campaign_id), self.max_depth)
+    def _sandbox(self, campaign_id: str, root: Path, *, journaled: bool = True) -> Sandbox:
+        record = functools.partial(self._record, campaign_id) if journaled and self.journal is not None else None
+        return Sandbox(root, self.max_bytes, self.max_files, self._lock(campaign_id), self.max_depth, record)
 
-    def create(self, campaign_id: str) -> Sandbox:
+    def create(self, campaign_id: str, *, journaled: bool = True) -> Sandbox:
         check_sandbox_id(campaign_id)
         root = self.base_dir / campaign_id
+        made = True
         try:
             root.mkdir(mode=0o755)
         except FileExistsError:
-            pass
+            made = False
         if root.is_symlink() or not root.is_dir():
             raise PathRejected(campaign_id, "not_a_directory", "the sandbox location is not a plain directory")
-        return self._sandbox(campaign_id, root)
+        if made and journaled and self.journal is not None:
+            self._record(campaign_id, "create")
+        return self._sandbox(campaign_id, root, journaled=journaled)
+
+    # Sharing with other replicas (see sandbox/shared.py): the follower drains and feeds these.
+
+    def share(self, journal: Journal) -> None:
+        self.journal = journal
+
+    def _record(self, campaign_id: str, op: str, path: str = "", data: bytes = b"") -> None:
+        assert self.journal is not None
+        self.journal.record(SandboxChange(op, campaign_id, self.journal.origin, path, data).to_json())  # type: ignore[arg-type]
+
+    def outbox(self, limit: int = 100) -> list[tuple[int, str]]:
+        return self.journal.outbox(limit) if self.journal is not None else []
+
+    def mark_published(self, seq: int) -> None:
+        if self.journal is not None:
+            self.journal.mark_published(seq)
+
+    def sync_cursor(self) -> str:
+        return self.journal.sync_cursor() if self.journal is not None else "0"
+
+    def apply_entry(self, entry_id: str, change: str) -> bool:
+        if self.journal is None:
+            raise RuntimeError("apply_entry needs share(journal) first")
+        return shared.apply_entry(self, self.journal, entry_id, change)
 
     def get(self, campaign_id: str) -> Sandbox:
         check_sandbox_id(campaign_id)
@@ -298,6 +343,8 @@ class SandboxManager:
                     os.mkdir(campaign_id, 0o700, dir_fd=bin_fd)
             os.fsync(base)
             os.fsync(bin_fd)
+        if self.journal is not None:
+            self._record(campaign_id, "remove")
 
     def finish_delete(self, campaign_id: str) -> None:
         """Remove what ``begin_delete`` moved aside."""

@@ -22,7 +22,7 @@ def ship(source: Corpus, target: Corpus, first_id: int = 1) -> list[bool]:
     """Move ``source``'s outbox into ``target`` as a log would; returns what each apply changed."""
     changed = []
     for n, (seq, text) in enumerate(source.outbox(), start=first_id):
-        changed.append(target.apply_change(f"{n}-0", CorpusChange.from_json(text)))
+        changed.append(target.apply_entry(f"{n}-0", text))
         source.mark_published(seq)
     return changed
 
@@ -56,10 +56,9 @@ def test_replaying_a_change_or_hearing_back_ones_own_changes_nothing(pair, tmp_p
     one, two = pair
     one.add_path(write(tmp_path / "docs", "a.md", "# Cables\n\nGutta-percha insulated the core."))
     (_, text), *_ = one.outbox()
-    change = CorpusChange.from_json(text)
-    assert two.apply_change("1-0", change) is True
-    assert two.apply_change("2-0", change) is False  # the same content again: a replay is harmless
-    assert one.apply_change("1-0", change) is False  # its own change, made here already
+    assert two.apply_entry("1-0", text) is True
+    assert two.apply_entry("2-0", text) is False  # the same content again: a replay is harmless
+    assert one.apply_entry("1-0", text) is False  # its own change, made here already
     assert two.stats() == {"documents": 1, "passages": 1}
     assert two.sync_cursor() == "2-0"
 
@@ -89,7 +88,7 @@ def test_a_failed_file_logs_nothing(pair, tmp_path: Path) -> None:
 def test_the_cursor_and_origin_survive_a_restart(tmp_path: Path) -> None:
     corpus = Corpus(tmp_path / "c.db")
     origin = corpus.share()
-    corpus.apply_change("7-1", CorpusChange("forget", "/nowhere", "someone-else"))
+    corpus.apply_entry("7-1", CorpusChange("forget", "/nowhere", "someone-else").to_json())
     corpus.close()
     again = Corpus(tmp_path / "c.db")
     assert again.share() == origin and again.sync_cursor() == "7-1"
@@ -100,6 +99,11 @@ def test_the_cursor_and_origin_survive_a_restart(tmp_path: Path) -> None:
     "text",
     ["", "not json", "[]", '{"op": "drop", "key": "x"}', '{"op": "replace", "key": ""}', '{"op": "replace", "key": 3}'],
 )
-def test_a_malformed_change_is_refused_whole(text: str) -> None:
+def test_a_malformed_change_is_refused_whole(text: str, tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="not a corpus change"):
         CorpusChange.from_json(text)
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.share()
+    assert corpus.apply_entry("3-0", text) is False  # skipped, and never read again
+    assert corpus.sync_cursor() == "3-0" and corpus.stats() == {"documents": 0, "passages": 0}
+    corpus.close()

@@ -1,4 +1,4 @@
-"""Replicas' corpora kept in step through the Redis stream: in-process followers, then real replicas."""
+"""Replicas' corpora and sandboxes kept in step through Redis streams: in-process followers, then real replicas."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 from mcp import Client
 
 from deepr_mcp.errors import DeeprError
-from deepr_mcp.research.corpus_sync import CorpusFollower
+from deepr_mcp.replication.follower import Follower
 from deepr_mcp.research.passages import Corpus
 from deepr_mcp.stores.redis_client import open_checked
-from deepr_mcp.stores.redis_corpus import RedisCorpusLog
+from deepr_mcp.stores.redis_log import RedisChangeLog
 from tests.support import QUESTION, RedisServer, call, follow, http_server
 
 
@@ -25,7 +25,7 @@ def doc(folder: Path, name: str, text: str) -> Path:
 
 
 @pytest.fixture
-async def followers(tmp_path: Path, redis_server: RedisServer) -> AsyncIterator[list[CorpusFollower]]:
+async def followers(tmp_path: Path, redis_server: RedisServer) -> AsyncIterator[list[Follower]]:
     async with AsyncExitStack() as stack:
         made = []
         for n in range(2):
@@ -34,16 +34,18 @@ async def followers(tmp_path: Path, redis_server: RedisServer) -> AsyncIterator[
             corpus.share()
             client = await open_checked(redis_server.url, None, "deepr:")
             stack.push_async_callback(client.aclose)
-            made.append(CorpusFollower(corpus, RedisCorpusLog(client, url=redis_server.url), block_ms=50))
+            made.append(
+                Follower("corpus", corpus, RedisChangeLog(client, url=redis_server.url, key="t:corpus"), block_ms=50)
+            )
         yield made
 
 
-def corpus_of(follower: CorpusFollower) -> Corpus:
-    return follower._corpus
+def corpus_of(follower: Follower) -> Corpus:
+    return follower._target  # type: ignore[return-value]
 
 
 async def test_a_change_published_by_one_follower_is_applied_by_the_other(
-    followers: list[CorpusFollower], tmp_path: Path
+    followers: list[Follower], tmp_path: Path
 ) -> None:
     one, two = followers
     corpus_of(one).add_path(doc(tmp_path / "docs", "a.md", "# Cables\n\nThe 1866 cable was laid by the Great Eastern."))
@@ -55,7 +57,7 @@ async def test_a_change_published_by_one_follower_is_applied_by_the_other(
 
 
 async def test_while_the_store_is_down_changes_wait_in_the_outbox(
-    followers: list[CorpusFollower], tmp_path: Path, redis_server: RedisServer
+    followers: list[Follower], tmp_path: Path, redis_server: RedisServer
 ) -> None:
     one, two = followers
     redis_server.stop()
@@ -70,7 +72,7 @@ async def test_while_the_store_is_down_changes_wait_in_the_outbox(
 
 
 async def test_the_follower_loop_survives_an_outage(
-    followers: list[CorpusFollower], tmp_path: Path, redis_server: RedisServer
+    followers: list[Follower], tmp_path: Path, redis_server: RedisServer
 ) -> None:
     one, two = followers
     async with anyio.create_task_group() as tg:
@@ -86,7 +88,7 @@ async def test_the_follower_loop_survives_an_outage(
         tg.cancel_scope.cancel()
 
 
-async def test_a_document_added_through_one_replica_is_searchable_on_another(
+async def test_documents_and_sandboxes_added_through_one_replica_are_readable_on_another(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
@@ -104,6 +106,18 @@ async def test_a_document_added_through_one_replica_is_searchable_on_another(
             # The replica that never added anything can now run a campaign on those documents.
             cid = (await call(b, "campaign_start", {"question": QUESTION}))["campaign_id"]
             assert (await follow(b, cid))[-1]["phase"] == "complete"
+            # Its sandbox, written on the replica that ran it, is readable on the other; and back.
+            with anyio.fail_after(30):
+                while not (await call(a, "sandbox_extract", {"campaign_id": cid})).get("final_report"):  # noqa: ASYNC110
+                    await anyio.sleep(0.1)
+            await call(a, "sandbox_write", {"campaign_id": cid, "path": "notes/from-a.md", "content": "seen on a"})
+            with anyio.fail_after(30):
+                while True:
+                    read = await b.call_tool("sandbox_read", {"campaign_id": cid, "path": "notes/from-a.md"})
+                    if not read.is_error:
+                        assert "seen on a" in read.content[0].text
+                        break
+                    await anyio.sleep(0.1)
             listed = (await call(b, "corpus_list", {}))["items"]
             await call(b, "corpus_remove", {"path": listed[0]["path"]})
             with anyio.fail_after(30):

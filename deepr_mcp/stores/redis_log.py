@@ -1,4 +1,4 @@
-"""The corpus change log in Redis: one stream every replica appends to and reads in order."""
+"""A change log in Redis: one stream per kind of state, every replica appends to it and reads it in order."""
 
 from __future__ import annotations
 
@@ -6,14 +6,15 @@ import redis.asyncio as aioredis
 
 from deepr_mcp.stores.redis_client import call
 
-__all__ = ["RedisCorpusLog"]
+__all__ = ["RedisChangeLog"]
 
 
-class RedisCorpusLog:
-    """``XADD``/``XREAD`` on ``deepr:corpus:log``; the stream is the corpus's shared record (keep
-    the engine persistent in production: a replica that joins later rebuilds from it)."""
+class RedisChangeLog:
+    """``XADD``/``XREAD`` on one stream key (e.g. ``deepr:corpus:log``). The stream is the shared
+    record of that state: keep the engine persistent in production, as a replica that joins later
+    rebuilds its copy from it."""
 
-    def __init__(self, client: aioredis.Redis, *, url: str, key: str = "deepr:corpus:log") -> None:
+    def __init__(self, client: aioredis.Redis, *, url: str, key: str) -> None:
         self._client = client
         self._url = url
         self._key = key

@@ -1,0 +1,95 @@
+"""Keeping a replica's local state in step with the others through a shared, ordered log.
+
+Each replica keeps its own copy (the corpus's SQLite/FTS5 index, the sandbox folders), so reads
+stay local and fast; what is shared is the log of changes. The follower publishes this replica's
+outbox to the log and hands every entry after its cursor to the target, which applies others'
+changes and skips its own. While the store is down, local work goes on (changes wait in the
+outbox) and the follower retries with backoff; when it is back, the outbox drains and the
+replica catches up from its saved cursor.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+import anyio
+
+from deepr_mcp.errors import DeeprError
+
+__all__ = ["ChangeLog", "Follower", "Replicated"]
+
+log = logging.getLogger(__name__)
+
+
+class ChangeLog(Protocol):
+    """An append-only log every replica reads in the same order (a Redis stream in ``stores``)."""
+
+    async def append(self, change: str) -> str:
+        """Append one change (JSON); returns its entry id."""
+        ...
+
+    async def read_after(self, entry_id: str, *, block_ms: int, count: int) -> list[tuple[str, str]]:
+        """Entries after ``entry_id`` ("0": from the start), waiting up to ``block_ms`` for one."""
+        ...
+
+
+class Replicated(Protocol):
+    """Local state that records its changes in an outbox and applies the log's entries (sync: run in threads)."""
+
+    def outbox(self, limit: int = 100) -> list[tuple[int, str]]: ...
+
+    def mark_published(self, seq: int) -> None: ...
+
+    def sync_cursor(self) -> str: ...
+
+    def apply_entry(self, entry_id: str, change: str) -> bool:
+        """Apply one entry (skipping this replica's own and malformed ones) and move the cursor past it."""
+        ...
+
+
+class Follower:
+    """Publishes one target's changes and applies the others'; ``run`` goes on until cancelled."""
+
+    def __init__(self, name: str, target: Replicated, changes: ChangeLog, *, block_ms: int = 500) -> None:
+        self.name = name
+        self._target = target
+        self._log = changes
+        self._block_ms = block_ms
+        self._batch = 100
+
+    async def run(self) -> None:
+        backoff, down = 0.1, False
+        while True:
+            try:
+                await self.publish()
+                await self.catch_up()
+            except DeeprError as exc:  # the store is down or refused: local work goes on, retry later
+                if not down:
+                    log.warning("%s sharing paused: %s", self.name, exc)
+                down = True
+                await anyio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+                continue
+            if down:
+                log.warning("%s sharing resumed", self.name)
+            backoff, down = 0.1, False
+
+    async def publish(self) -> int:
+        """Send the outbox, oldest first; a change leaves the outbox only once the log holds it."""
+        sent = 0
+        while rows := await anyio.to_thread.run_sync(self._target.outbox, self._batch):
+            for seq, change in rows:
+                await self._log.append(change)
+                await anyio.to_thread.run_sync(self._target.mark_published, seq)
+                sent += 1
+        return sent
+
+    async def catch_up(self) -> int:
+        """Apply the log's entries after the cursor (waiting briefly for new ones); returns how many changed state."""
+        after = await anyio.to_thread.run_sync(self._target.sync_cursor)
+        entries = await self._log.read_after(after, block_ms=self._block_ms, count=self._batch)
+        applied = 0
+        for entry_id, change in entries:
+            applied += await anyio.to_thread.run_sync(self._target.apply_entry, entry_id, change)
+        return applied
