@@ -24,7 +24,7 @@ from deepr_mcp.auth.access import Access
 from deepr_mcp.config import Settings
 from deepr_mcp.elicitation.handler import ElicitationHandler
 from deepr_mcp.experts.feeding import FeedExperts
-from deepr_mcp.experts.store import SqliteExpertStore
+from deepr_mcp.experts.store import ExpertStore, SqliteExpertStore
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.jobs.campaigns import Campaigns, CorpusNotEmpty, Spawn, finish_deletions
@@ -91,12 +91,12 @@ class Root:
     def _open_stores(self, stack: AsyncExitStack) -> None:
         settings = self.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        if settings.store.url is None:  # else _open_shared opens the shared store and lease
+        if settings.store.url is None:  # else _open_shared opens the shared stores and lease
             self.store: CampaignStore = SqliteCampaignStore(settings.data_dir / "campaigns.db")
             stack.callback(self.store.close)
             self.lease: CampaignLease = LocalLease()
-        self.experts = SqliteExpertStore(settings.data_dir / "experts.db")
-        stack.callback(self.experts.close)
+            self.experts: ExpertStore = SqliteExpertStore(settings.data_dir / "experts.db")
+            stack.callback(self.experts.close)
         self.corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
         stack.callback(self.corpus.close)
         self.sandboxes = SandboxManager(
@@ -107,13 +107,15 @@ class Root:
         )
 
     async def _open_shared(self, stack: AsyncExitStack) -> None:
-        """With ``store.url``: campaigns, leases and the corpus log in Redis, shared by every replica on that URL."""
+        """With ``store.url``: campaigns, experts, leases and the corpus and sandbox logs in Redis, shared by
+        every replica on that URL."""
         store = self.settings.store
         self.followers: list[Follower] = []
         if store.url is None:
             return
         from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
         from deepr_mcp.stores.redis_client import open_checked
+        from deepr_mcp.stores.redis_experts import RedisExpertStore
         from deepr_mcp.stores.redis_lease import RedisLease
         from deepr_mcp.stores.redis_log import RedisChangeLog
 
@@ -122,6 +124,7 @@ class Root:
         stack.push_async_callback(client.aclose)
         self.lease = RedisLease(client, url=store.url, lease_s=store.lease_s)
         self.store = RedisCampaignStore(client, url=store.url, fence_of=self.lease.fence_of)
+        self.experts = RedisExpertStore(client, url=store.url)
         self.corpus.share()  # each replica keeps its own index; adds and removals travel through the log
         self.followers.append(
             Follower("corpus", self.corpus, RedisChangeLog(client, url=store.url, key="deepr:corpus:log"))

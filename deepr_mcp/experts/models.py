@@ -44,6 +44,8 @@ class Expert(BaseModel):
     owner: str = "local"
     """The principal that created it; experts from before principals existed belong to ``local``."""
     shared_with: list[str] = Field(default_factory=list)
+    version: int = 0
+    """Bumped by every save; a save that names the version it read is refused if another came first."""
     beliefs: list[ExpertBelief] = Field(default_factory=list)
     gaps: list[ExpertGap] = Field(default_factory=list)
 

@@ -17,10 +17,33 @@ from deepr_mcp.jobs.models import utcnow
 class ExpertStore(Protocol):
     async def get(self, expert_id: str) -> Expert: ...
     async def create(self, name: str, description: str, owner: str = "local") -> Expert: ...
-    async def save(self, expert: Expert) -> Expert: ...
+    async def save(self, expert: Expert, *, expected_version: int | None = None) -> Expert:
+        """Bump the version and write; with ``expected_version``, refuse (``Conflict``) if another save came first."""
+        ...
+
     async def list(self) -> list[Expert]: ...
     async def delete(self, expert_id: str) -> None: ...
     def close(self) -> None: ...
+
+
+def new_expert(name: str, description: str, owner: str) -> Expert:
+    """A valid new expert, or ``InvalidInput`` saying what a name may be (shared by every store)."""
+    name = " ".join(name.split())
+    if not NAME.match(name):
+        raise InvalidInput("an expert name is 2-80 letters, digits, spaces or . , ' ( ) & -")
+    return Expert(name=name, description=description, owner=owner, version=1)
+
+
+def not_found(expert_id: str) -> NotFound:
+    return NotFound(f"no expert {expert_id!r}; expert_list shows the ids that exist")
+
+
+def name_taken(name: str) -> Conflict:
+    return Conflict(f"an expert named {name!r} already exists")
+
+
+def stale(expert_id: str, found: object) -> Conflict:
+    return Conflict(f"expert {expert_id!r} changed meanwhile (version {found}); read it again and retry")
 
 
 class SqliteExpertStore:
@@ -43,25 +66,37 @@ class SqliteExpertStore:
         with self._lock:
             row = self._db.execute("SELECT record FROM experts WHERE id = ?", (expert_id,)).fetchone()
         if row is None:
-            raise NotFound(f"no expert {expert_id!r}; expert_list shows the ids that exist")
+            raise not_found(expert_id)
         return Expert.model_validate_json(row[0])
 
-    def _put(self, expert: Expert, create: bool) -> Expert:
-        expert = expert.model_copy(update={"updated_at": utcnow()})
+    def _create(self, expert: Expert) -> Expert:
         with self._lock:
             try:
-                if create:
-                    self._db.execute(
-                        "INSERT INTO experts (id, name, record) VALUES (?, ?, ?)",
-                        (expert.id, expert.name, expert.model_dump_json()),
-                    )
-                else:
-                    self._db.execute(
-                        "UPDATE experts SET record = ? WHERE id = ?", (expert.model_dump_json(), expert.id)
-                    )
+                self._db.execute(
+                    "INSERT INTO experts (id, name, record) VALUES (?, ?, ?)",
+                    (expert.id, expert.name, expert.model_dump_json()),
+                )
             except sqlite3.IntegrityError:
-                raise Conflict(f"an expert named {expert.name!r} already exists") from None
+                raise name_taken(expert.name) from None
         return expert
+
+    def _save(self, expert: Expert, expected_version: int | None) -> Expert:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT record FROM experts WHERE id = ?", (expert.id,)).fetchone()
+                if row is None:
+                    raise not_found(expert.id)
+                current = Expert.model_validate_json(row[0]).version
+                if expected_version is not None and current != expected_version:
+                    raise stale(expert.id, current)
+                saved = expert.model_copy(update={"updated_at": utcnow(), "version": current + 1})
+                self._db.execute("UPDATE experts SET record = ? WHERE id = ?", (saved.model_dump_json(), expert.id))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return saved
 
     def _list(self) -> list[Expert]:
         with self._lock:
@@ -71,20 +106,16 @@ class SqliteExpertStore:
     def _delete(self, expert_id: str) -> None:
         with self._lock:
             if self._db.execute("DELETE FROM experts WHERE id = ?", (expert_id,)).rowcount == 0:
-                raise NotFound(f"no expert {expert_id!r}")
+                raise not_found(expert_id)
 
     async def get(self, expert_id: str) -> Expert:
         return await anyio.to_thread.run_sync(self._get, expert_id)
 
     async def create(self, name: str, description: str, owner: str = "local") -> Expert:
-        name = " ".join(name.split())
-        if not NAME.match(name):
-            raise InvalidInput("an expert name is 2-80 letters, digits, spaces or . , ' ( ) & -")
-        expert = Expert(name=name, description=description, owner=owner)
-        return await anyio.to_thread.run_sync(self._put, expert, True)
+        return await anyio.to_thread.run_sync(self._create, new_expert(name, description, owner))
 
-    async def save(self, expert: Expert) -> Expert:
-        return await anyio.to_thread.run_sync(self._put, expert, False)
+    async def save(self, expert: Expert, *, expected_version: int | None = None) -> Expert:
+        return await anyio.to_thread.run_sync(self._save, expert, expected_version)
 
     async def list(self) -> list[Expert]:
         return await anyio.to_thread.run_sync(self._list)

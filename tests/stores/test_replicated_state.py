@@ -1,4 +1,4 @@
-"""Replicas' corpora and sandboxes kept in step through Redis streams: in-process followers, then real replicas."""
+"""Replicas share corpora, sandboxes and experts: in-process followers on Redis streams, then real replicas."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ async def test_the_follower_loop_survives_an_outage(
         tg.cancel_scope.cancel()
 
 
-async def test_documents_and_sandboxes_added_through_one_replica_are_readable_on_another(
+async def test_documents_sandboxes_and_experts_made_on_one_replica_are_readable_on_another(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
@@ -108,7 +108,10 @@ async def test_documents_and_sandboxes_added_through_one_replica_are_readable_on
             assert (await follow(b, cid))[-1]["phase"] == "complete"
             # Its sandbox, written on the replica that ran it, is readable on the other; and back.
             with anyio.fail_after(30):
-                while not (await call(a, "sandbox_extract", {"campaign_id": cid})).get("final_report"):  # noqa: ASYNC110
+                while True:  # "no sandbox" until the log has brought it over (within about a second)
+                    extracted = await a.call_tool("sandbox_extract", {"campaign_id": cid})
+                    if not extracted.is_error and (extracted.structured_content or {}).get("final_report"):
+                        break
                     await anyio.sleep(0.1)
             await call(a, "sandbox_write", {"campaign_id": cid, "path": "notes/from-a.md", "content": "seen on a"})
             with anyio.fail_after(30):
@@ -118,6 +121,9 @@ async def test_documents_and_sandboxes_added_through_one_replica_are_readable_on
                         assert "seen on a" in read.content[0].text
                         break
                     await anyio.sleep(0.1)
+            # An expert made on one replica is the same record on the other (one Redis store, no copy).
+            made = await call(a, "expert_create", {"name": "Cable history"})
+            assert [e["expert_id"] for e in (await call(b, "expert_list", {}))["experts"]] == [made["expert"]["id"]]
             listed = (await call(b, "corpus_list", {}))["items"]
             await call(b, "corpus_remove", {"path": listed[0]["path"]})
             with anyio.fail_after(30):

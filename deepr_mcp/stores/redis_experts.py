@@ -1,0 +1,114 @@
+"""Expert records in Redis, shared by every replica with the same ``store.url``.
+
+Layout (under the prefix): ``expert:{id}`` is a hash of ``version`` and the JSON ``record``;
+``expert-names`` maps each name to its id, so a name is unique across replicas. Each write is one
+Lua script, so the name check, the version check (compare-and-set) and the write are atomic: two
+replicas feeding one expert never lose each other's beliefs.
+"""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from deepr_mcp.errors import Conflict
+from deepr_mcp.experts.models import Expert
+from deepr_mcp.experts.store import name_taken, new_expert, not_found, stale
+from deepr_mcp.jobs.models import utcnow
+from deepr_mcp.stores.redis_client import call
+
+__all__ = ["RedisExpertStore"]
+
+_CREATE = """
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 'taken' end
+redis.call('HSET', KEYS[1], 'version', ARGV[3], 'record', ARGV[4])
+return 'ok'
+"""
+
+_SAVE = """
+local cur = redis.call('HGET', KEYS[1], 'version')
+if not cur then return {'missing', ''} end
+if cur ~= ARGV[1] then return {'stale', cur} end
+redis.call('HSET', KEYS[1], 'version', tostring(tonumber(cur) + 1), 'record', ARGV[2])
+return {'ok', cur}
+"""
+
+_DELETE = """
+local record = redis.call('HGET', KEYS[1], 'record')
+if not record then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+"""
+
+
+class RedisExpertStore:
+    """The ``ExpertStore`` of several replicas; every call is one round trip or one script."""
+
+    def __init__(self, client: aioredis.Redis, *, url: str, prefix: str = "deepr:") -> None:
+        self._redis = client
+        self._url = url
+        self._prefix = prefix
+        self._names = f"{prefix}expert-names"
+        self._create = client.register_script(_CREATE)
+        self._save = client.register_script(_SAVE)
+        self._delete = client.register_script(_DELETE)
+
+    def _key(self, expert_id: str) -> str:
+        return f"{self._prefix}expert:{expert_id}"
+
+    async def get(self, expert_id: str) -> Expert:
+        record = await call(self._url, lambda: self._redis.hget(self._key(expert_id), "record"))
+        if record is None:
+            raise not_found(expert_id)
+        return Expert.model_validate_json(record)
+
+    async def create(self, name: str, description: str, owner: str = "local") -> Expert:
+        expert = new_expert(name, description, owner)
+        keys = [self._key(expert.id), self._names]
+        args = [expert.name, expert.id, str(expert.version), expert.model_dump_json()]
+        if await call(self._url, lambda: self._create(keys=keys, args=args)) == "taken":
+            raise name_taken(expert.name)
+        return expert
+
+    async def save(self, expert: Expert, *, expected_version: int | None = None) -> Expert:
+        if expected_version is not None:
+            return await self._save_at(expert, expected_version)
+        while True:  # a plain save is a compare-and-set on whatever version is current
+            try:
+                return await self._save_at(expert, (await self.get(expert.id)).version)
+            except Conflict:
+                continue
+
+    async def _save_at(self, expert: Expert, version: int) -> Expert:
+        saved = expert.model_copy(update={"updated_at": utcnow(), "version": version + 1})
+        keys, args = [self._key(expert.id)], [str(version), saved.model_dump_json()]
+        outcome, found = await call(self._url, lambda: self._save(keys=keys, args=args))
+        if outcome == "missing":
+            raise not_found(expert.id)
+        if outcome == "stale":
+            raise stale(expert.id, found)
+        return saved
+
+    async def list(self) -> list[Expert]:
+        ids = await call(self._url, lambda: self._redis.hvals(self._names))
+        if not ids:
+            return []
+        records = await call(self._url, lambda: _records(self._redis, [self._key(i) for i in ids]))
+        experts = [Expert.model_validate_json(r) for r in records if r is not None]
+        return sorted(experts, key=lambda e: e.name)
+
+    async def delete(self, expert_id: str) -> None:
+        expert = await self.get(expert_id)
+        keys = [self._key(expert_id), self._names]
+        if not await call(self._url, lambda: self._delete(keys=keys, args=[expert.name])):
+            raise not_found(expert_id)
+
+    def close(self) -> None:
+        """The client is closed by whoever opened it (the composition root), once, asynchronously."""
+
+
+async def _records(client: aioredis.Redis, keys: list[str]) -> list[str | None]:
+    pipe = client.pipeline(transaction=False)
+    for key in keys:
+        pipe.hget(key, "record")
+    return await pipe.execute()
