@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from types import TracebackType
 
 import anyio
@@ -20,15 +21,15 @@ from deepr_mcp.errors import BudgetExceeded, Conflict, DeeprError, InvalidInput
 from deepr_mcp.jobs.budget import AskBudget, BudgetDesk, Control
 from deepr_mcp.jobs.ending import CampaignEnding
 from deepr_mcp.jobs.feed import CampaignFeed
-from deepr_mcp.jobs.lease import CampaignLease, LocalLease
+from deepr_mcp.jobs.lease import CampaignLease, LeaseLost, LocalLease
 from deepr_mcp.jobs.models import (
-    RUNNING_PHASES,
     Campaign,
     CampaignPhase,
     DecisionName,
     utcnow,
 )
 from deepr_mcp.jobs.store import CampaignStore
+from deepr_mcp.jobs.takeover import ClaimingLease, adopt_orphans, recover
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.models import Phase
 
@@ -62,6 +63,8 @@ class JobManager:
         self.max_resumes = max_resumes
         self._limiter = anyio.CapacityLimiter(max_concurrent)
         self._controls: dict[str, Control] = {}
+        self._here: set[str] = set()
+        """Campaigns scheduled or running in this process (a takeover scan leaves them alone)."""
         self._locks: dict[str, anyio.Lock] = {}
         self._tg: TaskGroup | None = None
         self._ending = CampaignEnding(store, self._save, engine_factory, on_finished)
@@ -81,21 +84,13 @@ class JobManager:
     async def __aenter__(self) -> JobManager:
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
-        for campaign in await self.store.unfinished():  # restart recovery
-            if campaign.phase == CampaignPhase.PAUSED:
-                continue
-            if campaign.resumes_without_progress >= self.max_resumes:
-                # each restart resumed it and the process died before its next step: set aside
-                await self._ending.fail_contained(campaign.id, f"stopped after {self.max_resumes} failed resumes")
-                continue
-            if campaign.phase in RUNNING_PHASES:
-                campaign.resumes_without_progress += 1  # it was mid-step when the process stopped
-            if campaign.phase in RUNNING_PHASES or campaign.phase == CampaignPhase.AWAITING_APPROVAL:
-                campaign.phase = CampaignPhase.QUEUED
-                campaign.active_tasks = ["resuming after a restart"]
-                campaign.open_question = None
-                campaign = await self._save(campaign)
-            self._schedule(campaign.id)
+        if isinstance(self.lease, ClaimingLease):  # replicas: adopt what no replica holds, now and on
+            adopt = partial(self._schedule, recover=True)
+            self._tg.start_soon(adopt_orphans, self.store, self.lease, self._here.__contains__, adopt)
+            return self
+        for campaign in await self.store.unfinished():  # restart recovery (one process holds every lease)
+            if await recover(campaign, self._ending, self._save, self.max_resumes):
+                self._schedule(campaign.id)
         return self
 
     async def __aexit__(
@@ -199,23 +194,41 @@ class JobManager:
 
     # -- the campaign task -------------------------------------------------------------------
 
-    def _schedule(self, campaign_id: str) -> None:
+    def _schedule(self, campaign_id: str, *, recover: bool = False) -> None:
         assert self._tg is not None, "JobManager used outside its lifespan"
-        self._tg.start_soon(self._run, campaign_id)
+        self._here.add(campaign_id)
+        self._tg.start_soon(self._run, campaign_id, recover)
 
-    async def _run(self, campaign_id: str) -> None:
-        async with self.lease.hold(campaign_id), self._limiter:
-            control = self._controls.setdefault(campaign_id, Control())
-            control.running = True
-            try:
-                await self._drive(campaign_id, control)
-            except DeeprError as exc:
-                await self._ending.fail_contained(campaign_id, exc.message)
-            except Exception as exc:
-                logger.exception("campaign %s failed", campaign_id)
-                await self._ending.fail_contained(campaign_id, f"internal error: {type(exc).__name__}")
-            finally:
-                control.running = False
+    async def _run(self, campaign_id: str, adopted: bool = False) -> None:
+        try:
+            async with self.lease.hold(campaign_id), self._limiter:
+                if adopted and not await recover(
+                    await self.store.get(campaign_id), self._ending, self._save, self.max_resumes
+                ):
+                    return
+                await self._run_held(campaign_id)
+        except LeaseLost as exc:  # another replica took it over: it writes from now on, not this one
+            logger.warning("campaign %s: %s", campaign_id, exc.message)
+        finally:
+            self._here.discard(campaign_id)
+
+    def _lost(self, campaign_id: str) -> bool:
+        return isinstance(self.lease, ClaimingLease) and self.lease.lost(campaign_id)
+
+    async def _run_held(self, campaign_id: str) -> None:
+        control = self._controls.setdefault(campaign_id, Control())
+        control.running = True
+        try:
+            await self._drive(campaign_id, control)
+        except LeaseLost:
+            raise
+        except DeeprError as exc:
+            await self._ending.fail_contained(campaign_id, exc.message)
+        except Exception as exc:
+            logger.exception("campaign %s failed", campaign_id)
+            await self._ending.fail_contained(campaign_id, f"internal error: {type(exc).__name__}")
+        finally:
+            control.running = False
 
     async def _drive(self, campaign_id: str, control: Control) -> None:
         campaign = await self.store.get(campaign_id)
@@ -257,6 +270,8 @@ class JobManager:
                 campaign = await self._save_locked(campaign)
             if self.step_delay_s:
                 await anyio.sleep(self.step_delay_s)
+            if self._lost(campaign_id):  # taken over meanwhile: the new holder runs this step
+                raise LeaseLost(f"campaign {campaign_id} is now run by another replica; stopping before {step}")
             engine.spend_limit = campaign.budget
             try:
                 await engine.run_step(campaign.research, step)
