@@ -17,15 +17,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiohttp
@@ -45,6 +48,7 @@ INTERVAL_S = 0.5
 
 async def serve(data_dir: str) -> None:
     import uvicorn
+    from mcp.server.subscriptions import ResourceUpdated
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
@@ -56,7 +60,9 @@ async def serve(data_dir: str) -> None:
 
     writers = int(os.environ.get("BENCH_WRITERS", "2"))
     # a long send timeout keeps a clogged subscriber holding its writer for the whole run (the worst case)
-    settings = Settings(data_dir=Path(data_dir), subscriptions={"writers": writers, "send_timeout_s": 60})
+    subscriptions = {"writers": writers, "send_timeout_s": 60}
+    store = {"url": os.environ["BENCH_STORE"]} if os.environ.get("BENCH_STORE") else {}
+    settings = Settings(data_dir=Path(data_dir), subscriptions=subscriptions, store=store)
     async with Root(settings) as services:
         app = build_http_app(services)
         notifier = services.notifier
@@ -65,7 +71,10 @@ async def serve(data_dir: str) -> None:
             mode = request.query_params["mode"]
             published = []
             for _ in range(int(request.query_params["updates"])):
-                if mode == "naive":
+                if mode == "bus":  # through the subscription bus: with a store, every replica's subscribers
+                    stamp = datetime.now(UTC).isoformat()
+                    await services.bus.publish(ResourceUpdated(uri=URI))
+                elif mode == "naive":
                     stamp = datetime.now().astimezone().isoformat()
                     subscribers = notifier.subscribers_of(URI)
                     meta = {META_COUNT: len(subscribers), META_AT: stamp}
@@ -169,29 +178,37 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def run_case(n: int, mode: str, stall: int = 0) -> dict:
+def run_case(
+    n: int,
+    mode: str,
+    stall: int = 0,
+    *,
+    replicas: int = 1,
+    store: str | None = None,
+    updates: int = UPDATES,
+    interval: float = INTERVAL_S,
+) -> dict:
+    """One run: ``replicas`` servers (sharing ``store`` when more than one), ``n`` subscribers spread
+    evenly over them, ``updates`` published on the first server ``interval`` seconds apart."""
     with tempfile.TemporaryDirectory() as tmp:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "bench.fanout", "--serve", tmp], stdout=subprocess.PIPE, text=True
-        )
-        base = server.stdout.readline().strip()  # type: ignore[union-attr]
+        env = {**os.environ, "BENCH_STORE": store or ""}
+        servers, bases = [], []
+        for r in range(replicas):
+            os.mkdir(f"{tmp}/r{r}")
+            cmd = [sys.executable, "-m", "bench.fanout", "--serve", f"{tmp}/r{r}"]
+            servers.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env))
+            bases.append(servers[-1].stdout.readline().strip())  # type: ignore[union-attr]
+        base = bases[0]
         workers, results = [], []
-        per = [n // min(n, 4) + (1 if i < n % min(n, 4) else 0) for i in range(min(n, 4))]
+        count = min(n, replicas * -(-4 // replicas))  # 4 client processes, or a multiple of the replicas
+        per = [n // count + (1 if i < n % count else 0) for i in range(count)]
         for i, k in enumerate(per):
             path = f"{tmp}/w{i}.json"
             results.append(path)
+            args = ["--subscribers", bases[i % replicas], str(k), str(stall if i == 0 else 0), path]
             workers.append(
                 subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "bench.fanout",
-                        "--subscribers",
-                        base,
-                        str(k),
-                        str(stall if i == 0 else 0),
-                        path,
-                    ],
+                    [sys.executable, "-m", "bench.fanout", *args],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     text=True,
@@ -213,40 +230,59 @@ def run_case(n: int, mode: str, stall: int = 0) -> dict:
                 else f"  stalled client never blocked ({clogged['sent']:,} notifications)",
                 file=sys.stderr,
             )
-        params = f"mode={mode}&updates={UPDATES}&interval={INTERVAL_S}"
+        params = f"mode={mode}&updates={updates}&interval={interval}"
         started = time.time()
         out = subprocess.run(
             ["curl", "-s", "-X", "POST", f"{base}/bench/run?{params}"], capture_output=True, text=True, check=True
         ).stdout
-        total_s = time.time() - started - UPDATES * INTERVAL_S
-        published = json.loads(out)["published"]
-        time.sleep(1.0)
+        total_s = time.time() - started - updates * interval
+        published = [datetime.fromisoformat(p).timestamp() for p in json.loads(out)["published"]]
+        time.sleep(1.0 + replicas * 0.5)
         for w in workers:
             w.stdin.write("done\n")  # type: ignore[union-attr]
             w.stdin.flush()  # type: ignore[union-attr]
         for w in workers:
             w.wait(timeout=60)
-        server.terminate()
-        server.wait(timeout=30)
-        latencies, got_final, subs = [], 0, 0
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.wait(timeout=30)
+        latencies, got_final, subs, delivered = [], 0, 0, []
         for path in results:
             for received in json.loads(Path(path).read_text()):
                 subs += 1
+                delivered.append(len(received))
+                marks = []
                 for at, stamp in received:
                     if stamp:
-                        latencies.append((at - datetime.fromisoformat(stamp).timestamp()) * 1000)
-                got_final += any(stamp == published[-1] for _, stamp in received)
+                        marked = datetime.fromisoformat(stamp).timestamp()
+                        marks.append(marked)
+                        latencies.append((at - published_before(published, marked)) * 1000)
+                got_final += any(m >= published[-1] for m in marks)
         return {
             "n": n,
             "mode": mode,
             "stalled": stall,
+            "replicas": replicas,
             "p50": statistics.median(latencies) if latencies else float("nan"),
             "p99": pct(latencies, 0.99) if latencies else float("nan"),
             "extra_s": max(0.0, total_s),
             "final": f"{got_final}/{subs}",
             "notifications": len(latencies),
+            "per_subscriber": statistics.median(delivered) if delivered else 0,
+            "published": len(published),
             "clogged": bool(clogged and clogged["blocked"]),
         }
+
+
+def published_before(published: list[float], marked: float) -> float:
+    """The publish a notification answers: the latest one at or before the time its server marked it.
+
+    On the publishing server the mark is the publish itself; on another replica it is when the bus
+    brought the change over, so the latency counts the trip between replicas too.
+    """
+    earlier = [p for p in published if p <= marked + 1e-6]
+    return earlier[-1] if earlier else published[0]
 
 
 def _has(module: str) -> bool:
@@ -272,6 +308,10 @@ def main() -> None:
     parser.add_argument("--modes", default="deepr,naive,stalled", help="which rows to run per size")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the table shows medians")
     parser.add_argument("--writers", default="2", help="Notifier writer tasks (sets BENCH_WRITERS for the server)")
+    parser.add_argument("--replicas", type=int, default=0, help="also run N replicas sharing --store; compare")
+    parser.add_argument("--store", help="redis://HOST:PORT/DB for --replicas, or 'auto' (a temporary redis-server)")
+    parser.add_argument("--rate", type=float, default=0, help="rate mode: updates per second (with --replicas)")
+    parser.add_argument("--duration", type=float, default=30, help="rate mode: seconds of updates")
     args = parser.parse_args()
     if args.serve:
         with asyncio.Runner(loop_factory=_loop_factory()) as runner:
@@ -283,6 +323,10 @@ def main() -> None:
             runner.run(subscribers_main(base, int(count), int(stall), path))
         return
     os.environ["BENCH_WRITERS"] = args.writers
+    if args.replicas:
+        with store_for(args.store) as store:
+            replicated(args, store)
+        return
     modes = args.modes.split(",")
     cases = []
     for n in (int(x) for x in args.sizes.split(",")):
@@ -323,6 +367,66 @@ def main() -> None:
             f"{statistics.median(p99s):.1f} [{min(p99s):.0f}-{max(p99s):.0f}] | "
             f"{statistics.median(r['extra_s'] for r in rs):.2f} | {final[0]:,}/{final[1]:,} | "
             f"{sum(r['notifications'] for r in rs):,} |"
+        )
+
+
+@contextlib.contextmanager
+def store_for(store: str | None) -> Iterator[str]:
+    """The store URL given, or with ``auto`` a throwaway ``redis-server`` on a free loopback port."""
+    if store and store != "auto":
+        yield store
+        return
+    if not shutil.which("redis-server"):
+        raise SystemExit("--replicas needs --store redis://HOST:PORT/DB, or redis-server installed for --store auto")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        proc = subprocess.Popen([*cmd, "--dir", tmp], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(200):
+                with contextlib.suppress(OSError):
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                time.sleep(0.05)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def replicated(args: argparse.Namespace, store: str) -> None:
+    """Single process vs ``--replicas`` on one store, same run, same subscribers: latency, and with
+    ``--rate`` what coalescing delivers per subscriber."""
+    sizes = [int(x) for x in args.sizes.split(",")]
+    shapes = [(1, None), (args.replicas, store)]
+    if args.rate:
+        updates, interval = round(args.rate * args.duration), 1 / args.rate
+    else:
+        updates, interval = UPDATES, INTERVAL_S
+    runs: dict[tuple[int, int], list[dict]] = {(n, r): [] for n in sizes for r, _ in shapes}
+    for _ in range(args.repeat):  # interleaved, so drift on a shared machine hits every case alike
+        for n in sizes:
+            for r, url in shapes:
+                runs[(n, r)].append(run_case(n, "bus", replicas=r, store=url, updates=updates, interval=interval))
+    print(
+        f"{updates} updates {interval:.3f} s apart on replica 1, one URI, subscribers spread evenly over the "
+        f"replicas, {os.cpu_count()} cores (servers and clients share them); median of {args.repeat} runs "
+        "(p99 range in brackets); latency = receipt minus the publish on replica 1"
+    )
+    print()
+    print("| subscribers | servers | p50 ms | p99 ms | delivered per subscriber | got final update |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for (n, r), rs in runs.items():
+        where = "1 process (in-memory bus)" if r == 1 else f"{r} replicas (Redis bus)"
+        p99s = [x["p99"] for x in rs]
+        final = sum(int(x["final"].split("/")[0]) for x in rs), sum(int(x["final"].split("/")[1]) for x in rs)
+        print(
+            f"| {n:,} | {where} | {statistics.median(x['p50'] for x in rs):.1f} | "
+            f"{statistics.median(p99s):.1f} [{min(p99s):.0f}-{max(p99s):.0f}] | "
+            f"{statistics.median(x['per_subscriber'] for x in rs):.0f} of {rs[0]['published']} | "
+            f"{final[0]:,}/{final[1]:,} |"
         )
 
 

@@ -124,6 +124,7 @@ class Root:
         stack.push_async_callback(client.aclose)
         self.lease = RedisLease(client, url=store.url, lease_s=store.lease_s)
         self.store = RedisCampaignStore(client, url=store.url, fence_of=self.lease.fence_of)
+        self._shared_client = client
         self.experts = RedisExpertStore(client, url=store.url)
         self.corpus.share()  # each replica keeps its own index; adds and removals travel through the log
         self.followers.append(
@@ -139,6 +140,11 @@ class Root:
     async def _open_fanout(self, stack: AsyncExitStack) -> None:
         """The bus, and its listeners: the Notifier (pushes) and the campaign feed (waiters)."""
         self.bus: SubscriptionBus = InMemorySubscriptionBus()
+        if self.settings.store.url is not None:  # every replica's changes reach this one's subscribers
+            from deepr_mcp.stores.redis_bus import RedisSubscriptionBus
+
+            url = self.settings.store.url
+            self.bus = await stack.enter_async_context(RedisSubscriptionBus(self._shared_client, url=url))
         subs = self.settings.subscriptions
         self.notifier = await stack.enter_async_context(
             Notifier(

@@ -14,6 +14,12 @@ from typing import Protocol
 
 import anyio
 
+from deepr_mcp.errors import Conflict
+
+
+class LeaseLost(Conflict):
+    """A save refused because another replica now holds the campaign's lease (its fencing token is newer)."""
+
 
 class CampaignLease(Protocol):
     def hold(self, campaign_id: str) -> AbstractAsyncContextManager[None]:

@@ -11,47 +11,31 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from functools import partial
 from types import TracebackType
 
 import anyio
 from anyio.abc import TaskGroup
 
 from deepr_mcp.errors import BudgetExceeded, Conflict, DeeprError, InvalidInput
+from deepr_mcp.jobs.budget import AskBudget, BudgetDesk, Control
 from deepr_mcp.jobs.ending import CampaignEnding
 from deepr_mcp.jobs.feed import CampaignFeed
-from deepr_mcp.jobs.lease import CampaignLease, LocalLease
+from deepr_mcp.jobs.lease import CampaignLease, LeaseLost, LocalLease
 from deepr_mcp.jobs.models import (
-    RUNNING_PHASES,
-    BudgetDecision,
-    BudgetQuestion,
     Campaign,
     CampaignPhase,
     DecisionName,
     utcnow,
 )
 from deepr_mcp.jobs.store import CampaignStore
+from deepr_mcp.jobs.takeover import ClaimingLease, adopt_orphans, recover
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.models import Phase
 
 logger = logging.getLogger(__name__)
 
 EngineFactory = Callable[[Campaign], Engine]
-AskBudget = Callable[[Campaign, BudgetQuestion], Awaitable[BudgetDecision | None]]
-"""Puts an open budget question in front of someone who can answer it now (elicitation); returns
-their decision, or ``None`` when nobody could be asked (then ``budget_decide`` or the timeout)."""
-
-
-@dataclass
-class _Control:
-    """In-memory steering of one campaign's task; the record stays the source of truth."""
-
-    cancel: bool = False
-    pause: bool = False
-    running: bool = False
-    decision: BudgetDecision | None = None
-    decided: anyio.Event = field(default_factory=anyio.Event)
-    scope: anyio.CancelScope | None = None
 
 
 class JobManager:
@@ -74,36 +58,39 @@ class JobManager:
         self.feed = feed
         self.lease: CampaignLease = lease or LocalLease()
         self.engine_factory = engine_factory
-        self.budget_timeout_s = budget_timeout_s
-        self.budget_default: DecisionName = budget_default
-        self.ask_budget = ask_budget
         self.step_delay_s = step_delay_s
         self.on_finished = on_finished
         self.max_resumes = max_resumes
         self._limiter = anyio.CapacityLimiter(max_concurrent)
-        self._controls: dict[str, _Control] = {}
+        self._controls: dict[str, Control] = {}
+        self._here: set[str] = set()
+        """Campaigns scheduled or running in this process (a takeover scan leaves them alone)."""
         self._locks: dict[str, anyio.Lock] = {}
         self._tg: TaskGroup | None = None
         self._ending = CampaignEnding(store, self._save, engine_factory, on_finished)
+        self._desk = BudgetDesk(
+            store,
+            feed,
+            self._controls,
+            save=self._save_locked,
+            finish=self._finish_locked,
+            ask_budget=ask_budget,
+            timeout_s=budget_timeout_s,
+            default=budget_default,
+        )
+        self.decide = self._desk.decide
+        """Settle the campaign's open budget question (here, or through the record when another replica runs it)."""
 
     async def __aenter__(self) -> JobManager:
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
-        for campaign in await self.store.unfinished():  # restart recovery
-            if campaign.phase == CampaignPhase.PAUSED:
-                continue
-            if campaign.resumes_without_progress >= self.max_resumes:
-                # each restart resumed it and the process died before its next step: set aside
-                await self._ending.fail_contained(campaign.id, f"stopped after {self.max_resumes} failed resumes")
-                continue
-            if campaign.phase in RUNNING_PHASES:
-                campaign.resumes_without_progress += 1  # it was mid-step when the process stopped
-            if campaign.phase in RUNNING_PHASES or campaign.phase == CampaignPhase.AWAITING_APPROVAL:
-                campaign.phase = CampaignPhase.QUEUED
-                campaign.active_tasks = ["resuming after a restart"]
-                campaign.open_question = None
-                campaign = await self._save(campaign)
-            self._schedule(campaign.id)
+        if isinstance(self.lease, ClaimingLease):  # replicas: adopt what no replica holds, now and on
+            adopt = partial(self._schedule, recover=True)
+            self._tg.start_soon(adopt_orphans, self.store, self.lease, self._here.__contains__, adopt)
+            return self
+        for campaign in await self.store.unfinished():  # restart recovery (one process holds every lease)
+            if await recover(campaign, self._ending, self._save, self.max_resumes):
+                self._schedule(campaign.id)
         return self
 
     async def __aexit__(
@@ -156,7 +143,7 @@ class JobManager:
             campaign = await self.store.get(campaign_id)
             if campaign.terminal:
                 raise Conflict(f"campaign {campaign_id} is already {campaign.phase.value}; nothing to cancel")
-            control = self._controls.setdefault(campaign_id, _Control())
+            control = self._controls.setdefault(campaign_id, Control())
             control.cancel = True
             control.decided.set()
             if control.running:
@@ -168,7 +155,7 @@ class JobManager:
             campaign = await self.store.get(campaign_id)
             if campaign.terminal or campaign.phase == CampaignPhase.PAUSED:
                 raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; only a running or queued one pauses")
-            control = self._controls.setdefault(campaign_id, _Control())
+            control = self._controls.setdefault(campaign_id, Control())
             control.pause = True
             if control.running:
                 return campaign
@@ -205,56 +192,45 @@ class JobManager:
             campaign.shared_with = sorted(set(campaign.shared_with) | set(principals))
             return await self._save(campaign)
 
-    async def decide(
-        self,
-        campaign_id: str,
-        decision: DecisionName,
-        *,
-        new_budget: float | None = None,
-        channel: str,
-        answered_by: str,
-        principal: str | None = None,
-    ) -> Campaign:
-        """Settle the campaign's open budget question; a late answer to a settled one is refused."""
-        campaign = await self.store.get(campaign_id)
-        control = self._controls.get(campaign_id)
-        if campaign.open_question is None or control is None or control.decision is not None:
-            raise Conflict(
-                f"campaign {campaign_id} has no open budget question (phase {campaign.phase.value}); "
-                "it was settled already or never asked"
-            )
-        if decision == "approve_override":
-            if new_budget is None:
-                raise InvalidInput("approve_override needs new_budget, in dollars, above what is already spent")
-            if new_budget <= campaign.cost:
-                raise InvalidInput(f"new_budget ${new_budget:.4f} must exceed the ${campaign.cost:.4f} already spent")
-        control.decision = BudgetDecision(
-            decision=decision, new_budget=new_budget, channel=channel, answered_by=answered_by, principal=principal
-        )
-        control.decided.set()
-        return campaign
-
     # -- the campaign task -------------------------------------------------------------------
 
-    def _schedule(self, campaign_id: str) -> None:
+    def _schedule(self, campaign_id: str, *, recover: bool = False) -> None:
         assert self._tg is not None, "JobManager used outside its lifespan"
-        self._tg.start_soon(self._run, campaign_id)
+        self._here.add(campaign_id)
+        self._tg.start_soon(self._run, campaign_id, recover)
 
-    async def _run(self, campaign_id: str) -> None:
-        async with self.lease.hold(campaign_id), self._limiter:
-            control = self._controls.setdefault(campaign_id, _Control())
-            control.running = True
-            try:
-                await self._drive(campaign_id, control)
-            except DeeprError as exc:
-                await self._ending.fail_contained(campaign_id, exc.message)
-            except Exception as exc:
-                logger.exception("campaign %s failed", campaign_id)
-                await self._ending.fail_contained(campaign_id, f"internal error: {type(exc).__name__}")
-            finally:
-                control.running = False
+    async def _run(self, campaign_id: str, adopted: bool = False) -> None:
+        try:
+            async with self.lease.hold(campaign_id), self._limiter:
+                if adopted and not await recover(
+                    await self.store.get(campaign_id), self._ending, self._save, self.max_resumes
+                ):
+                    return
+                await self._run_held(campaign_id)
+        except LeaseLost as exc:  # another replica took it over: it writes from now on, not this one
+            logger.warning("campaign %s: %s", campaign_id, exc.message)
+        finally:
+            self._here.discard(campaign_id)
 
-    async def _drive(self, campaign_id: str, control: _Control) -> None:
+    def _lost(self, campaign_id: str) -> bool:
+        return isinstance(self.lease, ClaimingLease) and self.lease.lost(campaign_id)
+
+    async def _run_held(self, campaign_id: str) -> None:
+        control = self._controls.setdefault(campaign_id, Control())
+        control.running = True
+        try:
+            await self._drive(campaign_id, control)
+        except LeaseLost:
+            raise
+        except DeeprError as exc:
+            await self._ending.fail_contained(campaign_id, exc.message)
+        except Exception as exc:
+            logger.exception("campaign %s failed", campaign_id)
+            await self._ending.fail_contained(campaign_id, f"internal error: {type(exc).__name__}")
+        finally:
+            control.running = False
+
+    async def _drive(self, campaign_id: str, control: Control) -> None:
         campaign = await self.store.get(campaign_id)
         if campaign.terminal or campaign.phase == CampaignPhase.PAUSED:
             return
@@ -279,7 +255,7 @@ class JobManager:
                 return
             estimate = engine.estimate_step_cost(campaign.research, step)
             if campaign.cost + estimate > campaign.budget:
-                outcome = await self._budget_question(campaign, control, step, estimate)
+                outcome = await self._desk.question(campaign, control, step, estimate)
                 if outcome == "stop":
                     return
                 if outcome == "again":
@@ -294,13 +270,15 @@ class JobManager:
                 campaign = await self._save_locked(campaign)
             if self.step_delay_s:
                 await anyio.sleep(self.step_delay_s)
+            if self._lost(campaign_id):  # taken over meanwhile: the new holder runs this step
+                raise LeaseLost(f"campaign {campaign_id} is now run by another replica; stopping before {step}")
             engine.spend_limit = campaign.budget
             try:
                 await engine.run_step(campaign.research, step)
             except BudgetExceeded:
                 # The prompt came out bigger than estimated: nothing was sent; ask before spending.
                 campaign = await self.store.get(campaign_id)
-                outcome = await self._budget_question(campaign, control, step, campaign.budget - campaign.cost + 1e-6)
+                outcome = await self._desk.question(campaign, control, step, campaign.budget - campaign.cost + 1e-6)
                 if outcome == "stop":
                     return
                 if outcome == "again":
@@ -313,69 +291,6 @@ class JobManager:
                 campaign.phase = CampaignPhase(event.phase.value)
                 campaign.active_tasks = [event.active_task] if event.active_task else []
             campaign = await self._save_locked(campaign)  # keeps a campaign_share made during the step
-
-    async def _budget_question(self, campaign: Campaign, control: _Control, step: str, estimate: float) -> str:
-        """Ask, wait (bounded), apply. Returns "go" (continue), "again" (re-estimate) or "stop"."""
-        question = BudgetQuestion(
-            id=f"{campaign.id}-q{campaign.decision_count + 1}",
-            estimated_cost=round(estimate, 6),
-            spent=campaign.cost,
-            budget=campaign.budget,
-            step=step,
-        )
-        control.decision, control.decided = None, anyio.Event()
-        campaign.phase = CampaignPhase.AWAITING_APPROVAL
-        campaign.open_question = question
-        campaign.active_tasks = [f"waiting for a budget decision (next step costs ~${estimate:.4f})"]
-        campaign = await self._save_locked(campaign)
-        async with anyio.create_task_group() as asking:
-            if self.ask_budget is not None:  # elicitation, when some connection can be asked
-                asking.start_soon(self._ask, campaign, question)
-            with anyio.move_on_after(self.budget_timeout_s):
-                await control.decided.wait()
-            asking.cancel_scope.cancel()  # settled (on any channel) or timed out: withdraw the question
-        if control.cancel:
-            campaign.open_question = None
-            await self._finish_locked(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
-            return "stop"
-        decision = control.decision or BudgetDecision(
-            decision=self.budget_default, channel="timeout", answered_by=f"default after {self.budget_timeout_s:g}s"
-        )
-        control.decision = decision
-        campaign = await self.store.get(campaign.id)
-        campaign.record_decision(decision)
-        campaign.open_question = None
-        if decision.decision == "approve_override" and decision.new_budget is not None:
-            campaign.budget = decision.new_budget
-            await self._save_locked(campaign)
-            return "go"
-        if decision.decision == "optimize_for_cost":
-            campaign.research.max_sub_questions = min(campaign.research.max_sub_questions, 3)
-            campaign.research.passages_per_question = min(campaign.research.passages_per_question, 3)
-            campaign.cost_mode = "cheap"
-            await self._save_locked(campaign)
-            return "again"
-        await self._finish_locked(
-            campaign, CampaignPhase.CANCELLED, "aborted at the budget question", engine_partial=True
-        )
-        return "stop"
-
-    async def _ask(self, campaign: Campaign, question: BudgetQuestion) -> None:
-        assert self.ask_budget is not None
-        decision = await self.ask_budget(campaign, question)
-        if decision is None:
-            return
-        try:
-            await self.decide(
-                campaign.id,
-                decision.decision,
-                new_budget=decision.new_budget,
-                channel=decision.channel,
-                answered_by=decision.answered_by,
-                principal=decision.principal,
-            )
-        except (Conflict, InvalidInput) as exc:
-            logger.info("%s answer for %s not applied: %s", decision.channel, campaign.id, exc.message)
 
     async def _finish_locked(
         self, campaign: Campaign, phase: CampaignPhase, reason: str | None, **kw: bool

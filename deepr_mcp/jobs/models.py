@@ -67,6 +67,8 @@ class BudgetQuestion(BaseModel):
     step: str
     asked_at: datetime = Field(default_factory=utcnow)
     channels_tried: list[str] = Field(default_factory=list)
+    answer: BudgetDecision | None = None
+    """An answer given on a replica that does not run the campaign, for the one that does to apply."""
 
 
 class Campaign(BaseModel):

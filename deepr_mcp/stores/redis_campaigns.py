@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import redis.asyncio as aioredis
 
 from deepr_mcp.errors import Conflict, NotFound
+from deepr_mcp.jobs.lease import LeaseLost
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
 from deepr_mcp.stores.redis_client import call
 
@@ -130,7 +131,7 @@ class RedisCampaignStore:
         if outcome == "stale":
             raise Conflict(f"campaign {campaign.id!r} changed meanwhile (version {found})")
         if outcome == "fenced":
-            raise Conflict(
+            raise LeaseLost(
                 f"campaign {campaign.id!r} is now run by another replica (lease token {found or 'expired'}, "
                 f"this replica held {token}); this replica stops without writing"
             )

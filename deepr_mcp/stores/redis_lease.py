@@ -68,6 +68,7 @@ class RedisLease:
         self.lease_s = lease_s
         self._poll_s = poll_s or min(1.0, lease_s / 10)
         self._held: dict[str, Held] = {}
+        self._claimed: dict[str, Held] = {}
         self._acquire = client.register_script(_ACQUIRE)
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
@@ -83,6 +84,22 @@ class RedisLease:
     def held(self, campaign_id: str) -> Held | None:
         return self._held.get(campaign_id)
 
+    def lost(self, campaign_id: str) -> bool:
+        """Whether this replica's hold on ``campaign_id`` was taken over (seen by its heartbeat)."""
+        held = self._held.get(campaign_id)
+        return held is not None and held.lost
+
+    async def claim(self, campaign_id: str) -> bool:
+        """Take the lease now if nobody holds it (one try, never waits); the next ``hold`` here uses it.
+
+        Unused, the claim simply expires after ``lease_s``.
+        """
+        token, ms = secrets.token_hex(16), str(int(self.lease_s * 1000))
+        fence = await call(self._url, lambda: self._acquire(keys=self._keys(campaign_id), args=[token, ms]))
+        if fence:
+            self._claimed[campaign_id] = Held(token=token, fence=int(fence))
+        return bool(fence)
+
     def abandon(self, campaign_id: str) -> None:
         """Stop renewing without releasing: what a replica's death looks like to the others (tests)."""
         held = self._held.get(campaign_id)
@@ -90,6 +107,8 @@ class RedisLease:
             held.heartbeat.cancel()
 
     async def _take(self, campaign_id: str) -> Held:
+        if (claimed := self._claimed.pop(campaign_id, None)) is not None:
+            return claimed
         token = secrets.token_hex(16)
         ms = str(int(self.lease_s * 1000))
         keys = self._keys(campaign_id)

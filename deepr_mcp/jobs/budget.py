@@ -1,0 +1,182 @@
+"""Budget questions: ask, wait for an answer from any channel (or any replica), apply it.
+
+The running task saves the question in the record and waits, bounded by the budget timeout,
+for the first answer. An answer given where the campaign runs (``budget_decide``, elicitation,
+the terminal, the tasks extension) reaches the waiting task directly. An answer given on a
+replica that does not run the campaign is written into the record's open question with a
+compare-and-set on the record's version (two answers never both win) and announced; the
+running replica's task follows the feed (woken by the shared bus) and applies it. Either way
+the decision is applied by the one task that spends, so spend never passes the budget in force.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import anyio
+
+from deepr_mcp.errors import Conflict, InvalidInput
+from deepr_mcp.jobs.feed import CampaignFeed
+from deepr_mcp.jobs.models import BudgetDecision, BudgetQuestion, Campaign, CampaignPhase, DecisionName
+from deepr_mcp.jobs.store import CampaignStore
+
+logger = logging.getLogger(__name__)
+
+AskBudget = Callable[[Campaign, BudgetQuestion], Awaitable[BudgetDecision | None]]
+"""Puts an open budget question in front of someone who can answer it now (elicitation); returns
+their decision, or ``None`` when nobody could be asked (then ``budget_decide`` or the timeout)."""
+Save = Callable[[Campaign], Awaitable[Campaign]]
+Finish = Callable[..., Awaitable[Campaign]]
+CAS_ATTEMPTS = 5
+
+
+@dataclass
+class Control:
+    """In-memory steering of one campaign's task; the record stays the source of truth."""
+
+    cancel: bool = False
+    pause: bool = False
+    running: bool = False
+    decision: BudgetDecision | None = None
+    decided: anyio.Event = field(default_factory=anyio.Event)
+    scope: anyio.CancelScope | None = None
+
+
+def _no_question(campaign: Campaign) -> Conflict:
+    return Conflict(
+        f"campaign {campaign.id} has no open budget question (phase {campaign.phase.value}); "
+        "it was settled already or never asked"
+    )
+
+
+class BudgetDesk:
+    """The job manager's budget questions; ``save``/``finish`` are its locked save and finish."""
+
+    def __init__(
+        self,
+        store: CampaignStore,
+        feed: CampaignFeed,
+        controls: dict[str, Control],
+        *,
+        save: Save,
+        finish: Finish,
+        ask_budget: AskBudget | None,
+        timeout_s: float,
+        default: DecisionName,
+    ) -> None:
+        self.store, self.feed, self.controls = store, feed, controls
+        self.save, self.finish = save, finish
+        self.ask_budget, self.timeout_s, self.default = ask_budget, timeout_s, default
+
+    async def decide(
+        self,
+        campaign_id: str,
+        decision: DecisionName,
+        *,
+        new_budget: float | None = None,
+        channel: str,
+        answered_by: str,
+        principal: str | None = None,
+    ) -> Campaign:
+        """Settle the campaign's open budget question; a late answer to a settled one is refused."""
+        answer = BudgetDecision(
+            decision=decision, new_budget=new_budget, channel=channel, answered_by=answered_by, principal=principal
+        )
+        for _ in range(CAS_ATTEMPTS):
+            campaign = await self.store.get(campaign_id)
+            question, control = campaign.open_question, self.controls.get(campaign_id)
+            if question is None or question.answer is not None or (control is not None and control.decision):
+                raise _no_question(campaign)
+            if decision == "approve_override":
+                if new_budget is None:
+                    raise InvalidInput("approve_override needs new_budget, in dollars, above what is already spent")
+                if new_budget <= campaign.cost:
+                    raise InvalidInput(
+                        f"new_budget ${new_budget:.4f} must exceed the ${campaign.cost:.4f} already spent"
+                    )
+            if control is not None and control.running:  # the task that waits for it runs here
+                control.decision = answer
+                control.decided.set()
+                return campaign
+            question.answer = answer  # another replica runs it: hand the answer over through the record
+            try:
+                saved = await self.store.save(campaign, expected_version=campaign.version)
+            except Conflict:
+                continue  # the record moved meanwhile: look again
+            await self.feed.announce(campaign_id)
+            return saved
+        raise Conflict(f"campaign {campaign_id} kept changing while the answer was written; try again")
+
+    async def _from_record(self, campaign_id: str, question_id: str, control: Control) -> None:
+        """Take an answer written into the record by another replica (the feed wakes on the shared bus)."""
+        async for campaign in self.feed.follow(campaign_id, "complete"):
+            question = campaign.open_question
+            if question is not None and question.id == question_id and question.answer is not None:
+                if control.decision is None:
+                    control.decision = question.answer
+                    control.decided.set()
+                return
+
+    async def question(self, campaign: Campaign, control: Control, step: str, estimate: float) -> str:
+        """Ask, wait (bounded), apply. Returns "go" (continue), "again" (re-estimate) or "stop"."""
+        question = BudgetQuestion(
+            id=f"{campaign.id}-q{campaign.decision_count + 1}",
+            estimated_cost=round(estimate, 6),
+            spent=campaign.cost,
+            budget=campaign.budget,
+            step=step,
+        )
+        control.decision, control.decided = None, anyio.Event()
+        campaign.phase = CampaignPhase.AWAITING_APPROVAL
+        campaign.open_question = question
+        campaign.active_tasks = [f"waiting for a budget decision (next step costs ~${estimate:.4f})"]
+        campaign = await self.save(campaign)
+        async with anyio.create_task_group() as asking:
+            if self.ask_budget is not None:  # elicitation, when some connection can be asked
+                asking.start_soon(self._ask, campaign, question)
+            asking.start_soon(self._from_record, campaign.id, question.id, control)
+            with anyio.move_on_after(self.timeout_s):
+                await control.decided.wait()
+            asking.cancel_scope.cancel()  # settled (on any channel) or timed out: withdraw the question
+        if control.cancel:
+            campaign.open_question = None
+            await self.finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
+            return "stop"
+        decision = control.decision or BudgetDecision(
+            decision=self.default, channel="timeout", answered_by=f"default after {self.timeout_s:g}s"
+        )
+        control.decision = decision
+        campaign = await self.store.get(campaign.id)
+        campaign.record_decision(decision)
+        campaign.open_question = None
+        if decision.decision == "approve_override" and decision.new_budget is not None:
+            campaign.budget = decision.new_budget
+            await self.save(campaign)
+            return "go"
+        if decision.decision == "optimize_for_cost":
+            campaign.research.max_sub_questions = min(campaign.research.max_sub_questions, 3)
+            campaign.research.passages_per_question = min(campaign.research.passages_per_question, 3)
+            campaign.cost_mode = "cheap"
+            await self.save(campaign)
+            return "again"
+        await self.finish(campaign, CampaignPhase.CANCELLED, "aborted at the budget question", engine_partial=True)
+        return "stop"
+
+    async def _ask(self, campaign: Campaign, question: BudgetQuestion) -> None:
+        assert self.ask_budget is not None
+        decision = await self.ask_budget(campaign, question)
+        if decision is None:
+            return
+        try:
+            await self.decide(
+                campaign.id,
+                decision.decision,
+                new_budget=decision.new_budget,
+                channel=decision.channel,
+                answered_by=decision.answered_by,
+                principal=decision.principal,
+            )
+        except (Conflict, InvalidInput) as exc:
+            logger.info("%s answer for %s not applied: %s", decision.channel, campaign.id, exc.message)

@@ -1,0 +1,115 @@
+"""A budget question raised on the replica that runs a campaign is answered on another replica.
+
+Two real ``serve --http --store redis://...`` processes on a priced (fake, loopback) provider:
+agent A starts a campaign with a tiny budget on the runner; agent C, connected only to the other
+replica, hears the question (``campaign_wait until=decision``), and two answers race there: the
+record's compare-and-set lets exactly one win. The runner applies it; nothing is spent past the
+budget in force.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+
+from tests.support import (
+    QUESTION,
+    TINY_BUDGET,
+    Human,
+    RedisServer,
+    accept,
+    assert_spend_within_budget,
+    call,
+    config_env,
+    fake_llm,
+    http_server,
+    priced,
+    text_of,
+    with_sample,
+)
+
+
+async def attempt(client: Client, arguments: dict[str, Any]) -> tuple[bool, str]:
+    result = await client.call_tool("tool_call", {"name": "budget_decide", "arguments": arguments})
+    return not result.is_error, text_of(result)
+
+
+async def test_a_question_raised_on_one_replica_is_answered_on_another(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
+    async with fake_llm() as llm, AsyncExitStack() as stack:
+        env = config_env(priced(llm.url))
+        store = ("--store", redis_server.url)
+        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
+        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+        a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))
+        c = await stack.enter_async_context(Client(f"{other}/mcp", mode="legacy"))
+        c2 = await stack.enter_async_context(Client(f"{other}/mcp", mode="legacy"))
+        cid = (await call(a, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
+
+        pending = await call(c, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 30})
+        assert pending["decision_pending"] and pending["next"]["tool"] == "budget_decide", pending
+        status = await call(c, "campaign_status", {"campaign_id": cid})
+        assert status["phase"] == "awaiting_approval" and status["budget_question"]["answer"] is None
+        assert_spend_within_budget(status)
+
+        ok, why = await attempt(c, {"campaign_id": cid, "decision": "approve_override", "new_budget": 1e-7})
+        assert not ok and "must exceed" in why  # checked on the answering replica, nothing written
+
+        outcomes: dict[str, tuple[bool, str]] = {}
+
+        async def answer(client: Client, arguments: dict[str, Any]) -> None:
+            outcomes[arguments["decision"]] = await attempt(client, {"campaign_id": cid, **arguments})
+
+        async with anyio.create_task_group() as tg:  # two answers race on the replica that does not run it
+            tg.start_soon(answer, c, {"decision": "approve_override", "new_budget": 1.0})
+            tg.start_soon(answer, c2, {"decision": "abort"})
+        assert sorted(ok for ok, _ in outcomes.values()) == [False, True], outcomes
+        won = next(name for name, (ok, _) in outcomes.items() if ok)
+        lost = next(why for ok, why in outcomes.values() if not ok)
+        assert "no open budget question" in lost or "kept changing" in lost, lost
+
+        with anyio.fail_after(60):
+            final = await call(c, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 50})
+        status = await call(c, "campaign_status", {"campaign_id": cid})
+        assert_spend_within_budget(status)
+        decision = status["decisions"][0]
+        assert decision["channel"] == "budget_decide" and decision["decision"] == won
+        assert len(status["decisions"]) == 1
+        if decision["decision"] == "approve_override":
+            assert final["phase"] == "complete" and status["cost"] > TINY_BUDGET
+        else:
+            assert decision["decision"] == "abort" and final["phase"] == "cancelled"
+            assert status["cost"] <= TINY_BUDGET
+        seen_by_runner = await call(a, "campaign_status", {"campaign_id": cid})
+        assert seen_by_runner["decisions"] == status["decisions"]
+
+
+async def test_a_2026_client_on_another_replica_answers_inline(tmp_path: Path, redis_server: RedisServer) -> None:
+    """The 2026-07-28 channel: C's own call on the other replica comes back input-required; its retry answers."""
+    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
+    human = Human(accept(decision="approve_override", new_budget=1.0))
+    async with fake_llm() as llm, AsyncExitStack() as stack:
+        env = config_env(priced(llm.url))
+        store = ("--store", redis_server.url)
+        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
+        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+        a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))
+        c = await stack.enter_async_context(Client(f"{other}/mcp", mode="auto", elicitation_callback=human))
+        cid = (await call(a, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
+        with anyio.fail_after(90):
+            pending = await call(c, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 30})
+            assert pending["decision_pending"] and not human.asked  # the question is open now
+            # the next call touching the campaign comes back input-required; the SDK retries with the answer
+            while (done := await call(c, "campaign_wait", {"campaign_id": cid, "until": "complete"}))["timed_out"]:
+                pass
+        assert human.asked and done["phase"] == "complete"
+        status = await call(c, "campaign_status", {"campaign_id": cid})
+        assert [d["decision"] for d in status["decisions"]] == ["approve_override"]
+        assert status["cost"] > TINY_BUDGET
+        assert_spend_within_budget(status)
