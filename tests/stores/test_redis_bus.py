@@ -53,14 +53,19 @@ async def test_events_cross_replicas_once_and_wait_out_an_engine_restart(redis_s
             await one.publish(ResourceUpdated(uri="deepr://campaigns/c2/status"))  # folded with the first
             assert heard_one.events[-1] == ResourceUpdated(uri="deepr://campaigns/c2/status")
             redis_server.start()
-            await heard_two.until(4)
-            assert heard_two.events[3:] == [ResourceUpdated(uri="deepr://campaigns/c2/status")]
-            await one.publish(ResourceUpdated(uri="deepr://campaigns/c3/status"))  # and the reader follows on
-            await heard_two.until(5)
-            assert heard_two.events[4] == ResourceUpdated(uri="deepr://campaigns/c3/status")
-            c2 = ResourceUpdated(uri="deepr://campaigns/c2/status")
+            c2, c3 = (
+                ResourceUpdated(uri="deepr://campaigns/c2/status"),
+                ResourceUpdated(uri="deepr://campaigns/c3/status"),
+            )
+            await one.publish(c3)  # and the reader follows on
+            with anyio.fail_after(20):
+                while c3 not in heard_two.events:
+                    await heard_two.changed.wait()
+            # c2 arrives, before c3. Whether its two publishes were folded into one entry depends on
+            # whether the client's own retry outlasted the restart (then each went out): at most two.
+            assert heard_two.events[3:-1] in ([c2], [c2, c2]) and heard_two.events[-1] == c3
             # its own events once each, never echoed back from the stream; local delivery is as in-memory
-            assert heard_one.events[2:] == [ResourceUpdated(uri="deepr://x"), c2, c2, heard_two.events[4]]
+            assert heard_one.events[2:] == [ResourceUpdated(uri="deepr://x"), c2, c2, c3]
     finally:
         for client in clients:
             await client.aclose()
