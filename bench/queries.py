@@ -200,6 +200,11 @@ QUERIES: dict[str, list[str]] = {
         "let the other agents of my team see this research",
         "give other principals access to the campaign",
     ],
+    "campaign_unshare": [
+        "stop sharing this campaign with a principal",
+        "revoke another agent's access to my research",
+        "take back the share I gave my team",
+    ],
     "campaign_delete": [
         "remove an old finished research job",
         "delete the campaign and its files",

@@ -144,6 +144,10 @@ class Campaigns:
         """Let other principals see (and, with their scopes, steer) a campaign and its sandbox."""
         return await self.jobs.share(campaign_id, principals)
 
+    async def unshare(self, campaign_id: str, principals: list[str] | None) -> Campaign:
+        """Take a share back (``None``: every share); the owner and admins keep access."""
+        return await self.jobs.unshare(campaign_id, principals)
+
     async def delete(self, campaign_id: str) -> None:
         """Only a finished campaign can go; subscribers are told.
 

@@ -192,6 +192,13 @@ class JobManager:
             campaign.shared_with = sorted(set(campaign.shared_with) | set(principals))
             return await self._save(campaign)
 
+    async def unshare(self, campaign_id: str, principals: list[str] | None) -> Campaign:
+        """Take back a share from ``principals`` (``None``: from everyone), under the campaign lock."""
+        async with self._lock(campaign_id):
+            campaign = await self.store.get(campaign_id)
+            campaign.shared_with = [] if principals is None else sorted(set(campaign.shared_with) - set(principals))
+            return await self._save(campaign)
+
     # -- the campaign task -------------------------------------------------------------------
 
     def _schedule(self, campaign_id: str, *, recover: bool = False) -> None:

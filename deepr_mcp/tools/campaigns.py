@@ -279,8 +279,36 @@ async def campaign_share(ctx: ToolContext, args: ShareInput) -> dict[str, Any]:
     return {"campaign_id": campaign.id, "owner": campaign.owner, "shared_with": campaign.shared_with}
 
 
+class UnshareInput(CampaignRef):
+    principals: (
+        list[Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")]] | Literal["all"]
+    ) = Field(description='Principal names to take the share back from, or "all" to end every share')
+
+
+@define_tool(
+    "campaign_unshare",
+    'Take back a share of a campaign you own from some principals (or "all"): from then on they cannot list, '
+    "read, wait on or steer it (a subscription they opened before may still say it changed; reading is refused).",
+    UnshareInput,
+    category="campaign",
+    scope="research",
+    ownership="own",
+)
+async def campaign_unshare(ctx: ToolContext, args: UnshareInput) -> dict[str, Any]:
+    if args.principals != "all" and not args.principals:
+        raise InvalidInput('principals is empty; name at least one principal, or pass "all"')
+    before = set((await ctx.services.store.get(args.campaign_id)).shared_with)
+    names = None if args.principals == "all" else list(args.principals)
+    campaign = await ctx.services.campaigns.unshare(args.campaign_id, names)
+    answer: dict[str, Any] = {"campaign_id": campaign.id, "owner": campaign.owner, "shared_with": campaign.shared_with}
+    if names is not None and (missing := sorted(set(names) - before)):
+        answer["not_shared_with"] = missing  # nothing to take back from them: said, not an error
+    return answer
+
+
 TOOLS = [
     campaign_share,
+    campaign_unshare,
     campaign_delete,
     campaign_start,
     campaign_status,

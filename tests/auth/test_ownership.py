@@ -148,3 +148,26 @@ async def test_a_budget_decision_records_the_principal_that_made_it(data_dir: Pa
             assert len(human.asked) == 1
             decision = (await call(owner, "budget_get", {"campaign_id": cid}))["decisions"][0]
             assert (decision["principal"], decision["channel"]) == ("approver", "input_required")
+
+
+async def test_a_share_can_be_taken_back(data_dir: Path) -> None:
+    async with principal_server(data_dir) as (_, base):
+        async with as_principal(base, "researcher") as owner, as_principal(base, "other") as other:
+            cid = await start(owner)
+            await call(owner, "campaign_share", {"campaign_id": cid, "principals": ["other", "reader"]})
+            assert (await call(other, "campaign_status", {"campaign_id": cid}))["id"] == cid
+            ok, text = await attempt(other, "campaign_unshare", {"campaign_id": cid, "principals": ["other"]})
+            assert not ok and "only its owner" in text  # a guest cannot edit the share list, even to leave
+            taken = await call(owner, "campaign_unshare", {"campaign_id": cid, "principals": ["other", "nobody"]})
+            assert taken["shared_with"] == ["reader"] and taken["not_shared_with"] == ["nobody"]
+            ok, text = await attempt(other, "campaign_status", {"campaign_id": cid})
+            assert not ok and "is not shared with 'other'" in text
+            assert (await call(other, "campaign_list", {}))["total"] == 0
+            for bad in [[], "everyone", ["has space"]]:
+                ok, text = await attempt(owner, "campaign_unshare", {"campaign_id": cid, "principals": bad})
+                assert not ok and "principals" in text, (bad, text)
+            await call(owner, "campaign_share", {"campaign_id": cid, "principals": "all"})
+            assert (await call(owner, "campaign_unshare", {"campaign_id": cid, "principals": "all"}))[
+                "shared_with"
+            ] == []
+            assert (await call(owner, "campaign_status", {"campaign_id": cid}))["id"] == cid  # the owner keeps it
