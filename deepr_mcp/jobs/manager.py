@@ -28,7 +28,7 @@ from deepr_mcp.jobs.models import (
     DecisionName,
     utcnow,
 )
-from deepr_mcp.jobs.store import CampaignStore
+from deepr_mcp.jobs.store import CampaignStore, StoreUnavailable
 from deepr_mcp.jobs.takeover import ClaimingLease, adopt_orphans, recover
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.models import Phase
@@ -222,6 +222,10 @@ class JobManager:
             await self._drive(campaign_id, control)
         except LeaseLost:
             raise
+        except StoreUnavailable as exc:  # nothing was written: a replica resumes it once the store is back
+            logger.warning(
+                "campaign %s stopped by a store outage (%s); resumed once its lease expires", campaign_id, exc
+            )
         except DeeprError as exc:
             await self._ending.fail_contained(campaign_id, exc.message)
         except Exception as exc:
