@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 AskBudget = Callable[[Campaign, BudgetQuestion], Awaitable[BudgetDecision | None]]
 """Puts an open budget question in front of someone who can answer it now (elicitation); returns
 their decision, or ``None`` when nobody could be asked (then ``budget_decide`` or the timeout)."""
-Save = Callable[[Campaign], Awaitable[Campaign]]
+Save = Callable[..., Awaitable[Campaign]]
 Finish = Callable[..., Awaitable[Campaign]]
 CAS_ATTEMPTS = 5
 
@@ -112,6 +112,10 @@ class BudgetDesk:
     async def _from_record(self, campaign_id: str, question_id: str, control: Control) -> None:
         """Take an answer written into the record by another replica (the feed wakes on the shared bus)."""
         async for campaign in self.feed.follow(campaign_id, "complete"):
+            if campaign.requested == "cancel":  # cancelled on another replica while the question waits
+                control.cancel = True
+                control.decided.set()
+                return
             question = campaign.open_question
             if question is not None and question.id == question_id and question.answer is not None:
                 if control.decision is None:
@@ -153,7 +157,7 @@ class BudgetDesk:
         campaign.open_question = None
         if decision.decision == "approve_override" and decision.new_budget is not None:
             campaign.budget = decision.new_budget
-            await self.save(campaign)
+            await self.save(campaign, keep_budget=False)  # the one save that changes the budget it carries
             return "go"
         if decision.decision == "optimize_for_cost":
             campaign.research.max_sub_questions = min(campaign.research.max_sub_questions, 3)
