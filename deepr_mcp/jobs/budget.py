@@ -87,6 +87,8 @@ class BudgetDesk:
         for _ in range(CAS_ATTEMPTS):
             campaign = await self.store.get(campaign_id)
             question, control = campaign.open_question, self.controls.get(campaign_id)
+            if control is not None and not control.running:
+                control = None  # left from when it ran here: another replica's task waits for this answer
             if question is None or question.answer is not None or (control is not None and control.decision):
                 raise _no_question(campaign)
             if decision == "approve_override":
@@ -96,7 +98,7 @@ class BudgetDesk:
                     raise InvalidInput(
                         f"new_budget ${new_budget:.4f} must exceed the ${campaign.cost:.4f} already spent"
                     )
-            if control is not None and control.running:  # the task that waits for it runs here
+            if control is not None:  # the task that waits for it runs here
                 control.decision = answer
                 control.decided.set()
                 return campaign
