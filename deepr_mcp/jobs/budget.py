@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from deepr_mcp.errors import Conflict, InvalidInput
+from deepr_mcp.errors import Conflict, DeeprError, InvalidInput
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.models import BudgetDecision, BudgetQuestion, Campaign, CampaignPhase, DecisionName
 from deepr_mcp.jobs.store import CampaignStore
@@ -169,6 +169,58 @@ class BudgetDesk:
             return "again"
         await self.finish(campaign, CampaignPhase.CANCELLED, "aborted at the budget question", engine_partial=True)
         return "stop"
+
+    def ask_elsewhere(self, spawn: Callable[..., object], here: Callable[[str], bool]) -> Callable[[], None]:
+        """Replicas: put questions of campaigns run elsewhere to this replica's capable subscribers too.
+
+        On each change heard for a campaign this replica does not run, if it has an open, unanswered
+        question, ``ask_budget`` tries this replica's connections (elicitation); an answer goes through
+        the record (``decide``). The asking is withdrawn once the question is settled anywhere.
+        """
+        asking: set[str] = set()
+
+        def heard(campaign_id: str) -> None:
+            if self.ask_budget is not None and not here(campaign_id) and campaign_id not in asking:
+                asking.add(campaign_id)
+                spawn(self._ask_remote, campaign_id, asking)
+
+        return self.feed.watch(heard)
+
+    async def _ask_remote(self, campaign_id: str, asking: set[str]) -> None:
+        assert self.ask_budget is not None
+        try:
+            campaign = await self.store.get(campaign_id)
+            question = campaign.open_question
+            if question is None or question.answer is not None or campaign.terminal:
+                return
+            decision: BudgetDecision | None = None
+            async with anyio.create_task_group() as tg:
+
+                async def withdraw_when_settled() -> None:
+                    async for now in self.feed.follow(campaign_id, "complete"):
+                        q = now.open_question
+                        if q is None or q.id != question.id or q.answer is not None or now.requested == "cancel":
+                            break
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(withdraw_when_settled)
+                decision = await self.ask_budget(campaign, question)
+                tg.cancel_scope.cancel()
+            if decision is not None:
+                await self.decide(
+                    campaign_id,
+                    decision.decision,
+                    new_budget=decision.new_budget,
+                    channel=decision.channel,
+                    answered_by=decision.answered_by,
+                    principal=decision.principal,
+                )
+        except DeeprError as exc:  # settled meanwhile, invalid, or the store is down: the runner's timeout stands
+            logger.info("budget question of %s asked here not applied: %s", campaign_id, exc.message)
+        except Exception:  # spawned in the job manager's task group: never let it end the other campaigns
+            logger.exception("asking the budget question of %s here failed", campaign_id)
+        finally:
+            asking.discard(campaign_id)
 
     async def _ask(self, campaign: Campaign, question: BudgetQuestion) -> None:
         assert self.ask_budget is not None

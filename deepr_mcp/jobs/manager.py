@@ -66,6 +66,7 @@ class JobManager:
         self._limiter = anyio.CapacityLimiter(max_concurrent)
         self._controls: dict[str, Control] = {}
         self._here: set[str] = set()
+        self._unwatch: Callable[[], None] = lambda: None
         """Campaigns scheduled or running in this process (a takeover scan leaves them alone)."""
         self._locks: dict[str, anyio.Lock] = {}
         self._tg: TaskGroup | None = None
@@ -89,6 +90,7 @@ class JobManager:
         if isinstance(self.lease, ClaimingLease):  # replicas: adopt what no replica holds, now and on
             adopt = partial(self._schedule, recover=True)
             self._tg.start_soon(adopt_orphans, self.store, self.lease, self._here.__contains__, adopt)
+            self._unwatch = self._desk.ask_elsewhere(self._tg.start_soon, self._here.__contains__)
             return self
         for campaign in await self.store.unfinished():  # restart recovery (one process holds every lease)
             if await recover(campaign, self._ending, self._save_carried, self.max_resumes):
@@ -99,6 +101,7 @@ class JobManager:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         assert self._tg is not None
+        self._unwatch()
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
         self._tg = None

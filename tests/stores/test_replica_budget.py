@@ -28,6 +28,7 @@ from tests.support import (
     fake_llm,
     http_server,
     modern_client,
+    pause,
     priced,
     text_of,
     with_sample,
@@ -145,3 +146,32 @@ async def test_a_2026_retry_may_land_on_another_replica(tmp_path: Path, redis_se
             ("approve_override", "input_required")
         ]
         assert_spend_within_budget(status_now)
+
+
+async def test_a_handshake_client_on_another_replica_is_asked_by_elicitation(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """B, subscribed on the replica that does not run the campaign, gets ``elicitation/create`` there."""
+    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
+    human = Human(accept(decision="approve_override", new_budget=1.0))
+    async with fake_llm() as llm, AsyncExitStack() as stack:
+        env = config_env(priced(llm.url))
+        store = ("--store", redis_server.url)
+        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
+        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+        a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))  # cannot elicit
+        b = await stack.enter_async_context(Client(f"{other}/mcp", mode="legacy", elicitation_callback=human))
+        started = await call(a, "campaign_start", {"question": QUESTION, "budget": 1.0})
+        cid = started["campaign_id"]
+        await pause(a, cid)  # held while B subscribes on the other replica
+        await b.subscribe_resource(started["resources"]["status"])
+        spent = (await call(a, "campaign_status", {"campaign_id": cid}))["cost"]
+        await call(a, "budget_set", {"campaign_id": cid, "budget": spent + 0.00001})  # the next step asks
+        await call(a, "campaign_resume", {"campaign_id": cid})
+        with anyio.fail_after(90):
+            while (done := await call(a, "campaign_wait", {"campaign_id": cid, "until": "complete"}))["timed_out"]:
+                pass
+        status = await call(a, "campaign_status", {"campaign_id": cid})
+        assert human.asked and done["phase"] == "complete", (human.asked, done)
+        assert [(d["decision"], d["channel"]) for d in status["decisions"]] == [("approve_override", "elicitation")]
+        assert_spend_within_budget(status)
