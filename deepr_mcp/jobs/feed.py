@@ -85,8 +85,9 @@ class CampaignFeed:
     def _on_event(self, event: ServerEvent) -> None:
         if isinstance(event, ResourceUpdated) and (campaign_id := _campaign_of_status(event.uri)) is not None:
             self.wake(campaign_id)
-            for watcher in list(self._watchers.values()):
-                watcher(campaign_id)
+            if self._watchers:  # only with a shared store (budget questions asked on other replicas)
+                for watcher in list(self._watchers.values()):
+                    watcher(campaign_id)
 
     def watch(self, watcher: Callable[[str], None]) -> Callable[[], None]:
         """Call ``watcher(campaign_id)`` (synchronously; it must not raise) on every campaign change heard."""
