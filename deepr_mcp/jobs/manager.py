@@ -66,8 +66,8 @@ class JobManager:
         self._limiter = anyio.CapacityLimiter(max_concurrent)
         self._controls: dict[str, Control] = {}
         self._here: set[str] = set()
-        self._unwatch: Callable[[], None] = lambda: None
         """Campaigns scheduled or running in this process (a takeover scan leaves them alone)."""
+        self._unwatch: Callable[[], None] = lambda: None
         self._locks: dict[str, anyio.Lock] = {}
         self._tg: TaskGroup | None = None
         self._ending = CampaignEnding(store, self._save_carried, engine_factory, on_finished)
