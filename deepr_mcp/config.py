@@ -157,12 +157,17 @@ class StoreSettings(BaseModel):
 
     url: str | None = Field(
         None,
-        description="redis://HOST:PORT/DB or rediss://HOST:PORT/DB: every replica with the same URL shares campaigns "
-        "and leases (password in the URL or DEEPR_STORE_PASSWORD). Unset: embedded SQLite. Flag: serve --store URL",
+        description="redis://HOST:PORT/DB or rediss://HOST:PORT/DB: every replica with the same URL shares campaigns, "
+        "leases (takeover when a replica dies), resource updates and budget questions (password in the URL or "
+        "DEEPR_STORE_PASSWORD). Unset: embedded SQLite. Flag: serve --store URL",
     )
     password: SecretStr | None = Field(None, description="The Redis password when the URL holds none")
     lease_s: float = Field(
-        15.0, ge=1, le=600, description="A replica that stops heartbeating loses its campaigns' leases after this long"
+        15.0,
+        ge=1,
+        le=600,
+        description="A replica that stops heartbeating loses its campaigns' leases after this long; another replica "
+        "then resumes them from their last saved step",
     )
 
     @field_validator("url")

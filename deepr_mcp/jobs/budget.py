@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from deepr_mcp.errors import Conflict, InvalidInput
+from deepr_mcp.errors import Conflict, DeeprError, InvalidInput
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.models import BudgetDecision, BudgetQuestion, Campaign, CampaignPhase, DecisionName
 from deepr_mcp.jobs.store import CampaignStore
@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 AskBudget = Callable[[Campaign, BudgetQuestion], Awaitable[BudgetDecision | None]]
 """Puts an open budget question in front of someone who can answer it now (elicitation); returns
 their decision, or ``None`` when nobody could be asked (then ``budget_decide`` or the timeout)."""
-Save = Callable[[Campaign], Awaitable[Campaign]]
+Save = Callable[..., Awaitable[Campaign]]
 Finish = Callable[..., Awaitable[Campaign]]
 CAS_ATTEMPTS = 5
 
@@ -87,6 +87,8 @@ class BudgetDesk:
         for _ in range(CAS_ATTEMPTS):
             campaign = await self.store.get(campaign_id)
             question, control = campaign.open_question, self.controls.get(campaign_id)
+            if control is not None and not control.running:
+                control = None  # left from when it ran here: another replica's task waits for this answer
             if question is None or question.answer is not None or (control is not None and control.decision):
                 raise _no_question(campaign)
             if decision == "approve_override":
@@ -96,7 +98,7 @@ class BudgetDesk:
                     raise InvalidInput(
                         f"new_budget ${new_budget:.4f} must exceed the ${campaign.cost:.4f} already spent"
                     )
-            if control is not None and control.running:  # the task that waits for it runs here
+            if control is not None:  # the task that waits for it runs here
                 control.decision = answer
                 control.decided.set()
                 return campaign
@@ -112,6 +114,10 @@ class BudgetDesk:
     async def _from_record(self, campaign_id: str, question_id: str, control: Control) -> None:
         """Take an answer written into the record by another replica (the feed wakes on the shared bus)."""
         async for campaign in self.feed.follow(campaign_id, "complete"):
+            if campaign.requested == "cancel":  # cancelled on another replica while the question waits
+                control.cancel = True
+                control.decided.set()
+                return
             question = campaign.open_question
             if question is not None and question.id == question_id and question.answer is not None:
                 if control.decision is None:
@@ -153,7 +159,7 @@ class BudgetDesk:
         campaign.open_question = None
         if decision.decision == "approve_override" and decision.new_budget is not None:
             campaign.budget = decision.new_budget
-            await self.save(campaign)
+            await self.save(campaign, keep_budget=False)  # the one save that changes the budget it carries
             return "go"
         if decision.decision == "optimize_for_cost":
             campaign.research.max_sub_questions = min(campaign.research.max_sub_questions, 3)
@@ -163,6 +169,58 @@ class BudgetDesk:
             return "again"
         await self.finish(campaign, CampaignPhase.CANCELLED, "aborted at the budget question", engine_partial=True)
         return "stop"
+
+    def ask_elsewhere(self, spawn: Callable[..., object], here: Callable[[str], bool]) -> Callable[[], None]:
+        """Replicas: put questions of campaigns run elsewhere to this replica's capable subscribers too.
+
+        On each change heard for a campaign this replica does not run, if it has an open, unanswered
+        question, ``ask_budget`` tries this replica's connections (elicitation); an answer goes through
+        the record (``decide``). The asking is withdrawn once the question is settled anywhere.
+        """
+        asking: set[str] = set()
+
+        def heard(campaign_id: str) -> None:
+            if self.ask_budget is not None and not here(campaign_id) and campaign_id not in asking:
+                asking.add(campaign_id)
+                spawn(self._ask_remote, campaign_id, asking)
+
+        return self.feed.watch(heard)
+
+    async def _ask_remote(self, campaign_id: str, asking: set[str]) -> None:
+        assert self.ask_budget is not None
+        try:
+            campaign = await self.store.get(campaign_id)
+            question = campaign.open_question
+            if question is None or question.answer is not None or campaign.terminal:
+                return
+            decision: BudgetDecision | None = None
+            async with anyio.create_task_group() as tg:
+
+                async def withdraw_when_settled() -> None:
+                    async for now in self.feed.follow(campaign_id, "complete"):
+                        q = now.open_question
+                        if q is None or q.id != question.id or q.answer is not None or now.requested == "cancel":
+                            break
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(withdraw_when_settled)
+                decision = await self.ask_budget(campaign, question)
+                tg.cancel_scope.cancel()
+            if decision is not None:
+                await self.decide(
+                    campaign_id,
+                    decision.decision,
+                    new_budget=decision.new_budget,
+                    channel=decision.channel,
+                    answered_by=decision.answered_by,
+                    principal=decision.principal,
+                )
+        except DeeprError as exc:  # settled meanwhile, invalid, or the store is down: the runner's timeout stands
+            logger.info("budget question of %s asked here not applied: %s", campaign_id, exc.message)
+        except Exception:  # spawned in the job manager's task group: never let it end the other campaigns
+            logger.exception("asking the budget question of %s here failed", campaign_id)
+        finally:
+            asking.discard(campaign_id)
 
     async def _ask(self, campaign: Campaign, question: BudgetQuestion) -> None:
         assert self.ask_budget is not None

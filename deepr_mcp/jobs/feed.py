@@ -58,6 +58,7 @@ class CampaignFeed:
         self._bus = bus
         self._count = subscriber_count or (lambda uri: 0)
         self._changed: dict[str, anyio.Event] = {}
+        self._watchers: dict[object, Callable[[str], None]] = {}
         self.announced = 0
         """How many campaign changes this process announced (a cheap health figure for tests and benches)."""
         self._unsubscribe = bus.subscribe(self._on_event)
@@ -84,6 +85,15 @@ class CampaignFeed:
     def _on_event(self, event: ServerEvent) -> None:
         if isinstance(event, ResourceUpdated) and (campaign_id := _campaign_of_status(event.uri)) is not None:
             self.wake(campaign_id)
+            if self._watchers:  # only with a shared store (budget questions asked on other replicas)
+                for watcher in list(self._watchers.values()):
+                    watcher(campaign_id)
+
+    def watch(self, watcher: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``watcher(campaign_id)`` (synchronously; it must not raise) on every campaign change heard."""
+        token = object()
+        self._watchers[token] = watcher
+        return lambda: self._watchers.pop(token, None) and None
 
     # -- following ---------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
 from types import TracebackType
+from typing import Literal
 
 import anyio
 from anyio.abc import TaskGroup
@@ -28,7 +29,8 @@ from deepr_mcp.jobs.models import (
     DecisionName,
     utcnow,
 )
-from deepr_mcp.jobs.store import CampaignStore
+from deepr_mcp.jobs.steering import save_carried, write_through
+from deepr_mcp.jobs.store import CampaignStore, StoreUnavailable
 from deepr_mcp.jobs.takeover import ClaimingLease, adopt_orphans, recover
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.models import Phase
@@ -65,9 +67,10 @@ class JobManager:
         self._controls: dict[str, Control] = {}
         self._here: set[str] = set()
         """Campaigns scheduled or running in this process (a takeover scan leaves them alone)."""
+        self._unwatch: Callable[[], None] = lambda: None
         self._locks: dict[str, anyio.Lock] = {}
         self._tg: TaskGroup | None = None
-        self._ending = CampaignEnding(store, self._save, engine_factory, on_finished)
+        self._ending = CampaignEnding(store, self._save_carried, engine_factory, on_finished)
         self._desk = BudgetDesk(
             store,
             feed,
@@ -87,9 +90,10 @@ class JobManager:
         if isinstance(self.lease, ClaimingLease):  # replicas: adopt what no replica holds, now and on
             adopt = partial(self._schedule, recover=True)
             self._tg.start_soon(adopt_orphans, self.store, self.lease, self._here.__contains__, adopt)
+            self._unwatch = self._desk.ask_elsewhere(self._tg.start_soon, self._here.__contains__)
             return self
         for campaign in await self.store.unfinished():  # restart recovery (one process holds every lease)
-            if await recover(campaign, self._ending, self._save, self.max_resumes):
+            if await recover(campaign, self._ending, self._save_carried, self.max_resumes):
                 self._schedule(campaign.id)
         return self
 
@@ -97,6 +101,7 @@ class JobManager:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         assert self._tg is not None
+        self._unwatch()
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
         self._tg = None
@@ -143,6 +148,8 @@ class JobManager:
             campaign = await self.store.get(campaign_id)
             if campaign.terminal:
                 raise Conflict(f"campaign {campaign_id} is already {campaign.phase.value}; nothing to cancel")
+            if self._elsewhere(campaign):  # its runner (or whoever takes it over) applies it
+                return await self._request(campaign_id, "cancel")
             control = self._controls.setdefault(campaign_id, Control())
             control.cancel = True
             control.decided.set()
@@ -155,42 +162,63 @@ class JobManager:
             campaign = await self.store.get(campaign_id)
             if campaign.terminal or campaign.phase == CampaignPhase.PAUSED:
                 raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; only a running or queued one pauses")
+            if self._elsewhere(campaign):
+                return await self._request(campaign_id, "pause")
             control = self._controls.setdefault(campaign_id, Control())
             control.pause = True
             if control.running:
                 return campaign
             campaign.paused_from, campaign.phase = campaign.phase, CampaignPhase.PAUSED
             campaign.active_tasks = []
-            return await self._save(campaign)
+            return await self._save_carried(campaign)
 
     async def resume(self, campaign_id: str) -> Campaign:
-        async with self._lock(campaign_id):
-            campaign = await self.store.get(campaign_id)
+        def change(campaign: Campaign) -> None:
             if campaign.phase != CampaignPhase.PAUSED:
                 raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; only a paused campaign resumes")
             campaign.phase, campaign.paused_from = CampaignPhase.QUEUED, None
             campaign.active_tasks = ["waiting for a free worker"]
-            campaign = await self._save(campaign)
+            campaign.requested = None  # a pause asked on another replica is over
+
+        async with self._lock(campaign_id):
+            campaign = await write_through(self.store, campaign_id, change, self.feed.announce)
         self._controls.pop(campaign_id, None)
         self._schedule(campaign_id)
         return campaign
 
     async def set_budget(self, campaign_id: str, budget: float) -> Campaign:
-        async with self._lock(campaign_id):
-            campaign = await self.store.get(campaign_id)
+        def change(campaign: Campaign) -> None:
             if campaign.terminal:
                 raise Conflict(f"campaign {campaign_id} is {campaign.phase.value}; its budget no longer matters")
             if budget <= campaign.cost:
                 raise InvalidInput(f"budget ${budget:.4f} must exceed the ${campaign.cost:.4f} already spent")
             campaign.budget = budget
-            return await self._save(campaign)
+
+        async with self._lock(campaign_id):
+            return await write_through(self.store, campaign_id, change, self.feed.announce)
 
     async def share(self, campaign_id: str, principals: list[str]) -> Campaign:
-        """Add to who may see a campaign (under its lock, so a running step's save keeps it)."""
-        async with self._lock(campaign_id):
-            campaign = await self.store.get(campaign_id)
+        """Add to who may see a campaign (a compare-and-set: a running step's save keeps it)."""
+
+        def change(campaign: Campaign) -> None:
             campaign.shared_with = sorted(set(campaign.shared_with) | set(principals))
-            return await self._save(campaign)
+
+        async with self._lock(campaign_id):
+            return await write_through(self.store, campaign_id, change, self.feed.announce)
+
+    def _elsewhere(self, campaign: Campaign) -> bool:
+        """Whether another replica runs (or will take over) ``campaign``: then a request goes through the record."""
+        shared = isinstance(self.lease, ClaimingLease)
+        return shared and campaign.id not in self._here and campaign.phase != CampaignPhase.PAUSED
+
+    async def _request(self, campaign_id: str, what: Literal["cancel", "pause"]) -> Campaign:
+        def change(campaign: Campaign) -> None:
+            if campaign.terminal or campaign.phase == CampaignPhase.PAUSED:
+                raise Conflict(f"campaign {campaign_id} is {campaign.phase.value} now; nothing to {what}")
+            if campaign.requested != "cancel":  # a cancel is never turned back into a pause
+                campaign.requested = what
+
+        return await write_through(self.store, campaign_id, change, self.feed.announce)
 
     async def unshare(self, campaign_id: str, principals: list[str] | None) -> Campaign:
         """Take back a share from ``principals`` (``None``: from everyone), under the campaign lock."""
@@ -210,7 +238,7 @@ class JobManager:
         try:
             async with self.lease.hold(campaign_id), self._limiter:
                 if adopted and not await recover(
-                    await self.store.get(campaign_id), self._ending, self._save, self.max_resumes
+                    await self.store.get(campaign_id), self._ending, self._save_carried, self.max_resumes
                 ):
                     return
                 await self._run_held(campaign_id)
@@ -229,6 +257,10 @@ class JobManager:
             await self._drive(campaign_id, control)
         except LeaseLost:
             raise
+        except StoreUnavailable as exc:  # nothing was written: a replica resumes it once the store is back
+            logger.warning(
+                "campaign %s stopped by a store outage (%s); resumed once its lease expires", campaign_id, exc
+            )
         except DeeprError as exc:
             await self._ending.fail_contained(campaign_id, exc.message)
         except Exception as exc:
@@ -247,13 +279,17 @@ class JobManager:
         while True:
             async with self._lock(campaign_id):
                 campaign = await self.store.get(campaign_id)
+                if campaign.requested == "cancel":  # asked on another replica
+                    control.cancel = True
+                elif campaign.requested == "pause":
+                    control.pause = True
                 if control.cancel:
                     await self._ending.finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
                     return
                 if control.pause:
                     campaign.paused_from, campaign.phase = campaign.phase, CampaignPhase.PAUSED
                     campaign.active_tasks = []
-                    await self._save(campaign)
+                    await self._save_carried(campaign)
                     control.pause = False
                     return
             step = engine.next_step(campaign.research)
@@ -303,17 +339,19 @@ class JobManager:
         self, campaign: Campaign, phase: CampaignPhase, reason: str | None, **kw: bool
     ) -> Campaign:
         async with self._lock(campaign.id):  # as _save_locked: a share made meanwhile is kept, never overwritten
-            campaign.shared_with = (await self.store.get(campaign.id)).shared_with
             return await self._ending.finish(campaign, phase, reason, **kw)
 
-    async def _save_locked(self, campaign: Campaign) -> Campaign:
+    async def _save_locked(self, campaign: Campaign, *, keep_budget: bool = True) -> Campaign:
         """The running task's saves take the lock ``share`` holds, so neither overwrites the other's change."""
         async with self._lock(campaign.id):
-            campaign.shared_with = (await self.store.get(campaign.id)).shared_with
-            return await self._save(campaign)
+            return await self._save_carried(campaign, keep_budget=keep_budget)
 
-    async def _save(self, campaign: Campaign) -> Campaign:
-        saved = await self.store.save(campaign)
+    async def _save_carried(self, campaign: Campaign, *, keep_budget: bool = True) -> Campaign:
+        """A save that keeps what commands (here or on another replica) changed meanwhile; see ``steering``."""
+        return await save_carried(self.store, campaign, self._save, keep_budget=keep_budget)
+
+    async def _save(self, campaign: Campaign, *, expected_version: int | None = None) -> Campaign:
+        saved = await self.store.save(campaign, expected_version=expected_version)
         await self.feed.announce(saved.id)
         return saved
 

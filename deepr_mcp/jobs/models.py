@@ -106,6 +106,9 @@ class Campaign(BaseModel):
     older_decisions: int = 0
     """Decisions dropped from ``decisions`` to keep the record bounded; still counted."""
     open_question: BudgetQuestion | None = None
+    requested: Literal["cancel", "pause"] | None = None
+    """A cancel or pause asked on a replica that does not run the campaign, for the one that does (or
+    the one that takes it over) to apply at its next step boundary; cleared by ``resume``."""
     research: ResearchState
 
     @property

@@ -14,8 +14,15 @@ from typing import Protocol
 
 import anyio
 
-from deepr_mcp.errors import Conflict, NotFound
+from deepr_mcp.errors import Conflict, DeeprError, NotFound
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
+
+
+class StoreUnavailable(DeeprError):
+    """A shared store cannot be reached (down, restarting, wrong password); the call wrote nothing."""
+
+    code = "store_unavailable"
+
 
 MIGRATIONS: Sequence[str] = (
     # 1: campaigns as JSON records with the columns we filter and sort on.

@@ -44,6 +44,13 @@ async def recover(
     """Queue ``campaign`` again from its last saved step; False if it should not run (paused, set aside)."""
     if campaign.terminal or campaign.phase == CampaignPhase.PAUSED:
         return False
+    if campaign.requested == "cancel":  # asked while nobody ran it
+        await ending.finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
+        return False
+    if campaign.requested == "pause":
+        campaign.paused_from, campaign.phase, campaign.active_tasks = campaign.phase, CampaignPhase.PAUSED, []
+        await save(campaign)
+        return False
     if campaign.resumes_without_progress >= max_resumes:
         # each restart resumed it and its runner died before its next step: set aside
         await ending.fail_contained(campaign.id, f"stopped after {max_resumes} failed resumes")

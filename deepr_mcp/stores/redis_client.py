@@ -17,17 +17,14 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import AuthenticationError, ConnectionError, RedisError, ResponseError, TimeoutError
 
 from deepr_mcp.errors import DeeprError
+from deepr_mcp.jobs.store import StoreUnavailable
 from deepr_mcp.stores.url import redact
+
+__all__ = ["SCHEMA_VERSION", "StoreUnavailable", "call", "connect", "open_checked"]
 
 T = TypeVar("T")
 SCHEMA_VERSION = "1"
 """The layout of deepr-mcp's keys in the engine; another value there means another version's data."""
-
-
-class StoreUnavailable(DeeprError):
-    """The shared store cannot be reached (down, restarting, wrong password); the call wrote nothing."""
-
-    code = "store_unavailable"
 
 
 def connect(url: str, password: str | None = None, *, timeout_s: float = 2.0) -> aioredis.Redis:

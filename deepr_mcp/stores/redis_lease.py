@@ -9,8 +9,9 @@ waiting replica takes the campaign over with a larger fencing token.
 
 How the token is used: ``fence_of(campaign_id)`` gives the (fence key, token) this replica holds;
 ``RedisCampaignStore`` checks it in its save script, so a replica whose lease was taken over gets
-``Conflict`` on its next save and writes nothing (the next slice stops its run on that error and
-resumes waiting campaigns on the other replicas).
+``LeaseLost`` on its next save and writes nothing; the job manager then stops that run (it also
+stops before a step once the heartbeat saw the loss). ``claim`` takes a free lease without
+waiting: ``jobs/takeover.py`` uses it to adopt campaigns whose replica died.
 """
 
 from __future__ import annotations

@@ -27,6 +27,8 @@ from tests.support import (
     config_env,
     fake_llm,
     http_server,
+    modern_client,
+    pause,
     priced,
     text_of,
     with_sample,
@@ -112,4 +114,64 @@ async def test_a_2026_client_on_another_replica_answers_inline(tmp_path: Path, r
         status = await call(c, "campaign_status", {"campaign_id": cid})
         assert [d["decision"] for d in status["decisions"]] == ["approve_override"]
         assert status["cost"] > TINY_BUDGET
+        assert_spend_within_budget(status)
+
+
+async def test_a_2026_retry_may_land_on_another_replica(tmp_path: Path, redis_server: RedisServer) -> None:
+    """``requestState`` names the question in the shared record, not anything one process holds."""
+    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
+    async with fake_llm() as llm, AsyncExitStack() as stack:
+        env = config_env(priced(llm.url))
+        store = ("--store", redis_server.url)
+        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
+        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+        a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))
+        cid = (await call(a, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
+        await call(a, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 30})
+        status = {"name": "tool_call", "arguments": {"name": "campaign_status", "arguments": {"campaign_id": cid}}}
+        asked = await (await stack.enter_async_context(modern_client(other))).result("tools/call", status)
+        assert asked["resultType"] == "input_required" and "budget" in asked["inputRequests"], asked
+        answer = {"action": "accept", "content": {"decision": "approve_override", "new_budget": 1.0}}
+        retry = {**status, "inputResponses": {"budget": answer}, "requestState": asked["requestState"]}
+        forged = {**retry, "requestState": asked["requestState"].replace("#1#", "#1#0")}
+        again = await (await stack.enter_async_context(modern_client(runner))).result("tools/call", forged)
+        assert again["resultType"] == "input_required"  # a state this question never had is asked again
+        done = await (await stack.enter_async_context(modern_client(runner))).result("tools/call", retry)
+        assert done.get("resultType", "complete") == "complete" and not done.get("isError"), done
+        with anyio.fail_after(60):
+            final = await call(a, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 50})
+        status_now = await call(a, "campaign_status", {"campaign_id": cid})
+        assert final["phase"] == "complete"
+        assert [(d["decision"], d["channel"]) for d in status_now["decisions"]] == [
+            ("approve_override", "input_required")
+        ]
+        assert_spend_within_budget(status_now)
+
+
+async def test_a_handshake_client_on_another_replica_is_asked_by_elicitation(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """B, subscribed on the replica that does not run the campaign, gets ``elicitation/create`` there."""
+    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
+    human = Human(accept(decision="approve_override", new_budget=1.0))
+    async with fake_llm() as llm, AsyncExitStack() as stack:
+        env = config_env(priced(llm.url))
+        store = ("--store", redis_server.url)
+        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
+        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+        a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))  # cannot elicit
+        b = await stack.enter_async_context(Client(f"{other}/mcp", mode="legacy", elicitation_callback=human))
+        started = await call(a, "campaign_start", {"question": QUESTION, "budget": 1.0})
+        cid = started["campaign_id"]
+        await pause(a, cid)  # held while B subscribes on the other replica
+        await b.subscribe_resource(started["resources"]["status"])
+        spent = (await call(a, "campaign_status", {"campaign_id": cid}))["cost"]
+        await call(a, "budget_set", {"campaign_id": cid, "budget": spent + 0.00001})  # the next step asks
+        await call(a, "campaign_resume", {"campaign_id": cid})
+        with anyio.fail_after(90):
+            while (done := await call(a, "campaign_wait", {"campaign_id": cid, "until": "complete"}))["timed_out"]:
+                pass
+        status = await call(a, "campaign_status", {"campaign_id": cid})
+        assert human.asked and done["phase"] == "complete", (human.asked, done)
+        assert [(d["decision"], d["channel"]) for d in status["decisions"]] == [("approve_override", "elicitation")]
         assert_spend_within_budget(status)

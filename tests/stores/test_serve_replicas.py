@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mcp import Client
 
-from tests.support import QUESTION, RedisServer, call, follow, http_server, server_env, with_sample
+from tests.support import QUESTION, RedisServer, call, follow, http_server, running_redis, server_env, with_sample
 
 
 async def test_a_campaign_run_on_one_replica_is_listed_by_another(tmp_path: Path, redis_server: RedisServer) -> None:
@@ -47,3 +47,19 @@ def test_an_unreachable_store_at_start_exits_non_zero_with_why(data_dir: Path, r
     done = serve(data_dir, DEEPR_STORE_URL=url)
     assert done.returncode != 0
     assert f"127.0.0.1:{redis_server.port}/0 is unreachable" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_wrong_password_exits_non_zero_without_echoing_it(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (tmp_path / "redis").mkdir()
+    with running_redis(tmp_path / "redis", "--requirepass", "right-password") as server:
+        in_url = server.url.replace("redis://", "redis://:not-the-password@")
+        done = serve(data, "--store", in_url)
+        assert done.returncode != 0 and "refused the password" in done.stderr, done.stderr
+        assert "not-the-password" not in done.stderr and "Traceback" not in done.stderr
+        done = serve(data, "--store", server.url, DEEPR_STORE_PASSWORD="also-wrong")
+        assert done.returncode != 0 and "refused the password" in done.stderr, done.stderr
+        assert "also-wrong" not in done.stderr and "Traceback" not in done.stderr
+        done = serve(data, "--store", server.url)
+        assert done.returncode != 0 and "needs a password" in done.stderr and "Traceback" not in done.stderr
