@@ -221,11 +221,14 @@ class JobManager:
         return await write_through(self.store, campaign_id, change, self.feed.announce)
 
     async def unshare(self, campaign_id: str, principals: list[str] | None) -> Campaign:
-        """Take back a share from ``principals`` (``None``: from everyone), under the campaign lock."""
+        """Take back a share from ``principals`` (``None``: from everyone); a compare-and-set, as ``share``."""
+
+        def change(campaign: Campaign) -> None:
+            kept = set() if principals is None else set(campaign.shared_with) - set(principals)
+            campaign.shared_with = sorted(kept)
+
         async with self._lock(campaign_id):
-            campaign = await self.store.get(campaign_id)
-            campaign.shared_with = [] if principals is None else sorted(set(campaign.shared_with) - set(principals))
-            return await self._save(campaign)
+            return await write_through(self.store, campaign_id, change, self.feed.announce)
 
     # -- the campaign task -------------------------------------------------------------------
 
