@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from deepr_mcp.auth.settings import OAuthSettings
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.upstreams.settings import UpstreamList
 
 GatewayMode = Literal["proxy", "search", "full"]
 ProviderName = Literal["local", "openai", "anthropic"]
@@ -273,6 +274,9 @@ class Settings(BaseSettings):
     subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
+    upstreams: UpstreamList = Field(
+        default_factory=list, description="[[upstreams]]: MCP servers whose tools join the catalogue"
+    )
 
     _auth_token = field_validator("auth_token", mode="before")(classmethod(lambda cls, v: _token_or_none(v)))
 

@@ -94,6 +94,13 @@ class Gateway:
         self.mode = mode
         self.authorize = authorize
         """The one place scopes and ownership are enforced, before any handler runs (set by the root)."""
+        self.prepare: Callable[[], Awaitable[None]] | None = None
+        """Brings federated upstreams' tools in before search and calls (set by the root when configured)."""
+
+    async def ready(self) -> None:
+        """Wait, bounded, for the upstreams' first listing so search and calls see their tools."""
+        if self.prepare is not None:
+            await self.prepare()
 
     def listed(self, revealed: Iterable[str] = ()) -> list[ToolSpec]:
         """The tools ``tools/list`` shows: what the mode promises plus what was revealed."""
