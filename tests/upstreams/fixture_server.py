@@ -5,8 +5,9 @@ misbehave at start-up, change its tool list, or publish a thousand tools.
                                               [--marks DIR]
 
 ``--start``: ``exit`` exits at once; ``garbage`` prints non-JSON on stdout and never answers;
-``silent`` reads stdin and never answers ``initialize``. ``--marks`` is a folder where the slow
-tool leaves ``cancelled-<seconds>`` when the client cancels it (``notifications/cancelled``).
+``silent`` reads stdin and never answers ``initialize``. ``--marks`` is a folder where the server leaves
+evidence: ``cancelled-<seconds>`` when a slow call is cancelled (``notifications/cancelled``),
+``max-inflight`` (the most slow calls running at once), and a line in ``listed`` per tools/list.
 It imports nothing from deepr_mcp: it is an upstream, not part of the server under test.
 """
 
@@ -92,7 +93,12 @@ def build(args: argparse.Namespace) -> Server[Any]:
     tools = base_tools() + synthetic(args.tools)
     marks = Path(args.marks) if args.marks else None
 
+    inflight = {"now": 0, "max": 0}
+
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        if marks is not None:  # one line per tools/list request, to count them
+            with (marks / "listed").open("a") as fh:
+                fh.write("tools/list\n")
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -107,12 +113,18 @@ def build(args: argparse.Namespace) -> Server[Any]:
             )
         if name == "slow":
             seconds = float(arguments.get("seconds", 1))
+            inflight["now"] += 1
+            inflight["max"] = max(inflight["max"], inflight["now"])
+            if marks is not None:
+                (marks / "max-inflight").write_text(str(inflight["max"]))
             try:
                 await anyio.sleep(seconds)
             except anyio.get_cancelled_exc_class():
                 if marks is not None:
                     (marks / f"cancelled-{seconds:g}").write_text(str(time.time()))
                 raise
+            finally:
+                inflight["now"] -= 1
             return types.CallToolResult(content=[types.TextContent(text=f"slept {seconds:g} s")])
         if name == "crash":
             os._exit(3)
