@@ -321,6 +321,8 @@ def _explain(exc: BaseException | None) -> str:
         return "the session ended before initialize completed"
     if isinstance(exc, FileNotFoundError):
         return f"command not found ({exc.filename or exc})"
+    if isinstance(exc, MCPError) and exc.error.code == CONNECTION_CLOSED:
+        return "the server closed the connection before answering initialize (did it exit?)"
     if isinstance(exc, MCPError):
         return f"{exc.error.message} (code {exc.error.code})"
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
