@@ -40,6 +40,7 @@ from deepr_mcp.sandbox import SandboxManager
 from deepr_mcp.tools import all_tools
 from deepr_mcp.tools.context import ToolServices
 from deepr_mcp.upstreams.pool import Upstreams
+from deepr_mcp.upstreams.research_source import make_sources
 
 Lifecycle = Literal["new", "open", "closed"]
 
@@ -151,11 +152,12 @@ class Root:
         )
         if self.settings.upstreams:
             self.gateway.prepare = self.upstreams.prepare
+        self.sources = make_sources(self.settings.research.sources, self.upstreams)
 
     async def _open_jobs(self, stack: AsyncExitStack, spawn: Spawn, web_http: aiohttp.ClientSession | None) -> None:
         """The job manager (it resumes unfinished campaigns on entry), its use cases and the handlers' views."""
         settings = self.settings
-        self.engines = Engines(settings, self.http, self.corpus, self.sandboxes)
+        self.engines = Engines(settings, self.http, self.corpus, self.sandboxes, sources=self.sources)
         self.connections = ConnectionRegistry()
         elicitation = ElicitationHandler(
             self.connections.get,

@@ -10,12 +10,12 @@ upstream's own names) and are published as ``prefix`` + name, ``prefix`` default
 from __future__ import annotations
 
 import fnmatch
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-__all__ = ["UpstreamList", "UpstreamSettings", "UpstreamTransport"]
+__all__ = ["ResearchSourceSettings", "UpstreamList", "UpstreamSettings", "UpstreamTransport"]
 
 UpstreamTransport = Literal["auto", "stdio", "http", "sse"]
 
@@ -111,3 +111,16 @@ def _unique_names(upstreams: list[UpstreamSettings]) -> list[UpstreamSettings]:
 
 UpstreamList = Annotated[list[UpstreamSettings], AfterValidator(_unique_names)]
 """The ``[[upstreams]]`` array of the config file, names unique."""
+
+
+class ResearchSourceSettings(BaseModel):
+    """``[[research.sources]]``: an upstream tool a campaign asks beside the corpus, once per sub-question."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    upstream: str = Field(pattern=NAME_PATTERN, description="The [[upstreams]] name")
+    tool: str = Field(min_length=1, max_length=128, description="The upstream's own tool name (no prefix)")
+    query_arg: str = Field("query", min_length=1, max_length=64, description="The argument the question goes in")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="Fixed extra arguments for every call")
+    limit: int = Field(5, ge=1, le=50, description="Passages kept per sub-question")
+    cost_per_call: float = Field(0.0, ge=0, description="Dollars one call costs, counted in the campaign's spend")

@@ -14,6 +14,7 @@ It imports nothing from deepr_mcp: it is an upstream, not part of the server und
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -62,6 +63,11 @@ def base_tools() -> list[types.Tool]:
             input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
         ),
         types.Tool(
+            name="search",
+            description="Search the fixture's archive; answers a results list of title, url and snippet.",
+            input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+        ),
+        types.Tool(
             name="corpus_search",
             description="Search this upstream's own documents (its name collides with deepr's local tool).",
             input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
@@ -72,6 +78,28 @@ def base_tools() -> list[types.Tool]:
             input_schema={"type": "object"},
         ),
     ]
+
+
+ARCHIVE = [
+    {
+        "title": "Whitehouse and the 2,000 volts",
+        "url": "https://archive.example/1858/whitehouse",
+        "snippet": "The first transatlantic telegraph cable failed in 1858 after Wildman Whitehouse applied about "
+        "2,000 volts to the cable to speed up signalling, which broke down its insulation within weeks.",
+    },
+    {
+        "title": "Gutta-percha insulation of the 1858 cable",
+        "url": "https://archive.example/1858/insulation",
+        "snippet": "The 1858 transatlantic cable's gutta-percha insulation was applied unevenly, so the copper "
+        "conductor sat off centre and the insulation had weak spots that later failed.",
+    },
+    {
+        "title": "Valentia Island weather",
+        "url": "https://archive.example/valentia/weather",
+        "snippet": "Rainfall records kept on Valentia Island in the nineteenth century.",
+    },
+]
+"""The fixture's ``search`` archive: items shaped as search tools return them (title, url, snippet)."""
 
 
 def synthetic(count: int) -> list[types.Tool]:
@@ -126,6 +154,13 @@ def build(args: argparse.Namespace) -> Server[Any]:
             finally:
                 inflight["now"] -= 1
             return types.CallToolResult(content=[types.TextContent(text=f"slept {seconds:g} s")])
+        if name == "search":
+            words = {w.strip("?.,").lower() for w in str(arguments.get("query", "")).split() if len(w) > 3}
+            hits = [d for d in ARCHIVE if words & set(f"{d['title']} {d['snippet']}".lower().replace(",", "").split())]
+            results = {"results": hits}
+            return types.CallToolResult(
+                content=[types.TextContent(text=json.dumps(results))], structured_content=results
+            )
         if name == "crash":
             os._exit(3)
         if name == "fail":
