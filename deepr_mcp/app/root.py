@@ -159,6 +159,8 @@ class Root:
         settings = self.settings
         self.engines = Engines(settings, self.http, self.corpus, self.sandboxes, sources=self.sources)
         self.connections = ConnectionRegistry()
+        # An upstream's tools changed: clients that re-read tools/list (full and search modes) are told.
+        self.upstreams.on_change = lambda: spawn(self.connections.broadcast, "notifications/tools/list_changed")
         elicitation = ElicitationHandler(
             self.connections.get,
             lambda uri: [s.connection_id for s in self.notifier.subscribers_of(uri)],

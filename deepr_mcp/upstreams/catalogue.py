@@ -75,6 +75,10 @@ class UpstreamCatalogue:
         """Upstream tool name -> why it is left out (denied, or its name is taken)."""
         self.synced = False
         """Whether a live listing has been applied (not just the cache)."""
+        self.changed = False
+        """Whether the last sync changed what is published."""
+        self.signature = ""
+        """A digest of the published tools as listed, to tell a real change from a re-listing."""
 
     def load_cache(self) -> int:
         """Register the last listing kept on disk; returns how many tools it held."""
@@ -92,12 +96,18 @@ class UpstreamCatalogue:
     async def sync(self) -> list[str]:
         """List the upstream's tools now and bring the registry in step; returns the published names."""
         tools = await self.connection.list_tools()
-        self.apply(tools)
+        self.changed = self.apply(tools)
         self.synced = True
         self._save(tools)
         return sorted(self.published)
 
-    def apply(self, tools: list[types.Tool]) -> None:
+    def apply(self, tools: list[types.Tool]) -> bool:
+        """Register ``tools`` in place of the previous ones; ``True`` when what is published changed."""
+        taken = [
+            t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools if self.settings.takes(t.name)
+        ]
+        signature = hashlib.sha256(json.dumps(taken, sort_keys=True).encode()).hexdigest()
+        changed, self.signature = signature != self.signature, signature
         specs: list[ToolSpec] = []
         published: dict[str, str] = {}
         self.skipped = {}
@@ -120,6 +130,7 @@ class UpstreamCatalogue:
             self.registry.unregister(gone)
         self.registry.register_many(specs)
         self.published = published
+        return changed
 
     def _spec(self, name: str, tool: types.Tool) -> ToolSpec:
         connection, original = self.connection, tool.name
@@ -149,6 +160,8 @@ class UpstreamCatalogue:
             annotations=annotations,
             output_schema=dict(tool.output_schema) if tool.output_schema is not None else None,
             upstream=self.settings.name,
+            scope=self.settings.scope,
+            ownership="none",
         )
 
     def _save(self, tools: list[types.Tool]) -> None:

@@ -10,6 +10,7 @@ One upstream's failure never reaches another: each has its own session, breaker 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -43,6 +44,8 @@ class Upstreams:
         self._first: dict[str, anyio.Event] | None = None
         self._syncing: set[str] = set()
         self._dirty: set[str] = set()
+        self.on_change: Callable[[], None] | None = None
+        """Called after a sync changed the published tools (the root tells connected clients)."""
 
     async def __aenter__(self) -> Upstreams:
         self._tg = anyio.create_task_group()
@@ -108,6 +111,8 @@ class Upstreams:
                 try:
                     published = await self.catalogues[name].sync()
                     logger.info("upstream %s: %d tools published", name, len(published))
+                    if self.catalogues[name].changed and self.on_change is not None:
+                        self.on_change()
                 except DeeprError as exc:
                     logger.warning("upstream %s: listing failed: %s", name, exc.message)
                 if name not in self._dirty:

@@ -45,6 +45,9 @@ class UpstreamSettings(BaseModel):
     max_concurrency: int = Field(8, ge=1, le=1024, description="Calls in flight at once; more wait their turn")
     failure_threshold: int = Field(5, ge=1, le=1000, description="Consecutive failures that open the breaker")
     breaker_reset_s: float = Field(30.0, gt=0, le=3600, description="How long an open breaker refuses calls")
+    scope: Literal["read", "research", "approve", "admin"] = Field(
+        "research", description="The scope a caller needs to run this upstream's tools"
+    )
     max_result_bytes: int = Field(
         16 * 1024 * 1024, ge=1024, description="A tool result larger than this (as JSON) is refused, not passed on"
     )

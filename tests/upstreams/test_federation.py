@@ -20,16 +20,25 @@ from mcp import Client
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import ERAS, fixture_upstream, structured, text_of
+from tests.support import (
+    ERAS,
+    Recorder,
+    as_principal,
+    attempt,
+    fixture_upstream,
+    principal_server,
+    structured,
+    text_of,
+)
 
 
 @asynccontextmanager
 async def federated(
-    data_dir: Path, *upstreams: dict[str, Any], era: str = "legacy", mode: str = "proxy"
+    data_dir: Path, *upstreams: dict[str, Any], era: str = "legacy", mode: str = "proxy", handler: Any = None
 ) -> AsyncIterator[tuple[Client, Root]]:
     settings = Settings(data_dir=data_dir, gateway={"mode": mode}, upstreams=list(upstreams))
     async with Root(settings) as root:
-        async with Client(build_server(root), mode=ERAS[era]) as client:
+        async with Client(build_server(root), mode=ERAS[era], message_handler=handler) as client:
             yield client, root
 
 
@@ -99,7 +108,8 @@ async def test_timeout_cancels_upstream_breaker_opens_other_upstream_unaffected(
 
 
 async def test_crash_reconnects_and_list_changed_resyncs(empty_data_dir: Path) -> None:
-    async with federated(empty_data_dir, fixture_upstream()) as (client, root):
+    recorder = Recorder()
+    async with federated(empty_data_dir, fixture_upstream(), mode="full", handler=recorder) as (client, root):
         crashed = await client.call_tool("fx_crash", {})
         assert crashed.is_error and "the connection closed during crash" in text_of(crashed)
 
@@ -109,6 +119,9 @@ async def test_crash_reconnects_and_list_changed_resyncs(empty_data_dir: Path) -
         added = await client.call_tool("fx_add_tool", {"name": "freshly_added"})
         assert not added.is_error
         await until(lambda: "fx_freshly_added" in root.registry, "list_changed brought the new tool in")
+        with anyio.fail_after(30):  # and deepr told its own client, which re-reads the list
+            await recorder.wait_for(lambda r: r.saw("notifications/tools/list_changed"))
+        assert "fx_freshly_added" in {t.name for t in (await client.list_tools()).tools}
         hit = structured(await client.call_tool("tool_search", {"query": "freshly added"}))["hits"][0]
         assert hit["name"] == "fx_freshly_added"
         ran = await client.call_tool("fx_freshly_added", {})
@@ -183,3 +196,16 @@ async def test_a_colliding_name_stays_local(empty_data_dir: Path) -> None:
         assert "already a local tool's name" in root.upstreams.catalogues["fx"].skipped["corpus_search"]
         result = await client.call_tool("corpus_search", {"query": "cable"})
         assert "corpus_search: " not in text_of(result)  # not the upstream's answer
+
+
+async def test_upstream_tools_need_the_scope_their_upstream_sets(empty_data_dir: Path) -> None:
+    upstreams = [fixture_upstream("fx", scope="read"), fixture_upstream("guarded")]
+    async with principal_server(empty_data_dir, upstreams=upstreams) as (_, base):
+        async with as_principal(base, "reader") as reader:
+            ok, text = await attempt(reader, "fx_echo", {"text": "read is enough"})
+            assert ok, text
+            ok, text = await attempt(reader, "guarded_echo", {"text": "needs research"})
+            assert not ok and "needs scope 'research'" in text
+        async with as_principal(base, "researcher") as researcher:
+            ok, text = await attempt(researcher, "guarded_echo", {"text": "fine"})
+            assert ok, text
