@@ -38,7 +38,7 @@ def add_upstreams_parser(sub: Any) -> None:
 def describe(upstream: UpstreamSettings) -> dict[str, Any]:
     return {
         "name": upstream.name,
-        "transport": upstream.kind,
+        "transport": upstream.kind + ("+sse" if upstream.sse_fallback else ""),
         "endpoint": upstream.where(),
         "prefix": upstream.tool_prefix,
         "allow": upstream.allow,

@@ -22,7 +22,7 @@ import anyio.abc
 import mcp_types as types
 from mcp.client import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, METHOD_NOT_FOUND
 
 from deepr_mcp import __version__
 from deepr_mcp.errors import DeeprError
@@ -71,6 +71,8 @@ class UpstreamConnection:
         self.on_tools_changed: Callable[[], None] | None = None
         """Called when the upstream says its tool list changed (the catalogue re-syncs)."""
         self.server_info: types.Implementation | None = None
+        self.kind = settings.kind
+        """The transport in use: ``sse`` once an ``auto`` url fell back to it."""
         self._tg = task_group
         self._clock = clock
         self._stderr = StderrLog(log_dir, settings.name)
@@ -100,7 +102,7 @@ class UpstreamConnection:
         return self.state
 
     def _unavailable(self, why: str) -> UpstreamUnavailable:
-        where = f"{self.settings.kind} {self.settings.where()}"
+        where = f"{self.kind} {self.settings.where()}"
         return UpstreamUnavailable(f"upstream {self.name!r} ({where}) is unavailable: {why}")
 
     # -- the session -------------------------------------------------------------------------
@@ -122,6 +124,33 @@ class UpstreamConnection:
     async def _connect(self) -> Client:
         self.state = "connecting"
         offset = self._stderr.offset()
+        opened = await self._open(self.kind)
+        if isinstance(opened, BaseException) and self.kind == "http" and self.settings.sse_fallback:
+            if isinstance(opened, MCPError) and opened.error.code in (METHOD_NOT_FOUND, INTERNAL_ERROR):
+                logger.info("upstream %s: streamable HTTP refused (%s); trying legacy SSE", self.name, _explain(opened))
+                first = opened
+                opened = await self._open("sse")
+                if isinstance(opened, BaseException):
+                    why = f"streamable HTTP: {_explain(first)}; legacy SSE: {_explain(opened)}"
+                    raise self._connect_failed(why)
+                self.kind = "sse"
+        if not isinstance(opened, tuple):
+            said = self._stderr.tail_since(offset)
+            why = _explain(opened) if opened is not None else self._no_answer()
+            raise self._connect_failed(why + (f"; its stderr: {said}" if said else ""))
+        client, stop = opened
+        self._client, self._stop = client, stop
+        self.server_info = client.server_info
+        self.state = "ready"
+        self._failed_connects = 0
+        self._invalidate_tools()
+        return client
+
+    def _no_answer(self) -> str:
+        return f"no answer to initialize within {self.settings.connect_timeout_s:g} s"
+
+    async def _open(self, kind: str) -> tuple[Client, anyio.Event] | BaseException | None:
+        """One attempt: the session and its stop event, the exception it failed with, or ``None`` on timeout."""
         ready = anyio.Event()
         stop = anyio.Event()
         scope = anyio.CancelScope()
@@ -132,17 +161,17 @@ class UpstreamConnection:
             if self._no_owner.is_set():
                 self._no_owner = anyio.Event()
             try:
-                await session(scope)
+                await session()
             finally:
                 self.owners -= 1
                 if self.owners == 0:
                     self._no_owner.set()
 
-        async def session(scope: anyio.CancelScope) -> None:
+        async def session() -> None:
             with scope:
                 try:
                     async with Client(
-                        open_transport(self.settings, self._stderr.open()),
+                        open_transport(self.settings, self._stderr.open(), kind),
                         mode="legacy",
                         cache=None,
                         message_handler=self._on_message,
@@ -158,23 +187,15 @@ class UpstreamConnection:
                 self._lost("the session ended")
 
         self._tg.start_soon(owner, name=f"upstream {self.name}")
-        with anyio.move_on_after(self.settings.connect_timeout_s) as waited:
+        with anyio.move_on_after(self.settings.connect_timeout_s):
             await ready.wait()
-        client = box.get("client")
-        if client is None:
-            scope.cancel()
-            if waited.cancelled_caught:
-                why = f"no answer to initialize within {self.settings.connect_timeout_s:g} s"
-            else:
-                why = _explain(box.get("error"))
-            said = self._stderr.tail_since(offset)
-            raise self._connect_failed(why + (f"; its stderr: {said}" if said else ""))
-        self._client, self._stop = client, stop
-        self.server_info = client.server_info
-        self.state = "ready"
-        self._failed_connects = 0
-        self._invalidate_tools()
-        return client
+        if box.get("client") is not None:
+            return box["client"], stop
+        scope.cancel()
+        error = box.get("error")
+        while isinstance(error, BaseExceptionGroup) and error.exceptions:
+            error = error.exceptions[0]
+        return error
 
     def _connect_failed(self, why: str) -> UpstreamUnavailable:
         self._failed_connects += 1

@@ -136,15 +136,15 @@ class Upstreams:
         """Connect and list now; what a person needs to see whether the upstream works."""
         connection = self.connection(name)
         catalogue = self.catalogues[name]
-        report: dict[str, Any] = {"name": name, "transport": connection.settings.kind}
-        report["endpoint"] = connection.settings.where()
+        report: dict[str, Any] = {"name": name, "endpoint": connection.settings.where()}
         try:
             published = await catalogue.sync()
         except DeeprError as exc:
-            report.update(ok=False, state=connection.describe(), error=exc.message)
+            report.update(transport=connection.kind, ok=False, state=connection.describe(), error=exc.message)
             return report
         info = connection.server_info
         report.update(
+            transport=connection.kind,
             ok=True,
             state=connection.describe(),
             server=f"{info.name} {info.version}" if info is not None else None,

@@ -1,8 +1,9 @@
 """One ``[[upstreams]]`` entry: how to reach a federated MCP server and how far to trust it.
 
 Either ``command`` (+ ``args``, ``env``: a stdio subprocess) or ``url`` (+ ``headers``:
-streamable HTTP, or the legacy HTTP+SSE transport when ``transport = "sse"`` or the URL's
-path ends in ``/sse``). Tool names pass ``allow`` then ``deny`` (shell globs on the
+streamable HTTP; with ``transport = "auto"`` a 4xx answer to its initialize POST falls back to
+the legacy HTTP+SSE transport, as the spec's backwards-compatibility section describes;
+``transport = "sse"`` goes there directly). Tool names pass ``allow`` then ``deny`` (shell globs on the
 upstream's own names) and are published as ``prefix`` + name, ``prefix`` defaulting to
 ``"{name}_"``.
 """
@@ -33,7 +34,7 @@ class UpstreamSettings(BaseModel):
     url: str | None = Field(None, description="HTTP: the server's MCP endpoint (http:// or https://)")
     headers: dict[str, SecretStr] = Field(default_factory=dict, description="HTTP: headers sent with every request")
     transport: UpstreamTransport = Field(
-        "auto", description="auto: stdio for command, else sse when the URL path ends in /sse, else streamable HTTP"
+        "auto", description="auto: stdio for a command; for a url, streamable HTTP, falling back to SSE on a 4xx"
     )
     allow: list[str] = Field(default_factory=lambda: ["*"], description="Tool-name globs to take (upstream names)")
     deny: list[str] = Field(default_factory=list, description="Tool-name globs to leave out (wins over allow)")
@@ -81,12 +82,15 @@ class UpstreamSettings(BaseModel):
 
     @property
     def kind(self) -> Literal["stdio", "http", "sse"]:
-        """The transport actually used."""
+        """The transport tried first (``auto`` with a url may then fall back to ``sse``)."""
         if self.command is not None:
             return "stdio"
-        if self.transport in ("http", "sse"):
-            return self.transport
-        return "sse" if urlsplit(self.url or "").path.rstrip("/").endswith("/sse") else "http"
+        return "sse" if self.transport == "sse" else "http"
+
+    @property
+    def sse_fallback(self) -> bool:
+        """Whether a 4xx answer to the streamable HTTP initialize means: try the legacy SSE transport."""
+        return self.url is not None and self.transport == "auto"
 
     @property
     def tool_prefix(self) -> str:

@@ -54,8 +54,8 @@ class StderrLog:
 
 
 @asynccontextmanager
-async def open_transport(settings: UpstreamSettings, errlog: TextIO | None) -> Any:
-    """Enter the SDK transport for ``settings``; yields its ``(read, write)`` streams."""
+async def open_transport(settings: UpstreamSettings, errlog: TextIO | None, kind: str | None = None) -> Any:
+    """Enter the SDK transport for ``settings`` (``kind`` overrides its transport); yields its streams."""
     async with AsyncExitStack() as stack:
         streams: TransportStreams
         if settings.command is not None:
@@ -70,7 +70,7 @@ async def open_transport(settings: UpstreamSettings, errlog: TextIO | None) -> A
         else:
             headers = {k: v.get_secret_value() for k, v in settings.headers.items()}
             url = settings.url or ""
-            if settings.kind == "sse":
+            if (kind or settings.kind) == "sse":
                 streams = await stack.enter_async_context(sse_client(url, headers=headers, timeout=settings.timeout_s))
             else:
                 timeout = httpx2.Timeout(settings.timeout_s, read=max(300.0, settings.timeout_s))

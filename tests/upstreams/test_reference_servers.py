@@ -57,18 +57,26 @@ async def test_everything_over_stdio(era: str, empty_data_dir: Path) -> None:
         assert wrong.is_error and "invalid arguments for every_get-sum" in text_of(wrong)
 
 
-@pytest.mark.parametrize(("transport", "path", "kind"), [("streamableHttp", "/mcp", "http"), ("sse", "/sse", "sse")])
-async def test_everything_over_http(transport: str, path: str, kind: str, empty_data_dir: Path) -> None:
+@pytest.mark.parametrize(
+    ("served", "path", "setting", "used"),
+    [
+        ("streamableHttp", "/mcp", "auto", "http"),
+        ("sse", "/sse", "auto", "sse"),  # streamable HTTP answered 404: fell back to legacy SSE
+        ("sse", "/sse", "sse", "sse"),
+    ],
+)
+async def test_everything_over_http(served: str, path: str, setting: str, used: str, empty_data_dir: Path) -> None:
     script = npm_server_or_skip("server-everything")
-    async with node_http_server(script, transport) as base:
-        upstream = {"name": "every", "url": base + path}
-        async with federated(empty_data_dir, upstream) as client:
+    async with node_http_server(script, served) as base:
+        upstream = {"name": "every", "url": base + path, "transport": setting}
+        settings = Settings(data_dir=empty_data_dir, gateway={"mode": "full"}, upstreams=[upstream])
+        async with Root(settings) as root, Client(build_server(root), mode="legacy") as client:
             summed = await client.call_tool("every_get-sum", {"a": 2, "b": 40})
             assert not summed.is_error, text_of(summed)
             assert text_of(summed) == "The sum of 2 and 40 is 42."
             found = structured(await client.call_tool("tool_search", {"query": "sum of two numbers"}))
             assert found["hits"][0]["name"] == "every_get-sum"
-    assert Settings(upstreams=[upstream]).upstreams[0].kind == kind
+            assert root.upstreams.connections["every"].kind == used
 
 
 async def test_filesystem_over_stdio(empty_data_dir: Path, tmp_path: Path) -> None:

@@ -18,10 +18,12 @@ def test_toml_upstreams_and_their_defaults(tmp_path: Path) -> None:
     toml.write_text(
         '[[upstreams]]\nname = "docs"\ncommand = "docs-server"\nargs = ["--stdio"]\n'
         '[[upstreams]]\nname = "remote"\nurl = "http://127.0.0.1:9/mcp"\nheaders = {Authorization = "Bearer s3cret"}\n'
-        '[[upstreams]]\nname = "old"\nurl = "http://127.0.0.1:9/sse"\nallow = ["get_*"]\ndeny = ["get_secret"]\n'
+        '[[upstreams]]\nname = "old"\nurl = "http://127.0.0.1:9/events"\ntransport = "sse"\n'
+        'allow = ["get_*"]\ndeny = ["get_secret"]\n'
     )
     docs, remote, old = load_settings(toml).upstreams
     assert (docs.kind, remote.kind, old.kind) == ("stdio", "http", "sse")
+    assert (docs.sse_fallback, remote.sse_fallback, old.sse_fallback) == (False, True, False)
     assert (docs.tool_prefix, docs.timeout_s, docs.max_concurrency) == ("docs_", 30.0, 8)
     assert old.takes("get_page") and not old.takes("get_secret") and not old.takes("put_page")
     assert "s3cret" not in str(load_settings(toml).public_dict())
