@@ -28,6 +28,7 @@ from deepr_mcp import __version__
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.upstreams.breaker import CircuitBreaker
 from deepr_mcp.upstreams.settings import UpstreamSettings
+from deepr_mcp.upstreams.stdio import OVERSIZED
 from deepr_mcp.upstreams.transport import StderrLog, open_transport
 
 __all__ = ["ConnectionState", "UpstreamConnection", "UpstreamError", "UpstreamUnavailable"]
@@ -326,6 +327,9 @@ class UpstreamConnection:
         if exc.error.code == CONNECTION_CLOSED:
             self._lost(f"the connection closed during {what}")
             return self._call_failed(f"the connection closed during {what}; it is reopened on the next call")
+        if exc.error.code == OVERSIZED:  # the upstream answered, too much to read
+            self.breaker.success()
+            return UpstreamError(f"upstream {self.name!r} tool {what}: {exc.error.message}; ask for less")
         if not -32099 <= exc.error.code <= -32000:  # an answer, not the SDK's transport errors
             self.breaker.success()
             return UpstreamError(

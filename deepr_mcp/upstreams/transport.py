@@ -7,6 +7,7 @@ start-up can be explained by its own last words.
 
 from __future__ import annotations
 
+import sys
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any, TextIO
@@ -14,11 +15,12 @@ from typing import Any, TextIO
 import httpx2
 from mcp.client._transport import TransportStreams
 from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from deepr_mcp.upstreams.settings import UpstreamSettings
+from deepr_mcp.upstreams.stdio import bounded_stdio_client
 
 __all__ = ["StderrLog", "open_transport"]
 
@@ -64,9 +66,8 @@ async def open_transport(settings: UpstreamSettings, errlog: TextIO | None, kind
             )
             if errlog is not None:
                 stack.callback(errlog.close)
-                streams = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-            else:
-                streams = await stack.enter_async_context(stdio_client(params))
+            max_line = 2 * settings.max_result_bytes + 1024 * 1024  # JSON escaping can double a text's length
+            streams = await stack.enter_async_context(bounded_stdio_client(params, errlog or sys.stderr, max_line))
         else:
             headers = {k: v.get_secret_value() for k, v in settings.headers.items()}
             url = settings.url or ""

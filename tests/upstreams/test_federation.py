@@ -162,14 +162,33 @@ async def test_tools_list_is_coalesced_and_cached_until_list_changed(empty_data_
         assert listings() == 2  # cached
 
 
-async def test_huge_result_is_refused_and_the_server_keeps_serving(empty_data_dir: Path) -> None:
+async def test_a_result_over_max_result_bytes_is_refused(empty_data_dir: Path) -> None:
     upstream = fixture_upstream("fx", max_result_bytes=1_000_000)
     async with federated(empty_data_dir, upstream) as (client, _):
-        huge = await client.call_tool("fx_huge", {"megabytes": 20})
-        assert huge.is_error
-        assert "returned about 20,971,520 bytes, over this upstream's max_result_bytes (1,000,000)" in text_of(huge)
+        big = await client.call_tool("fx_huge", {"megabytes": 1.5})
+        assert big.is_error
+        assert "returned about 1,572,864 bytes, over this upstream's max_result_bytes (1,000,000)" in text_of(big)
         fine = await client.call_tool("fx_echo", {"text": "after"})
         assert structured(fine) == {"echo": "after"}
+
+
+async def test_a_100_mb_result_is_dropped_unread_while_others_are_served(empty_data_dir: Path) -> None:
+    async with federated(empty_data_dir, fixture_upstream("fx"), fixture_upstream("other")) as (client, _):
+        await client.call_tool("tool_search", {"query": "echo"})  # both sessions open
+        answers: dict[str, types.CallToolResult] = {}
+
+        async def huge() -> None:
+            answers["huge"] = await client.call_tool("fx_huge", {"megabytes": 100})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(huge)
+            for i in range(5):  # served while the 100 MB line streams in
+                echoed = await client.call_tool("other_echo", {"text": f"meanwhile {i}"})
+                assert structured(echoed) == {"echo": f"meanwhile {i}"}
+        message = text_of(answers["huge"])
+        assert answers["huge"].is_error and "upstream 'fx' tool huge: the upstream's answer was over" in message
+        assert "deepr dropped it unread; ask for less" in message
+        assert structured(await client.call_tool("fx_echo", {"text": "fx too"})) == {"echo": "fx too"}
 
 
 async def test_a_down_upstream_stays_searchable_and_says_why(empty_data_dir: Path) -> None:

@@ -11,6 +11,7 @@ from deepr_mcp.errors import InvalidInput
 from deepr_mcp.upstreams.breaker import CircuitBreaker
 from deepr_mcp.upstreams.catalogue import published_name
 from deepr_mcp.upstreams.settings import UpstreamSettings
+from deepr_mcp.upstreams.stdio import request_id
 
 
 def test_toml_upstreams_and_their_defaults(tmp_path: Path) -> None:
@@ -81,3 +82,9 @@ def test_breaker_opens_refuses_then_lets_one_trial_through() -> None:
     assert breaker.refusal() is None
     breaker.success()
     assert breaker.state == "closed" and breaker.failures == 0
+
+
+def test_the_id_of_an_oversized_message_is_read_from_either_end() -> None:
+    assert request_id('{"jsonrpc":"2.0","id":7,"result":{"content":[{"text":"xxx', "") == 7
+    assert request_id('{"result":{"content":[{"text":"x', 'xx"}]},"jsonrpc":"2.0","id":"req-9"}') == "req-9"
+    assert request_id('{"result":{"content":[{"text":"x', 'xxxx"}]}}') is None
