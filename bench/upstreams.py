@@ -93,7 +93,7 @@ async def protocol_timings(data_dir: Path, tools: int, rounds: int) -> dict[str,
     return timings
 
 
-async def run(tools: int, rounds: int) -> None:
+async def run(tools: int, rounds: int, loop: str = "asyncio") -> None:
     with tempfile.TemporaryDirectory(prefix="deepr-bench-upstreams-") as tmp:
         first, full, count = await footprint(Path(tmp) / "footprint", tools)
         timings = await protocol_timings(Path(tmp) / "timings", tools, rounds)
@@ -112,15 +112,19 @@ async def run(tools: int, rounds: int) -> None:
     local = statistics.median(timings["local"])
     print(f"| of which the client->deepr hop (a local tool, server_info, via tool_call), p50 ms | {local:.2f} |")
     print(f"| added by federation itself (added - hop), p50 ms | {via - direct - local:.2f} |")
-    print(f"\n{rounds} searches and {rounds} call pairs (interleaved), loopback stdio, in-process deepr client.")
+    print(
+        f"\n{rounds} searches and {rounds} call pairs (interleaved), loopback stdio, in-process deepr client, {loop}."
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--upstream", type=int, default=1000, metavar="N", help="tools in the synthetic upstream")
     parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--uvloop", action="store_true", help="run on uvloop (what `serve` uses when installed)")
     args = parser.parse_args()
-    anyio.run(run, args.upstream, args.rounds)
+    loop = "uvloop" if args.uvloop else "asyncio"
+    anyio.run(run, args.upstream, args.rounds, loop, backend_options={"use_uvloop": args.uvloop})
 
 
 if __name__ == "__main__":
