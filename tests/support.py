@@ -927,9 +927,9 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def node_http_server(script: Path, transport: str) -> AsyncIterator[str]:
+async def node_http_server(script: Path, transport: str, port: int | None = None) -> AsyncIterator[str]:
     """An npm reference server over ``streamableHttp`` or ``sse`` on a loopback port; yields its base URL."""
-    port = free_port()
+    port = port or free_port()
     env = {**os.environ, "PORT": str(port)}
     cmd = [shutil.which("node") or "node", "--require", str(LOOPBACK_JS), str(script), transport]
     proc = await anyio.open_process(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)

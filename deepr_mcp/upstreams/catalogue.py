@@ -22,7 +22,8 @@ import mcp_types as types
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.gateway.spec import ToolSpec
-from deepr_mcp.upstreams.connection import UpstreamConnection, UpstreamError
+from deepr_mcp.upstreams.connection import UpstreamConnection
+from deepr_mcp.upstreams.errors import UpstreamError
 
 __all__ = ["UpstreamCatalogue", "published_name", "result_size"]
 
@@ -135,9 +136,11 @@ class UpstreamCatalogue:
     def _spec(self, name: str, tool: types.Tool) -> ToolSpec:
         connection, original = self.connection, tool.name
         limit = self.settings.max_result_bytes
+        hints = tool.annotations
+        retry_safe = bool(hints and (hints.read_only_hint or hints.idempotent_hint))
 
         async def handler(ctx: Any, arguments: dict[str, Any]) -> ToolOutcome:
-            result = await connection.call_tool(original, arguments)
+            result = await connection.call_tool(original, arguments, retry_safe=retry_safe)
             size = result_size(result)
             if size > limit:
                 raise UpstreamError(

@@ -13,25 +13,26 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anyio
 import anyio.abc
 import mcp_types as types
 from mcp.client import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, METHOD_NOT_FOUND
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND
 
 from deepr_mcp import __version__
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.upstreams.breaker import CircuitBreaker
+from deepr_mcp.upstreams.errors import UpstreamError, UpstreamUnavailable, explain
 from deepr_mcp.upstreams.settings import UpstreamSettings
 from deepr_mcp.upstreams.stdio import OVERSIZED
 from deepr_mcp.upstreams.transport import StderrLog, open_transport
 
-__all__ = ["ConnectionState", "UpstreamConnection", "UpstreamError", "UpstreamUnavailable"]
+__all__ = ["ConnectionState", "UpstreamConnection"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,18 +40,7 @@ ConnectionState = Literal["idle", "connecting", "ready", "down", "closed"]
 BACKOFF_FIRST_S = 1.0
 BACKOFF_MAX_S = 60.0
 MAX_LIST_PAGES = 100
-
-
-class UpstreamUnavailable(DeeprError):
-    """The upstream cannot be reached now (down, timed out, breaker open); the message names it and why."""
-
-    code = "upstream_unavailable"
-
-
-class UpstreamError(DeeprError):
-    """The upstream answered, with a protocol error or an unusable result."""
-
-    code = "upstream_error"
+T = TypeVar("T")
 
 
 class UpstreamConnection:
@@ -128,23 +118,23 @@ class UpstreamConnection:
         opened = await self._open(self.kind)
         if isinstance(opened, BaseException) and self.kind == "http" and self.settings.sse_fallback:
             if isinstance(opened, MCPError) and opened.error.code in (METHOD_NOT_FOUND, INTERNAL_ERROR):
-                logger.info("upstream %s: streamable HTTP refused (%s); trying legacy SSE", self.name, _explain(opened))
+                logger.info("upstream %s: streamable HTTP refused (%s); trying legacy SSE", self.name, explain(opened))
                 first = opened
                 opened = await self._open("sse")
                 if isinstance(opened, BaseException):
-                    why = f"streamable HTTP: {_explain(first)}; legacy SSE: {_explain(opened)}"
+                    why = f"streamable HTTP: {explain(first)}; legacy SSE: {explain(opened)}"
                     raise self._connect_failed(why)
                 self.kind = "sse"
         if not isinstance(opened, tuple):
             said = self._stderr.tail_since(offset)
-            why = _explain(opened) if opened is not None else self._no_answer()
+            why = explain(opened) if opened is not None else self._no_answer()
             raise self._connect_failed(why + (f"; its stderr: {said}" if said else ""))
         client, stop = opened
         self._client, self._stop = client, stop
         self.server_info = client.server_info
         self.state = "ready"
         self._failed_connects = 0
-        self._invalidate_tools()
+        self._tools = None  # a new session may list other tools (no epoch bump: the fetch that connected is fresh)
         return client
 
     def _no_answer(self) -> str:
@@ -225,7 +215,7 @@ class UpstreamConnection:
             if self.on_tools_changed is not None:
                 self.on_tools_changed()
         elif isinstance(message, Exception):
-            logger.warning("upstream %s sent something unreadable: %s", self.name, _explain(message))
+            logger.warning("upstream %s sent something unreadable: %s", self.name, explain(message))
 
     async def left(self) -> None:
         """Wait until no owner task is inside a session (after ``close``)."""
@@ -277,17 +267,8 @@ class UpstreamConnection:
         refusal = self.breaker.refusal()
         if refusal is not None:
             raise self._unavailable(refusal)
-        client = await self.client()
-        tools: list[types.Tool] = []
-        cursor: str | None = None
         try:
-            with anyio.fail_after(self.settings.timeout_s):
-                for _ in range(MAX_LIST_PAGES):
-                    page = await client.session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
-                    tools.extend(page.tools)
-                    cursor = page.next_cursor
-                    if not cursor:
-                        break
+            tools = await self._retrying(self._list_pages, retry_safe=True)
         except TimeoutError:
             raise self._call_failed(f"tools/list timed out after {self.settings.timeout_s:g} s") from None
         except MCPError as exc:
@@ -295,18 +276,65 @@ class UpstreamConnection:
         self.breaker.success()
         return tools
 
+    async def _list_pages(self, client: Client) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        for _ in range(MAX_LIST_PAGES):
+            page = await client.session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _retrying(self, request: Callable[[Client], Awaitable[T]], *, retry_safe: bool) -> T:
+        """``request`` on the session; if an HTTP upstream no longer knows the session (it restarted, or
+        expired it), the session is dropped and, when a second attempt cannot do harm, tried once more."""
+        client = await self.client()  # connecting is bounded by connect_timeout_s, not by the call's timeout
+        try:
+            with anyio.fail_after(self.settings.timeout_s):
+                return await request(client)
+        except MCPError as exc:
+            if not self._session_gone(exc):
+                raise
+            self._lost("the server no longer knew this session (it restarted or expired it)")
+            if not (retry_safe or exc.error.code == INVALID_REQUEST):  # 404 "Session terminated": not run
+                raise
+        client = await self.client()
+        with anyio.fail_after(self.settings.timeout_s):
+            return await request(client)
+
+    def _session_gone(self, exc: MCPError) -> bool:
+        """The SDK's spelling of an HTTP 4xx/5xx to a request on a live HTTP session."""
+        error = exc.error
+        if self.kind == "stdio":
+            return False
+        return (error.code, error.message) in (
+            (INVALID_REQUEST, "Session terminated"),
+            (INTERNAL_ERROR, "Server returned an error response"),
+        )
+
     # -- tools/call ---------------------------------------------------------------------------
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        """Run the upstream's tool ``name``; its result comes back unchanged."""
+    async def call_tool(self, name: str, arguments: dict[str, Any], retry_safe: bool = False) -> types.CallToolResult:
+        """Run the upstream's tool ``name``; its result comes back unchanged.
+
+        ``retry_safe`` (the tool says it is read-only or idempotent): a call an HTTP upstream refused
+        because it lost the session is sent again on a new one.
+        """
         refusal = self.breaker.refusal()
         if refusal is not None:
             raise self._unavailable(refusal)
         try:
             with anyio.fail_after(self.settings.timeout_s):
-                async with self._slots:
-                    client = await self.client()
-                    result = await client.call_tool(name, arguments)
+                await self._slots.acquire()
+        except TimeoutError:
+            n = self.settings.max_concurrency
+            raise self._unavailable(
+                f"{name} waited {self.settings.timeout_s:g} s for one of its {n} call slots"
+            ) from None
+        try:
+            result = await self._retrying(lambda c: c.call_tool(name, arguments), retry_safe=retry_safe)
         except TimeoutError:
             raise self._call_failed(
                 f"{name} did not answer within {self.settings.timeout_s:g} s (cancelled upstream)"
@@ -316,6 +344,8 @@ class UpstreamConnection:
         except RuntimeError as exc:  # the SDK's output-schema check of the upstream's own result
             self.breaker.success()
             raise UpstreamError(f"upstream {self.name!r} tool {name}: {exc}") from None
+        finally:
+            self._slots.release()
         self.breaker.success()
         return result
 
@@ -327,6 +357,10 @@ class UpstreamConnection:
         if exc.error.code == CONNECTION_CLOSED:
             self._lost(f"the connection closed during {what}")
             return self._call_failed(f"the connection closed during {what}; it is reopened on the next call")
+        if self._session_gone(exc):
+            return self._call_failed(
+                f"{what}: the server refused the request at the HTTP level; a new session is opened"
+            )
         if exc.error.code == OVERSIZED:  # the upstream answered, too much to read
             self.breaker.success()
             return UpstreamError(f"upstream {self.name!r} tool {what}: {exc.error.message}; ask for less")
@@ -336,19 +370,3 @@ class UpstreamConnection:
                 f"upstream {self.name!r} answered {what} with error {exc.error.code}: {exc.error.message}"
             )
         return self._call_failed(f"{what}: {exc.error.message}")
-
-
-def _explain(exc: BaseException | None) -> str:
-    """A one-line reason from an exception (task groups wrap the real one)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if exc is None:
-        return "the session ended before initialize completed"
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found ({exc.filename or exc})"
-    if isinstance(exc, MCPError) and exc.error.code == CONNECTION_CLOSED:
-        return "the server closed the connection before answering initialize (did it exit?)"
-    if isinstance(exc, MCPError):
-        return f"{exc.error.message} (code {exc.error.code})"
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -20,7 +20,7 @@ from mcp import Client
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import ERAS, node_http_server, npm_server_or_skip, structured, text_of
+from tests.support import ERAS, free_port, node_http_server, npm_server_or_skip, structured, text_of
 
 
 @asynccontextmanager
@@ -100,3 +100,24 @@ async def test_filesystem_over_stdio(empty_data_dir: Path, tmp_path: Path) -> No
 
         denied = await client.call_tool("tool_call", {"name": "fs_write_file", "arguments": {"path": "x"}})
         assert denied.is_error and "unknown tool 'fs_write_file'" in text_of(denied)
+
+
+async def test_an_http_upstream_that_restarts_gets_a_new_session(empty_data_dir: Path) -> None:
+    script = npm_server_or_skip("server-everything")
+    port = free_port()
+    upstream = {"name": "every", "url": f"http://127.0.0.1:{port}/mcp"}
+    settings = Settings(data_dir=empty_data_dir, upstreams=[upstream])
+    async with Root(settings) as root, Client(build_server(root), mode="legacy") as client:
+        async with node_http_server(script, "streamableHttp", port):
+            assert not (await client.call_tool("every_get-sum", {"a": 1, "b": 2})).is_error
+        async with node_http_server(script, "streamableHttp", port):  # a new process: it never saw our session
+            summed = await client.call_tool("every_get-sum", {"a": 1, "b": 2})  # read-only: resent on a new session
+            assert not summed.is_error and text_of(summed) == "The sum of 1 and 2 is 3.", text_of(summed)
+        async with node_http_server(script, "streamableHttp", port):
+            toggled = await client.call_tool("every_toggle-simulated-logging", {})  # not idempotent: not resent
+            assert toggled.is_error and "refused the request at the HTTP level; a new session is opened" in text_of(
+                toggled
+            )
+            again = await client.call_tool("every_toggle-simulated-logging", {})
+            assert not again.is_error, text_of(again)
+        assert root.upstreams.connections["every"].describe() == "ready"
