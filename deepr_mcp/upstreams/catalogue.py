@@ -19,6 +19,7 @@ from typing import Any
 
 import mcp_types as types
 
+from deepr_mcp.gateway.gateway import GATEWAY_TOOL_NAMES
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.gateway.spec import ToolSpec
@@ -117,6 +118,9 @@ class UpstreamCatalogue:
                 self.skipped[tool.name] = "left out by allow/deny"
                 continue
             name = published_name(self.settings.tool_prefix, tool.name)
+            if name in GATEWAY_TOOL_NAMES:
+                self.skipped[tool.name] = f"{name!r} is the gateway's own tool; set a prefix for this upstream"
+                continue
             holder = self.registry.get(name)
             if name in published or (holder is not None and holder.upstream != self.settings.name):
                 owner = "a local tool" if holder is not None and holder.upstream is None else "another tool"

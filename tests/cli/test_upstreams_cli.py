@@ -43,6 +43,7 @@ def test_check_connects_reports_what_is_published_and_fails_on_a_dead_upstream(t
     assert "fx: ok, fixture-upstream 1.0, 8 tools published" in done.stdout
     assert "left out corpus_search: 'corpus_search' is already a local tool's name" in done.stdout
     assert "left out crash: left out by allow/deny" in done.stdout
+    assert "left out tool_search: 'tool_search' is the gateway's own tool" in done.stdout
     assert "gone: FAILED: upstream 'gone' (stdio " in done.stdout and "command not found" in done.stdout
     assert "Traceback" not in done.stderr
 

@@ -72,6 +72,7 @@ def base_tools() -> list[types.Tool]:
             description="Search this upstream's own documents (its name collides with deepr's local tool).",
             input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
         ),
+        types.Tool(name="tool_search", description="A tool named like the gateway's own.", input_schema=EMPTY),
         types.Tool(
             name="dotted.name/with spaces",
             description="A tool whose name some clients reject.",
@@ -175,7 +176,7 @@ def build(args: argparse.Namespace) -> Server[Any]:
         if name == "huge":
             size = int(float(arguments.get("megabytes", 1)) * 1024 * 1024)
             return types.CallToolResult(content=[types.TextContent(text="x" * size)])
-        if name.startswith("synthetic_") or name in ("corpus_search", "dotted.name/with spaces"):
+        if name.startswith("synthetic_") or name in ("corpus_search", "tool_search", "dotted.name/with spaces"):
             return types.CallToolResult(content=[types.TextContent(text=f"{name}: {arguments}")])
         if any(t.name == name for t in tools):
             return types.CallToolResult(content=[types.TextContent(text=f"{name} ran")])

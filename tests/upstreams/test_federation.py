@@ -212,7 +212,11 @@ async def test_a_colliding_name_stays_local(empty_data_dir: Path) -> None:
         await client.call_tool("tool_search", {"query": "echo"})
         assert root.registry.get("corpus_search").upstream is None  # the local tool kept its name
         assert root.registry.get("echo").upstream == "fx"
-        assert "already a local tool's name" in root.upstreams.catalogues["fx"].skipped["corpus_search"]
+        skipped = root.upstreams.catalogues["fx"].skipped
+        assert "already a local tool's name" in skipped["corpus_search"]
+        assert "the gateway's own tool" in skipped["tool_search"]
+        hits = structured(await client.call_tool("tool_search", {"query": "echo the given text back"}))["hits"]
+        assert hits[0]["name"] == "echo"  # the gateway's tool_search answered, not the upstream's
         result = await client.call_tool("corpus_search", {"query": "cable"})
         assert "corpus_search: " not in text_of(result)  # not the upstream's answer
 
