@@ -16,6 +16,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
@@ -232,3 +233,14 @@ async def test_upstream_tools_need_the_scope_their_upstream_sets(empty_data_dir:
         async with as_principal(base, "researcher") as researcher:
             ok, text = await attempt(researcher, "guarded_echo", {"text": "fine"})
             assert ok, text
+
+
+async def test_a_client_that_gives_up_cancels_the_upstream_call_too(empty_data_dir: Path) -> None:
+    marks = empty_data_dir / "marks"
+    marks.mkdir()
+    async with federated(empty_data_dir, fixture_upstream("fx", "--marks", str(marks))) as (client, _):
+        await client.call_tool("tool_search", {"query": "slow"})  # the session is open
+        with pytest.raises(MCPError):  # the client's own read timeout: it sends notifications/cancelled
+            await client.call_tool("fx_slow", {"seconds": 45}, read_timeout_seconds=1)
+        await until(lambda: (marks / "cancelled-45").exists(), "the cancel travelled on to the upstream")
+        assert structured(await client.call_tool("fx_echo", {"text": "next"})) == {"echo": "next"}
