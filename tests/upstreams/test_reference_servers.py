@@ -7,7 +7,6 @@ run without node/npm, a failure under CI=true (tests/support.py ``npm_server_or_
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,7 +19,7 @@ from mcp import Client
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import ERAS, free_port, node_http_server, npm_server_or_skip, structured, text_of
+from tests.support import ERAS, free_port, node_binary, node_http_server, npm_server_or_skip, structured, text_of
 
 
 @asynccontextmanager
@@ -33,7 +32,7 @@ async def federated(data_dir: Path, upstream: dict[str, Any], era: str = "legacy
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_everything_over_stdio(era: str, empty_data_dir: Path) -> None:
     script = npm_server_or_skip("server-everything")
-    node = shutil.which("node") or "node"
+    node = node_binary()
     upstream = {"name": "every", "command": node, "args": [str(script), "stdio"]}
     async with federated(empty_data_dir, upstream, era) as client:
         hits = structured(await client.call_tool("tool_search", {"query": "echo back the message", "limit": 3}))
@@ -85,7 +84,7 @@ async def test_filesystem_over_stdio(empty_data_dir: Path, tmp_path: Path) -> No
     allowed.mkdir()
     (allowed / "notes.txt").write_text("cable repeaters every 70 km\n")
     (tmp_path / "secret.txt").write_text("not for upstream eyes")
-    node = shutil.which("node") or "node"
+    node = node_binary()
     upstream = {"name": "fs", "command": node, "args": [str(script), str(allowed)], "deny": ["write_*", "edit_*"]}
     async with federated(empty_data_dir, upstream) as client:
         listed = {t.name for t in (await client.list_tools()).tools}
