@@ -27,7 +27,7 @@ class CircuitBreaker:
         self.failures = 0
         self.last_error = ""
         self._opened_at: float | None = None
-        self._trial_out = False
+        self._trial_at: float | None = None
 
     @property
     def state(self) -> BreakerState:
@@ -46,8 +46,9 @@ class CircuitBreaker:
         state = self.state
         if state == "closed":
             return None
-        if state == "half-open" and not self._trial_out:
-            self._trial_out = True
+        now = self._clock()
+        if state == "half-open" and (self._trial_at is None or now - self._trial_at >= self.reset_s):
+            self._trial_at = now  # a trial that never reports back (its caller gave up) expires after reset_s
             return None
         wait = self.retry_in()
         when = f"retrying in {wait:.0f} s" if wait > 0 else "a trial call is in flight"
@@ -59,11 +60,11 @@ class CircuitBreaker:
     def success(self) -> None:
         self.failures = 0
         self._opened_at = None
-        self._trial_out = False
+        self._trial_at = None
 
     def failure(self, error: str) -> None:
         self.failures += 1
         self.last_error = error
-        self._trial_out = False
+        self._trial_at = None
         if self._opened_at is not None or self.failures >= self.threshold:
             self._opened_at = self._clock()

@@ -76,9 +76,11 @@ def test_breaker_opens_refuses_then_lets_one_trial_through() -> None:
     assert breaker.state == "half-open"
     assert breaker.refusal() is None  # the one trial call
     assert "a trial call is in flight" in (breaker.refusal() or "")
+    now[0] = 21.5
+    assert breaker.refusal() is None  # a trial whose caller never reported back expires after reset_s
     breaker.failure("still down")
     assert breaker.state == "open"  # a failed trial reopens at once
-    now[0] = 22
+    now[0] = 32
     assert breaker.refusal() is None
     breaker.success()
     assert breaker.state == "closed" and breaker.failures == 0
