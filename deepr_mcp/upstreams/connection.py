@@ -178,8 +178,12 @@ class UpstreamConnection:
                 self._lost("the session ended")
 
         self._tg.start_soon(owner, name=f"upstream {self.name}")
-        with anyio.move_on_after(self.settings.connect_timeout_s):
-            await ready.wait()
+        try:
+            with anyio.move_on_after(self.settings.connect_timeout_s):
+                await ready.wait()
+        except BaseException:  # the caller was cancelled: no orphan session (or process) is left behind
+            scope.cancel()
+            raise
         if box.get("client") is not None:
             return box["client"], stop
         scope.cancel()
