@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from deepr_mcp.auth.settings import OAuthSettings
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.upstreams.settings import ResearchSourceSettings, UpstreamList
 
 GatewayMode = Literal["proxy", "search", "full"]
 ProviderName = Literal["local", "openai", "anthropic"]
@@ -150,6 +151,9 @@ class ResearchSettings(BaseModel):
         "none",
         description="Re-order BM25 candidates by meaning: none keeps BM25 order; minilm needs the embed extra",
     )
+    sources: list[ResearchSourceSettings] = Field(
+        default_factory=list, description="[[research.sources]]: upstream tools asked beside the corpus"
+    )
 
 
 class StoreSettings(BaseModel):
@@ -278,6 +282,9 @@ class Settings(BaseSettings):
     subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
+    upstreams: UpstreamList = Field(
+        default_factory=list, description="[[upstreams]]: MCP servers whose tools join the catalogue"
+    )
 
     _auth_token = field_validator("auth_token", mode="before")(classmethod(lambda cls, v: _token_or_none(v)))
 
@@ -285,6 +292,15 @@ class Settings(BaseSettings):
     @classmethod
     def _expand(cls, value: Path) -> Path:
         return value.expanduser()
+
+    @model_validator(mode="after")
+    def _sources_name_upstreams(self) -> Settings:
+        names = {u.name for u in self.upstreams}
+        for source in self.research.sources:
+            if source.upstream not in names:
+                known = ", ".join(sorted(names)) or "none configured"
+                raise ValueError(f"research source names upstream {source.upstream!r}; [[upstreams]] has: {known}")
+        return self
 
     @classmethod
     def settings_customise_sources(

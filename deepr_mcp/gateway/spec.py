@@ -34,7 +34,15 @@ class ToolSpec:
     the gateway. Tools registered without one (federated upstreams) need ``research``."""
     ownership: str = field(default="see", compare=False)
     """For the record its ``campaign_id``/``expert_id`` names: ``see`` (owner, shared with, or admin)
-    or ``own`` (owner or admin only: sharing)."""
+    or ``own`` (owner or admin only: sharing); ``none`` for federated tools, whose arguments are not deepr's."""
+    title: str | None = field(default=None, compare=False)
+    """A display name, listed as the tool's ``title`` (upstream tools keep their own)."""
+    annotations: dict[str, Any] | None = field(default=None, compare=False)
+    """MCP tool annotations as on the wire (``readOnlyHint``, ``destructiveHint``...); upstream tools keep theirs."""
+    output_schema: dict[str, Any] | None = field(default=None, compare=False)
+    """The tool's ``outputSchema`` when it declares one (upstream tools keep theirs)."""
+    upstream: str | None = field(default=None, compare=False)
+    """The federated upstream server this tool comes from; ``None`` for deepr-mcp's own tools."""
 
     def summary(self) -> str:
         """The first sentence of the description, for one-line listings."""

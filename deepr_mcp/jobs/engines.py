@@ -7,6 +7,7 @@ sessions, corpus and sandboxes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
@@ -21,15 +22,23 @@ from deepr_mcp.research.providers.base import Provider
 from deepr_mcp.research.providers.factory import make_provider
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.rerank import make_reranker
+from deepr_mcp.research.sources import EvidenceSource
 from deepr_mcp.research.web import PageFetcher, SearxngSearch
 from deepr_mcp.sandbox import SandboxManager
 
 
 class Engines:
     def __init__(
-        self, settings: Settings, http: aiohttp.ClientSession | None, corpus: Corpus, sandboxes: SandboxManager
+        self,
+        settings: Settings,
+        http: aiohttp.ClientSession | None,
+        corpus: Corpus,
+        sandboxes: SandboxManager,
+        sources: Sequence[EvidenceSource] = (),
     ) -> None:
         self.settings = settings
+        self.sources = sources
+        """Evidence sources asked beside the corpus (``[[research.sources]]``)."""
         self.http = http
         self.corpus = corpus
         self.sandboxes = sandboxes
@@ -59,13 +68,18 @@ class Engines:
     def engine_for(self, campaign: Campaign) -> Engine:
         sandbox = self.sandboxes.create(campaign.id)
         return Engine(
-            self.corpus, self.provider_for(campaign), cost_model=self.pricing(), sink=sandbox, reranker=self.reranker
+            self.corpus,
+            self.provider_for(campaign),
+            cost_model=self.pricing(),
+            sink=sandbox,
+            reranker=self.reranker,
+            sources=self.sources,
         )
 
     def estimate(self, question: str, max_sub_questions: int) -> dict[str, Any]:
         state = new_state(question, max_sub_questions=max_sub_questions)
         provider = make_provider(self.settings, self.http, self.settings.provider)
-        engine = Engine(self.corpus, provider, cost_model=self.pricing())
+        engine = Engine(self.corpus, provider, cost_model=self.pricing(), sources=self.sources)
         steps = ["plan", *(f"gather:sq{i + 1}" for i in range(max_sub_questions)), "synthesise"]
         per_step = {step: engine.estimate_step_cost(state, step) for step in steps}
         return {

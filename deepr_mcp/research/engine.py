@@ -25,6 +25,7 @@ from deepr_mcp.research.providers.base import Completion, Provider
 from deepr_mcp.research.report import beliefs_and_gaps, cite, partial_report, render_report
 from deepr_mcp.research.rerank import Reranker
 from deepr_mcp.research.retrieval import Retriever, key_terms
+from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.terms import coverage, terms
 
 logger = logging.getLogger(__name__)
@@ -102,8 +103,11 @@ class Engine:
         cost_model: CostModel | None = None,
         sink: ArtifactSink | None = None,
         reranker: Reranker | None = None,
+        sources: Sequence[EvidenceSource] = (),
     ) -> None:
         self.corpus = corpus
+        self.sources = sources
+        """Asked beside the corpus for every sub-question (``[[research.sources]]``)."""
         self.retriever = Retriever(corpus, reranker)
         self.provider = provider
         self.cost_model = cost_model
@@ -152,7 +156,8 @@ class Engine:
             claims = sum(len(f.claim) + 12 for sq in state.sub_questions for f in sq.findings)
             prompt = 600 + len(state.question) + claims
         else:
-            prompt = 800 + state.passages_per_question * (PASSAGE_MAX_CHARS + 120)
+            passages = state.passages_per_question + sum(s.limit for s in self.sources)
+            prompt = 800 + passages * (PASSAGE_MAX_CHARS + 120)
         tokens = prompt // 3 + 50
         return self.cost_model.cost(self.provider.model, tokens, MAX_OUTPUT_TOKENS[kind_of(step)])
 
@@ -236,7 +241,7 @@ class Engine:
         analysis = self._analysis(state)
         k = state.passages_per_question
         evidence = await anyio.to_thread.run_sync(self.retriever.retrieve, sq.text, analysis, k)
-        hits = evidence.passages
+        hits = [*evidence.passages, *await gather_from(self.sources, sq.text, state, GATHER_PREFIX + sq.id)]
         wanted = terms(sq.text) or set(key_terms(analysis))
         sq.evidence = round(max((coverage(wanted, f"{h.location} {h.text}") for h in hits), default=0.0), 4)
         numbered = [(i + 1, h) for i, h in enumerate(hits)]

@@ -69,6 +69,12 @@ class StepRecord(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    duration_s: float | None = None
+    """How long an evidence source took to answer (set for source asks, not model calls)."""
+    items: int | None = None
+    """How many passages an evidence source returned."""
+    error: str | None = None
+    """Why an evidence source gave nothing (the research went on without it)."""
 
 
 class ResearchState(BaseModel):

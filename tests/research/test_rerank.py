@@ -143,7 +143,7 @@ def test_setting_defaults_to_none_maps_to_env_and_is_shown(
     monkeypatch.setenv("DEEPR_RESEARCH_RERANKER", "minilm")
     assert load_settings().research.reranker == "minilm"
     assert main(["config", "show"]) == 0
-    assert json.loads(capsys.readouterr().out)["research"] == {"reranker": "minilm"}
+    assert json.loads(capsys.readouterr().out)["research"] == {"reranker": "minilm", "sources": []}
     monkeypatch.setenv("DEEPR_RESEARCH_RERANKER", "bert")
     with pytest.raises(InvalidInput, match=r"research\.reranker"):
         load_settings()
