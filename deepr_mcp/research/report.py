@@ -66,6 +66,8 @@ def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
                 if sq.status == "unanswered"
                 else f"only weak evidence (the best passage holds {sq.evidence:.0%} of its terms)"
             )
+            if sq.status == "unanswered" and sq.nearest:
+                reason = f"the passages found do not answer it; the nearest was {sq.nearest}"
             gaps.append(Gap(sub_question=sq.text, reason=reason))
         elif sq.status == "pending":
             gaps.append(Gap(sub_question=sq.text, reason="not researched (the campaign stopped before it)"))
