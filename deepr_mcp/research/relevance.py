@@ -10,7 +10,9 @@ for "warn about", a parameter for "which options", code or a named call for "whi
 a version note for "in which version". A sub-question whose candidates are none of that is a
 gap, named as such, not a list of filler.
 
-The cues are about the form of the answer, not its topic, so they hold for any corpus.
+The cues are about the form of the answer, not its topic, so they hold for any corpus. A
+comparison's "how do A and B differ?" has none: "Lists are mutable" answers it by juxtaposition,
+with no contrast word to find.
 """
 
 from __future__ import annotations
@@ -32,15 +34,12 @@ PROTECT_CUE = CAVEAT_CUE + r"|\b(?:safe\w*|validat\w*|sanitiz\w*|sanitis\w*|chec
 PARAMETER_CUE = (
     r"\b(?:parameters?|options?|arguments?|keyword|flags?|defaults?|if (?:the )?(?:optional )?\w+ is (?:given|true|"
     r"false|none|set|specified|omitted|not)|optional|specif\w+|pass(?:ing|ed)?)\b|\w=\S|--?\w"
+    r"|`[^`]*\w\([^`)]+\)`"  # a signature in the text names the parameters: `asyncio.wait_for(aw, timeout)`
 )
 CODE_NAME_CUE = r"`[^`]+`|\b\w+\.\w+\(|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
 EXAMPLE_CUE = r"\bfor example\b|\be\.g\.|\bfor instance\b|\bsuch as\b|>>>|\bexample\b"
 VERSION_CUE = (
     r"\b(?:new|changed|added|deprecated|removed) (?:in|since) (?:version |python )?\d|\bversion \d|\bpython \d"
-)
-DIFFER_CUE = (
-    r"\b(?:unlike|whereas|while|in contrast|instead|rather than|differ\w*|difference|compared|than|same as|"
-    r"equivalent|but|however|only|both|either|recommended|prefer\w*)\b"
 )
 
 ASKS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
@@ -52,7 +51,6 @@ ASKS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
         (r"\bwhich functions\b|\bwhich methods\b|\bfunctions or methods\b", CODE_NAME_CUE),
         (r"\bexamples?\b", EXAMPLE_CUE),
         (r"\bin which version\b|\bwhich version\b|\bdeprecated\b", VERSION_CUE + r"|\bdeprecat\w*|\breplac\w*"),
-        (r"\bdiffer\b|\brather than\b", DIFFER_CUE),
     )
 )
 """What a sub-question asks for (its wording) -> what a statement of that kind says."""

@@ -38,7 +38,11 @@ OPTION = "If optional members is given, it must be a subset of the list returned
         ("Which options or parameters change how you extract a tar archive?", OPTION, "Tar archives hold files."),
         ("Which functions or methods are used to extract a tar archive?", "Use `TarFile.extractall()`.", "Tar."),
         ("In which version was the walrus operator added or changed?", "New in version 3.8: the walrus.", "It binds."),
-        ("How do bytes and bytearray differ?", "Unlike bytes, bytearray is mutable.", "A bytes object is a str."),
+        (
+            "Which options or parameters change how you run a coroutine with a timeout?",
+            "`asyncio.wait_for(aw, timeout)` Wait for the aw awaitable to complete with a timeout.",
+            "`asyncio.sleep()` Block for a while.",
+        ),
     ],
 )
 def test_each_kind_of_sub_question_takes_only_its_kind_of_statement(sub_question: str, good: str, filler: str) -> None:
@@ -49,7 +53,13 @@ def test_each_kind_of_sub_question_takes_only_its_kind_of_statement(sub_question
 
 @pytest.mark.parametrize(
     "sub_question",
-    [QUESTION, "How is a decorator used?", "What is a generator?", "Why can an asyncio task disappear?"],
+    [
+        QUESTION,
+        "How is a decorator used?",
+        "What is a generator?",
+        "Why can an asyncio task disappear?",
+        "How do a tuple and a list differ?",  # "Lists are mutable" answers it with no contrast word
+    ],
 )
 def test_a_sub_question_asking_no_particular_kind_takes_anything_on_its_topic(sub_question: str) -> None:
     assert not ask_of(sub_question).cues
