@@ -25,7 +25,7 @@ from typing import Protocol
 from deepr_mcp.research.terms import terms
 
 CAVEAT_CUE = (
-    r"\b(?:warn\w*|caution|danger\w*|never|must not|must be|should not|should be|do not|don't|does not|"
+    r"\b(?:warn\w*|caution|danger\w*|never|must not|should not|do not|don't|does not|"
     r"cannot|can't|not safe|unsafe|insecure|untrusted|trusted|malicious|secur\w*|vulnerab\w*|attack\w*|"
     r"outside|deprecated|note that|be careful|careful|avoid\w*|risk\w*|only (?:if|when|use|for)|"
     r"raises?|errors?|exceptions?|fails?|failure|limit\w*|not (?:guaranteed|supported|thread-safe|portable))\b"

@@ -66,6 +66,13 @@ def test_a_sub_question_asking_no_particular_kind_takes_anything_on_its_topic(su
     assert answers(ask_of(sub_question), "Anything at all about it.")
 
 
+def test_a_plain_requirement_is_not_a_warning() -> None:
+    """ "members ... must be a subset of getmembers()" states an argument's contract, not a danger."""
+    warn = ask_of("What does the documentation warn about when you extract a tar archive?")
+    protect = ask_of("How can you protect against path traversal when you extract a tar archive?")
+    assert not answers(warn, ZIP) and not answers(warn, OPTION) and not answers(protect, OPTION)
+
+
 def test_code_answers_an_example_question_but_not_a_warning_question() -> None:
     example = ask_of("What example shows how to extract a tar archive?")
     warn = ask_of("What does the documentation warn about when you extract a tar archive?")
