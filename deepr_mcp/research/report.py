@@ -122,6 +122,8 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
             out.append("")
         elif sq.status == "pending":
             out += [f"### {sq.text}", "", "_Not researched: the campaign stopped before this sub-question._", ""]
+        elif sq.status == "answered":  # its answer was already stated: say so rather than drop it from view
+            out += [f"### {sq.text}", "", "_Answered above: its evidence is already stated._", ""]
     if state.gaps:
         out += ["## Gaps", "", "What the corpus does not answer:", ""]
         out += [f"- {g.sub_question} ({g.reason})" for g in state.gaps] + [""]

@@ -148,3 +148,16 @@ async def test_a_sub_question_nothing_answers_is_a_named_gap_with_the_nearest_pa
     assert protect.text in gaps and "the passages found do not answer it; the nearest was tarfile.md" in gaps
     findings = state.report.split("## Findings", 1)[1].split("## Gaps", 1)[0]
     assert "numeric_owner" not in findings.split(f"### {protect.text}")[-1]
+
+
+async def test_a_sub_question_answered_by_an_earlier_finding_says_so(tmp_path: Path) -> None:
+    doc = TAR_DOC + f"\n## Extraction warning\n\n{WARNING}\n"
+    (tmp_path / "tarfile.md").write_text(doc)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path / "tarfile.md")
+    state = await Engine(corpus, LocalProvider()).run(new_state(QUESTION))
+    protect = next(sq for sq in state.sub_questions if "protect against" in sq.text)
+    assert protect.status == "answered" and "Never extract archives" in state.report
+    section = state.report.split(f"### {protect.text}", 1)[1].split("###", 1)[0]
+    assert "_Answered above: its evidence is already stated._" in section and "numeric_owner" not in section
+    assert protect.text not in "".join(g.sub_question for g in state.gaps)
