@@ -42,11 +42,15 @@ VERSION_CUE = (
     r"\b(?:new|changed|added|deprecated|removed) (?:in|since) (?:version |python )?\d|\bversion \d|\bpython \d"
 )
 
+WARN_ASK = (
+    r"\bwarn\w*\b|\brisks?\b|\bcaveats?\b|\bpitfalls?\b|\berrors?\b|\blimitations?\b|\bproblems?\b|\bgotchas?\b|"
+    r"\bdangers?\b|\bwatch out\b|\blook out\b|\bbeware\b"
+)
 ASKS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(ask, re.I), re.compile(cue, re.I))
     for ask, cue in (
         (r"\bprotect\b|\bprevent\b|\bguard against\b", PROTECT_CUE),
-        (r"\bwarn\w*\b|\brisks?\b|\bcaveats?\b|\bpitfalls?\b|\berrors?\b|\blimitations?\b|\bproblems?\b", CAVEAT_CUE),
+        (WARN_ASK, CAVEAT_CUE),
         (r"\boptions?\b|\bparameters?\b|\barguments?\b", PARAMETER_CUE),
         (r"\bwhich functions\b|\bwhich methods\b|\bfunctions or methods\b", CODE_NAME_CUE),
         (r"\bexamples?\b", EXAMPLE_CUE),
@@ -73,6 +77,14 @@ def ask_of(sub_question: str) -> Ask:
         re.search(r"\bexamples?\b|\bfunctions?\b|\bmethods?\b|\boptions?\b|\bparameters?\b", sub_question, re.I)
     )
     return Ask(cues, code)
+
+
+def ask_of_question(question: str) -> Ask:
+    """What the reader's own question asks for: only a question about dangers ("what should I watch out
+    for when ...", "what are the risks of ...") narrows its findings, to warnings and caveats; any
+    other takes every on-topic statement, since its findings also make up the direct answer."""
+    warns = re.search(WARN_ASK, question, re.I) and not re.search(r"\berrors?\b|\bproblems?\b", question, re.I)
+    return Ask((re.compile(CAVEAT_CUE, re.I),), False) if warns else Ask((), False)
 
 
 def answers(ask: Ask, text: str, code: str | None = None) -> bool:

@@ -16,7 +16,7 @@ from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.models import Finding
 from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.providers.local import LocalProvider, findings_text
-from deepr_mcp.research.relevance import answered_by, answers, ask_of, relevant
+from deepr_mcp.research.relevance import answered_by, answers, ask_of, ask_of_question, relevant
 
 QUESTION = "How do I safely extract a tar archive against path traversal?"
 TOPIC = {"extract", "tar", "archiv", "path", "travers"}
@@ -161,3 +161,46 @@ async def test_a_sub_question_answered_by_an_earlier_finding_says_so(tmp_path: P
     section = state.report.split(f"### {protect.text}", 1)[1].split("###", 1)[0]
     assert "_Answered above: its evidence is already stated._" in section and "numeric_owner" not in section
     assert protect.text not in "".join(g.sub_question for g in state.gaps)
+
+
+@pytest.mark.parametrize(
+    ("question", "narrowed"),
+    [
+        ("What should I watch out for when extracting a zip file from the internet?", True),
+        ("What are the risks of calling subprocess with shell=True?", True),
+        (QUESTION, False),  # how to do it safely: the how is an answer too
+        ("Why does json.loads raise errors on NaN?", False),  # asks why, not for warnings
+        ("What is a generator?", False),
+    ],
+)
+def test_the_question_itself_is_narrowed_to_warnings_only_when_it_asks_about_dangers(
+    question: str, narrowed: bool
+) -> None:
+    ask = ask_of_question(question)
+    setpassword = "ZipFile.setpassword(pwd) Set pwd as default password to extract encrypted files."
+    assert answers(ask, WARNING)
+    assert answers(ask, setpassword) is not narrowed
+
+
+PWD = "The pwd argument is the password used to decrypt encrypted members of the zip file."
+
+
+def test_what_is_left_of_a_repeated_claim_must_still_answer_its_sub_question() -> None:
+    from deepr_mcp.research.models import ResearchState, SubQuestion
+    from deepr_mcp.research.report import merge_duplicates
+
+    said = "Never extract archives from untrusted sources without prior inspection."
+    first = SubQuestion(id="sq1", text=QUESTION, findings=[Finding(claim=said, passage_ids=["p1"], confidence=0.9)])
+    options = SubQuestion(
+        id="sq2",
+        text="Which options change extracting a zip file?",
+        findings=[
+            Finding(
+                claim=f"{said} Returns the normalized path created by the call.", passage_ids=["p2"], confidence=0.8
+            ),
+            Finding(claim=f"{said} {PWD}", passage_ids=["p3"], confidence=0.8),
+        ],
+    )
+    state = ResearchState(question=QUESTION, sub_questions=[first, options])
+    merge_duplicates(state)
+    assert [f.claim for f in options.findings] == [PWD]

@@ -17,7 +17,7 @@ from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
 from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
-from deepr_mcp.research.relevance import answers, ask_of
+from deepr_mcp.research.relevance import answers, ask_of, ask_of_question
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
 from deepr_mcp.research.terms import GENERIC, terms
 from deepr_mcp.text.tokenizer import tokenize
@@ -148,7 +148,8 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     known = _KNOWN.findall(user.split("\n\nPassages:\n", 1)[0])
     sub_question = brief.get("Sub-question", "")
     # the question itself takes whatever answers it; a planned sub-question asks for a kind of statement
-    ask = ask_of("" if _same_question(sub_question, brief.get("Question", "")) else sub_question)
+    question = brief.get("Question", "")
+    ask = ask_of_question(question) if _same_question(sub_question, question) else ask_of(sub_question)
     scored: list[tuple[float, int, int, Unit, int]] = []
     by_passage: dict[int, list[tuple[Unit, float]]] = {}
     headed = {number: terms(location.split(", ", 1)[-1]) for number, location, _ in passages}
