@@ -177,7 +177,8 @@ def analyse(question: str) -> QuestionAnalysis:
             # "since which version do dictionaries preserve insertion order": a statement, not a thing
             analysis.action = analysis.topic = clause.group("clause").strip()
             return analysis
-        analysis.entities = codes or ["the " + _strip_article(_topic_words(text))]
+        # an aside in parentheses names the same thing again: "( match statement)" is no part of a question
+        analysis.entities = codes or ["the " + _strip_article(_topic_words(re.sub(r"\s*\([^)]*\)", "", text)))]
         analysis.topic = analysis.entities[0]
         return analysis
     if match := _PITFALL.match(text):

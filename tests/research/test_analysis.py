@@ -128,3 +128,9 @@ def test_a_version_question_about_a_behaviour_is_planned_as_grammatical_question
     # a thing, not a behaviour, keeps the thing's questions
     thing = sub_questions(analyse("Which Python version added functools.cache?"), 5)
     assert thing[-1] == "What does functools.cache do?"
+
+
+def test_an_aside_in_parentheses_is_left_out_of_a_version_questions_sub_questions() -> None:
+    planned = sub_questions(analyse("When was structural pattern matching (the match statement) introduced?"), 5)
+    assert planned[1] == "In which version was the structural pattern matching added or changed?"
+    assert not any("( " in q for q in planned)
