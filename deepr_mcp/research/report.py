@@ -13,7 +13,6 @@ from pathlib import PurePath
 from deepr_mcp.research import prompts
 from deepr_mcp.research.claims import adds_nothing, same_claim, units
 from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState
-from deepr_mcp.research.relevance import answers, ask_of
 
 
 def new_sentences(claim: str, said: list[str]) -> str:
@@ -36,8 +35,6 @@ def merge_duplicates(state: ResearchState) -> None:
         for finding in sq.findings:
             twin = next((k for k in kept if adds_nothing(finding.claim, k.claim)), None)
             rest = new_sentences(finding.claim, said) if twin is None else ""
-            if rest and rest != finding.claim and not answers(ask_of(sq.text), rest, finding.code):
-                rest = ""  # what is left once the repeated sentence goes is not what this sub-question asks
             if twin is None and rest:
                 finding.claim = rest
                 kept.append(finding)

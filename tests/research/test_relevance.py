@@ -180,27 +180,3 @@ def test_the_question_itself_is_narrowed_to_warnings_only_when_it_asks_about_dan
     setpassword = "ZipFile.setpassword(pwd) Set pwd as default password to extract encrypted files."
     assert answers(ask, WARNING)
     assert answers(ask, setpassword) is not narrowed
-
-
-PWD = "The pwd argument is the password used to decrypt encrypted members of the zip file."
-
-
-def test_what_is_left_of_a_repeated_claim_must_still_answer_its_sub_question() -> None:
-    from deepr_mcp.research.models import ResearchState, SubQuestion
-    from deepr_mcp.research.report import merge_duplicates
-
-    said = "Never extract archives from untrusted sources without prior inspection."
-    first = SubQuestion(id="sq1", text=QUESTION, findings=[Finding(claim=said, passage_ids=["p1"], confidence=0.9)])
-    options = SubQuestion(
-        id="sq2",
-        text="Which options change extracting a zip file?",
-        findings=[
-            Finding(
-                claim=f"{said} Returns the normalized path created by the call.", passage_ids=["p2"], confidence=0.8
-            ),
-            Finding(claim=f"{said} {PWD}", passage_ids=["p3"], confidence=0.8),
-        ],
-    )
-    state = ResearchState(question=QUESTION, sub_questions=[first, options])
-    merge_duplicates(state)
-    assert [f.claim for f in options.findings] == [PWD]
