@@ -42,6 +42,9 @@ _HOW_TO = re.compile(
     r"\s+(?P<action>.+)$",
     re.I,
 )
+_VERSION_CLAUSE = re.compile(r"\bversion (?:of python )?do (?P<clause>\w.+?)(?: (?:in|on|for|with|by|from))?$", re.I)
+"""A version question about a behaviour ("... do dictionaries preserve insertion order"): the clause is kept whole
+(only after "do": its plural subject and plain verb read right after "say that")."""
 _PITFALL = re.compile(
     r"^what (?:should|do|must|would) (?:i|you|we|one) (?:watch out|look out|be careful|beware|be aware|know|consider)"
     r"(?: for| of| about)? (?:when|while|before|if) (?P<action>.+)$"
@@ -170,7 +173,12 @@ def analyse(question: str) -> QuestionAnalysis:
                 return analysis
     if _VERSION.search(text):
         analysis.type = "version"
-        analysis.entities = codes or ["the " + _strip_article(_topic_words(text))]
+        if not codes and (clause := _VERSION_CLAUSE.search(text)):
+            # "since which version do dictionaries preserve insertion order": a statement, not a thing
+            analysis.action = analysis.topic = clause.group("clause").strip()
+            return analysis
+        # an aside in parentheses names the same thing again: "( match statement)" is no part of a question
+        analysis.entities = codes or ["the " + _strip_article(_topic_words(re.sub(r"\s*\([^)]*\)", "", text)))]
         analysis.topic = analysis.entities[0]
         return analysis
     if match := _PITFALL.match(text):
@@ -265,6 +273,11 @@ def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
     elif kind == "definition":
         term = analysis.entities[0]
         out += [f"How is {term} used?", f"What example shows {term} in use?", f"What are the caveats of {term}?"]
+    elif kind == "version" and not analysis.entities:  # a behaviour: "dictionaries preserve insertion order"
+        out += [
+            f"Which version notes say that {analysis.action}?",
+            f"What does the documentation say about how {analysis.action}?",
+        ]
     elif kind == "version":
         thing = analysis.entities[0]
         out += [

@@ -22,6 +22,7 @@ from deepr_mcp.research.analysis import QuestionAnalysis, analyse, is_safety_sub
 from deepr_mcp.research.claims import SUPPORT_THRESHOLD, adds_nothing, code_in, same_claim, support
 from deepr_mcp.research.models import EngineEvent, Finding, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.providers.base import Completion, Provider
+from deepr_mcp.research.relevance import answered_by
 from deepr_mcp.research.report import beliefs_and_gaps, cite, partial_report, render_report
 from deepr_mcp.research.rerank import Reranker
 from deepr_mcp.research.retrieval import Retriever, key_terms
@@ -260,7 +261,11 @@ class Engine:
             for pid in finding.passage_ids:
                 h = next(h for h in hits if h.id == pid)
                 state.cite(h.id, h.source, h.location, h.text[:200])
-        covered = not sq.findings and any(h.id in state.passages for h in hits)
+        earlier = [f for other in state.sub_questions if other is not sq for f in other.findings]
+        covered = not sq.findings and answered_by(
+            sq.text, earlier, {h.id for h in hits}, wanted | set(key_terms(analysis))
+        )
+        sq.nearest = "" if sq.findings or not hits else _where(hits[0])
         if covered and sq.evidence >= WEAK_EVIDENCE:
             sq.status = "answered"  # its evidence is already reported under an earlier sub-question
         elif not sq.findings or sq.evidence < WEAK_EVIDENCE:

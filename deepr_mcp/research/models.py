@@ -48,6 +48,8 @@ class SubQuestion(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     evidence: float = 0.0
     """Best retrieval support seen for this sub-question (0..1); low means a gap."""
+    nearest: str = ""
+    """When nothing found answers it: where the nearest passages were (a heading), for the gaps section."""
 
 
 class Belief(BaseModel):

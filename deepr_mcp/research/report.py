@@ -66,6 +66,8 @@ def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
                 if sq.status == "unanswered"
                 else f"only weak evidence (the best passage holds {sq.evidence:.0%} of its terms)"
             )
+            if sq.status == "unanswered" and sq.nearest:
+                reason = f"the passages found do not answer it; the nearest was {sq.nearest}"
             gaps.append(Gap(sub_question=sq.text, reason=reason))
         elif sq.status == "pending":
             gaps.append(Gap(sub_question=sq.text, reason="not researched (the campaign stopped before it)"))
@@ -120,6 +122,8 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
             out.append("")
         elif sq.status == "pending":
             out += [f"### {sq.text}", "", "_Not researched: the campaign stopped before this sub-question._", ""]
+        elif sq.status == "answered":  # its answer was already stated: say so rather than drop it from view
+            out += [f"### {sq.text}", "", "_Answered above: its evidence is already stated._", ""]
     if state.gaps:
         out += ["## Gaps", "", "What the corpus does not answer:", ""]
         out += [f"- {g.sub_question} ({g.reason})" for g in state.gaps] + [""]

@@ -113,3 +113,24 @@ def test_a_later_clause_names_what_it_refers_to() -> None:
 def test_general_topics_do_not_start_with_the_asker() -> None:
     planned = sub_questions(analyse("What should I know about the GIL?"), 5)
     assert all(" I " not in q for q in planned[1:]), planned
+
+
+def test_a_version_question_about_a_behaviour_is_planned_as_grammatical_questions() -> None:
+    analysis = analyse("Since which version do dictionaries preserve insertion order?")
+    assert analysis.type == "version" and not analysis.entities
+    assert analysis.action == "dictionaries preserve insertion order"
+    planned = sub_questions(analysis, 5)
+    assert planned[1:] == [
+        "Which version notes say that dictionaries preserve insertion order?",
+        "What does the documentation say about how dictionaries preserve insertion order?",
+    ]
+    assert not any("the dictionaries preserve" in q for q in planned)  # was "What is the dictionaries preserve ...?"
+    # a thing, not a behaviour, keeps the thing's questions
+    thing = sub_questions(analyse("Which Python version added functools.cache?"), 5)
+    assert thing[-1] == "What does functools.cache do?"
+
+
+def test_an_aside_in_parentheses_is_left_out_of_a_version_questions_sub_questions() -> None:
+    planned = sub_questions(analyse("When was structural pattern matching (the match statement) introduced?"), 5)
+    assert planned[1] == "In which version was the structural pattern matching added or changed?"
+    assert not any("( " in q for q in planned)
