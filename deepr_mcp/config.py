@@ -40,6 +40,21 @@ def default_config_file() -> Path:
 class GatewaySettings(BaseModel):
     mode: GatewayMode = Field("proxy", description="proxy: tool_search + tool_call; search: reveal; full: all tools")
     search_limit_max: int = Field(20, ge=1, le=100)
+    pinned: list[str] = Field(
+        default_factory=list,
+        max_length=64,
+        description="Tools every first tools/list shows beside the gateway tools (proxy and search modes)",
+    )
+
+    @field_validator("pinned")
+    @classmethod
+    def _pinned_names(cls, value: list[str]) -> list[str]:
+        bad = [
+            n for n in value if not (1 <= len(n) <= 64 and all(c.isascii() and (c.isalnum() or c in "_-.") for c in n))
+        ]
+        if bad:
+            raise ValueError(f"not tool names: {bad}; a name is 1-64 letters, digits, '_', '-' or '.'")
+        return value
 
 
 class HttpSettings(BaseModel):

@@ -50,7 +50,7 @@ class Root:
         self.settings = settings
         self.state: Lifecycle = "new"
         self.registry = ToolRegistry(all_tools())
-        self.gateway = Gateway(self.registry, settings.gateway.mode)
+        self.gateway = Gateway(self.registry, settings.gateway.mode, pinned=settings.gateway.pinned)
         self._stack = AsyncExitStack()
 
     async def __aenter__(self) -> Root:

@@ -89,7 +89,14 @@ class DeeprServer(Server[Surface]):
 
 def to_mcp_tool(spec: ToolSpec) -> types.Tool:
     execution = types.ToolExecution(task_support=spec.task_support) if spec.task_support else None  # type: ignore[arg-type]
-    return types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema, execution=execution)
+    annotations = types.ToolAnnotations.model_validate(spec.annotations.to_mcp()) if spec.annotations else None
+    return types.Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.input_schema,
+        execution=execution,
+        annotations=annotations,
+    )
 
 
 def to_call_result(outcome: ToolOutcome) -> types.CallToolResult:

@@ -34,6 +34,10 @@ class ToolSearchInput(BaseModel):
     query: str = Field(description="The task, in words")
     limit: int = Field(3, ge=1, le=20)
     format: Literal["json", "markdown"] = "json"
+    category: str | None = Field(None, max_length=64, description="Only tools of this category, e.g. 'corpus'")
+    source: str | None = Field(
+        None, max_length=64, description="Only tools from this source: 'deepr' (this server) or an upstream's name"
+    )
 
     @field_validator("query")
     @classmethod
@@ -89,19 +93,31 @@ Authorize = Callable[[Any, ToolSpec, dict[str, Any]], Awaitable[None]]
 class Gateway:
     """Owns what each mode lists and how a call reaches its handler."""
 
-    def __init__(self, registry: ToolRegistry, mode: GatewayMode, authorize: Authorize | None = None) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        mode: GatewayMode,
+        authorize: Authorize | None = None,
+        *,
+        pinned: Iterable[str] = (),
+    ) -> None:
         self.registry = registry
         self.mode = mode
         self.authorize = authorize
         """The one place scopes and ownership are enforced, before any handler runs (set by the root)."""
+        self.pinned = list(dict.fromkeys(pinned))
+        """Tools every first ``tools/list`` shows (``gateway.pinned``); names not registered are skipped."""
 
     def listed(self, revealed: Iterable[str] = ()) -> list[ToolSpec]:
         """The tools ``tools/list`` shows: what the mode promises plus what was revealed."""
         if self.mode == "full":
             return [SEARCH_SPEC, CALL_SPEC, *self.registry]
         base = [SEARCH_SPEC, CALL_SPEC] if self.mode == "proxy" else [SEARCH_SPEC]
-        extra = [spec for name in sorted(set(revealed)) if (spec := self.registry.get(name)) is not None]
-        return base + extra
+        pinned = [spec for name in self.pinned if (spec := self.registry.get(name)) is not None]
+        extra = [
+            spec for name in sorted(set(revealed) - set(self.pinned)) if (spec := self.registry.get(name)) is not None
+        ]
+        return base + pinned + extra
 
     def schema_of(self, name: str) -> dict[str, Any] | None:
         for spec in (SEARCH_SPEC, CALL_SPEC):
@@ -116,7 +132,10 @@ class Gateway:
             args = ToolSearchInput.model_validate(arguments or {})
         except ValidationError as exc:
             return ToolOutcome.error(describe_validation_error("tool_search", exc)), []
-        hits = self.registry.search(args.query, args.limit)
+        unknown = self._unknown_filter(args)
+        if unknown is not None:
+            return unknown, []
+        hits = self.registry.search(args.query, args.limit, category=args.category, source=args.source)
         names = [hit.name for hit in hits]
         via = "tool_call" if self.mode == "proxy" else "its name"
         structured = {
@@ -127,6 +146,9 @@ class Gateway:
                     "description": h.spec.description,
                     "inputSchema": h.spec.input_schema,
                     "score": h.score,
+                    "category": h.spec.category,
+                    "source": h.spec.source,
+                    **({"annotations": h.spec.annotations.to_mcp()} if h.spec.annotations else {}),
                 }
                 for h in hits
             ],
@@ -142,12 +164,33 @@ class Gateway:
             text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
         return ToolOutcome(text=text, structured=structured), names
 
+    def _unknown_filter(self, args: ToolSearchInput) -> ToolOutcome | None:
+        """A category or source no tool has is a mistake to name, not an empty answer."""
+        for field_name, known in (("category", self.registry.categories()), ("source", self.registry.sources())):
+            value = getattr(args, field_name)
+            if value is not None and value not in known:
+                return ToolOutcome.error(
+                    f"invalid arguments for tool_search: {field_name}: no tool has {field_name} {value!r}; "
+                    f"known: {', '.join(known) or 'none'}"
+                )
+        return None
+
     @staticmethod
     def _markdown(query: str, hits: list[Any], via: str) -> str:
         lines = [f"Tools for {query!r} (call via {via}):"]
         for hit in hits:
             schema = json.dumps(hit.spec.input_schema, ensure_ascii=False, separators=(",", ":"))
-            lines.append(f"- **{hit.name}** ({hit.score}): {hit.spec.description}\n  schema: `{schema}`")
+            hints = hit.spec.annotations
+            kind = (
+                ""
+                if hints is None
+                else " [read-only]"
+                if hints.read_only
+                else " [destructive]"
+                if hints.may_destroy
+                else ""
+            )
+            lines.append(f"- **{hit.name}** ({hit.score}){kind}: {hit.spec.description}\n  schema: `{schema}`")
         return "\n".join(lines)
 
     def unwrap_call(self, arguments: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | ToolOutcome:
