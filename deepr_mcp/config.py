@@ -57,6 +57,18 @@ class GatewaySettings(BaseModel):
         return value
 
 
+class ObjectSettings(BaseModel):
+    threshold_bytes: int = Field(
+        8192, ge=256, le=64 * 2**20, description="A tool result with more text than this is stored and previewed"
+    )
+    preview_chars: int = Field(2000, ge=200, le=64 * 2**10, description="Characters of JSON a preview may take")
+    ttl_s: float = Field(3600.0, gt=0, le=7 * 24 * 3600, description="How long a stored object is kept")
+    max_object_bytes: int = Field(32 * 2**20, ge=1024, description="A bigger result is not stored: its preview says so")
+    max_bytes_per_owner: int = Field(
+        256 * 2**20, ge=1024, description="Stored bytes per principal; past it its oldest objects are dropped"
+    )
+
+
 class HttpSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
@@ -288,6 +300,7 @@ class Settings(BaseSettings):
     subscriptions: SubscriptionSettings = Field(default_factory=SubscriptionSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
+    objects: ObjectSettings = Field(default_factory=ObjectSettings)
 
     _auth_token = field_validator("auth_token", mode="before")(classmethod(lambda cls, v: _token_or_none(v)))
 

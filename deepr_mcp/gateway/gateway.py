@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -90,6 +90,18 @@ Authorize = Callable[[Any, ToolSpec, dict[str, Any]], Awaitable[None]]
 """``authorize(ctx, spec, arguments)`` raises ``Forbidden`` when the caller may not run the tool."""
 
 
+class ObjectHooks(Protocol):
+    """Big results and ``@obj_`` references (``deepr_mcp.objects.Objects``), seen by every call's dispatch."""
+
+    async def resolve(self, ctx: Any, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any] | ToolOutcome:
+        """The arguments with references replaced by their values, or the error to answer."""
+        ...
+
+    async def finish(self, ctx: Any, spec: ToolSpec, outcome: ToolOutcome) -> ToolOutcome:
+        """The outcome to send: the same, or a preview of it once stored."""
+        ...
+
+
 class Gateway:
     """Owns what each mode lists and how a call reaches its handler."""
 
@@ -105,6 +117,9 @@ class Gateway:
         self.mode = mode
         self.authorize = authorize
         """The one place scopes and ownership are enforced, before any handler runs (set by the root)."""
+        self.objects: ObjectHooks | None = None
+        """Resolves references before validation and stores big results after the handler (set by the root);
+        a dispatch path for upstream tools that does not go through ``invoke`` calls the same two hooks."""
         self.pinned = list(dict.fromkeys(pinned))
         """Tools every first ``tools/list`` shows (``gateway.pinned``); names not registered are skipped."""
 
@@ -214,6 +229,11 @@ class Gateway:
         if spec is None or spec.handler is None:
             return self.unknown(name)
         arguments = arguments or {}
+        if self.objects is not None:
+            resolved = await self.objects.resolve(ctx, spec, arguments)
+            if isinstance(resolved, ToolOutcome):
+                return resolved
+            arguments = resolved
         unknown = _unknown_arguments(spec.input_schema, arguments)
         if unknown:
             allowed = ", ".join(sorted(spec.input_schema.get("properties", {}))) or "none"
@@ -233,7 +253,8 @@ class Gateway:
         try:
             if self.authorize is not None:
                 await self.authorize(ctx, spec, arguments)
-            return to_outcome(await spec.handler(ctx, arguments))
+            outcome = to_outcome(await spec.handler(ctx, arguments))
+            return outcome if self.objects is None else await self.objects.finish(ctx, spec, outcome)
         except DeeprError as exc:
             return ToolOutcome.from_exception(exc)
         except Exception:
