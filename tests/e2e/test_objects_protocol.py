@@ -17,6 +17,7 @@ from deepr_mcp.gateway.spec import ToolSpec
 from tests.support import (
     ERAS,
     as_principal,
+    connect,
     inprocess_http,
     inprocess_services,
     principal_server,
@@ -133,3 +134,11 @@ async def test_a_100_mb_result_is_previewed_and_the_server_keeps_serving(transpo
         assert "over objects.max_object_bytes" in answer["not_stored"]
         assert len(text_of(result)) < 2000
         assert not (await client.call_tool("server_info", {})).is_error
+
+
+async def test_stdio_server_takes_the_threshold_from_its_environment(data_dir: Path) -> None:
+    async with connect("stdio", "legacy", data_dir, config={"objects": {"threshold_bytes": 1024}}) as client:
+        answer = await big_search(client)
+        assert answer["truncated"] and answer["object"]["size_bytes"] > 1024
+        got = structured(await client.call_tool("object_get", {"ref": answer["object"]["ref"] + ".query"}))
+        assert got["value"] == "cable"
