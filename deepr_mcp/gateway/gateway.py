@@ -181,9 +181,11 @@ class Gateway:
 
     def _unknown_filter(self, args: ToolSearchInput) -> ToolOutcome | None:
         """A category or source no tool has is a mistake to name, not an empty answer."""
-        for field_name, known in (("category", self.registry.categories()), ("source", self.registry.sources())):
-            value = getattr(args, field_name)
-            if value is not None and value not in known:
+        for field_name, value in (("category", args.category), ("source", args.source)):
+            if value is None:
+                continue
+            known = self.registry.categories() if field_name == "category" else self.registry.sources()
+            if value not in known:
                 return ToolOutcome.error(
                     f"invalid arguments for tool_search: {field_name}: no tool has {field_name} {value!r}; "
                     f"known: {', '.join(known) or 'none'}"
@@ -195,17 +197,9 @@ class Gateway:
         lines = [f"Tools for {query!r} (call via {via}):"]
         for hit in hits:
             schema = json.dumps(hit.spec.input_schema, ensure_ascii=False, separators=(",", ":"))
-            hints = hit.spec.annotations
-            kind = (
-                ""
-                if hints is None
-                else " [read-only]"
-                if hints.read_only
-                else " [destructive]"
-                if hints.may_destroy
-                else ""
+            lines.append(
+                f"- **{hit.name}** ({hit.score}){_kind(hit.spec)}: {hit.spec.description}\n  schema: `{schema}`"
             )
-            lines.append(f"- **{hit.name}** ({hit.score}){kind}: {hit.spec.description}\n  schema: `{schema}`")
         return "\n".join(lines)
 
     def unwrap_call(self, arguments: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | ToolOutcome:
@@ -260,6 +254,16 @@ class Gateway:
         except Exception:
             logger.exception("tool %s failed", name)
             return ToolOutcome.error(f"internal error in {name}; the server logged the details and keeps serving")
+
+
+def _kind(spec: ToolSpec) -> str:
+    """A markdown hit's marker from its annotations: what a reader should know before calling."""
+    hints = spec.annotations
+    if hints is None:
+        return ""
+    if hints.read_only:
+        return " [read-only]"
+    return " [destructive]" if hints.may_destroy else ""
 
 
 def _unknown_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:

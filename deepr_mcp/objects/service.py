@@ -62,19 +62,16 @@ class Objects:
             return outcome
         value = outcome.structured if outcome.structured is not None else outcome.text
         if size > self.max_object_bytes:
-            preview, cut = shrink(value, self.preview_chars)
-            answer = {
-                "truncated": True,
-                "object": None,
-                "type": kind_of(value),
-                "size_bytes": size,
-                "preview": preview,
-                "cut": cut,
-                "not_stored": f"the result of {spec.name} is {size:,} bytes, over objects.max_object_bytes "
+            return self._not_stored(
+                value,
+                size,
+                f"the result of {spec.name} is {size:,} bytes, over objects.max_object_bytes "
                 f"({self.max_object_bytes:,}); only this preview is kept. Ask {spec.name} for less.",
-            }
-            return ToolOutcome(text=dumps(answer), structured=answer)
-        stored = await self.store.put(owner_of(ctx), value, size)
+            )
+        try:
+            stored = await self.store.put(owner_of(ctx), value, size)
+        except ValueError as exc:  # over what the backend keeps for one principal
+            return self._not_stored(value, size, f"the result of {spec.name} was not stored: {exc}")
         return self._preview(stored, Ref(stored.id, (), "@" + stored.id), value, spec.name)
 
     async def resolve(self, ctx: Any, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any] | ToolOutcome:
@@ -174,6 +171,19 @@ class Objects:
                 return value
             return {k: await self._resolve_value(owner, v, chain, budget) for k, v in value.items()}
         return value
+
+    def _not_stored(self, value: Any, size: int, reason: str) -> ToolOutcome:
+        preview, cut = shrink(value, self.preview_chars)
+        answer = {
+            "truncated": True,
+            "object": None,
+            "type": kind_of(value),
+            "size_bytes": size,
+            "preview": preview,
+            "cut": cut,
+            "not_stored": reason,
+        }
+        return ToolOutcome(text=dumps(answer), structured=answer)
 
     def _preview(self, stored: StoredObject, ref: Ref, value: Any, tool: str) -> ToolOutcome:
         preview, cut = shrink(value, self.preview_chars)

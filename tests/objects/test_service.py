@@ -124,3 +124,9 @@ async def test_a_100_mb_result_is_previewed_not_stored() -> None:
     answer = (await objs.finish(ctx(), q_tool, huge)).structured
     assert answer["truncated"] and answer["object"] is None and "over objects.max_object_bytes" in answer["not_stored"]
     assert len(answer["preview"]) <= 400 and len(objs.store) == 0
+
+
+async def test_a_result_over_the_owner_budget_is_previewed_not_an_internal_error() -> None:
+    objs = objects(per_owner=2000)
+    answer = (await objs.finish(ctx(), q_tool, to_outcome(BIG))).structured
+    assert answer["object"] is None and "per-owner limit" in answer["not_stored"]
