@@ -34,10 +34,9 @@ class ToolSearchInput(BaseModel):
     query: str = Field(description="The task, in words")
     limit: int = Field(3, ge=1, le=20)
     format: Literal["json", "markdown"] = "json"
-    category: str | None = Field(None, max_length=64, description="Only tools of this category, e.g. 'corpus'")
-    source: str | None = Field(
-        None, max_length=64, description="Only tools from this source: 'deepr' (this server) or an upstream's name"
-    )
+    # Short on purpose: this schema is in every first tools/list (the demo holds it under 1 KB).
+    category: str = Field("", description="Only this category")
+    source: str = Field("", description="'deepr' or an upstream's name")
 
     @field_validator("query")
     @classmethod
@@ -150,7 +149,7 @@ class Gateway:
         unknown = self._unknown_filter(args)
         if unknown is not None:
             return unknown, []
-        hits = self.registry.search(args.query, args.limit, category=args.category, source=args.source)
+        hits = self.registry.search(args.query, args.limit, category=args.category or None, source=args.source or None)
         names = [hit.name for hit in hits]
         via = "tool_call" if self.mode == "proxy" else "its name"
         structured = {
@@ -182,12 +181,12 @@ class Gateway:
     def _unknown_filter(self, args: ToolSearchInput) -> ToolOutcome | None:
         """A category or source no tool has is a mistake to name, not an empty answer."""
         for field_name, value in (("category", args.category), ("source", args.source)):
-            if value is None:
+            if not value:
                 continue
             known = self.registry.categories() if field_name == "category" else self.registry.sources()
             if value not in known:
                 return ToolOutcome.error(
-                    f"invalid arguments for tool_search: {field_name}: no tool has {field_name} {value!r}; "
+                    f"invalid arguments for tool_search: {field_name}: no tool has {field_name} {value[:64]!r}; "
                     f"known: {', '.join(known) or 'none'}"
                 )
         return None
