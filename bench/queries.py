@@ -215,4 +215,14 @@ QUERIES: dict[str, list[str]] = {
         "what is the price per million tokens",
         "show the pricing used for budgets",
     ],
+    "object_get": [
+        "the result was truncated, show me the rest of it",
+        "read item 3 of the stored output",
+        "open one field of a big tool result by its ref",
+    ],
+    "object_slice": [
+        "next page of the truncated results list",
+        "give me items 20 to 40 of that stored output",
+        "read characters 5000 to 9000 of the long text result",
+    ],
 }

@@ -41,6 +41,33 @@ def default_config_file() -> Path:
 class GatewaySettings(BaseModel):
     mode: GatewayMode = Field("proxy", description="proxy: tool_search + tool_call; search: reveal; full: all tools")
     search_limit_max: int = Field(20, ge=1, le=100)
+    pinned: list[str] = Field(
+        default_factory=list,
+        max_length=64,
+        description="Tools every first tools/list shows beside the gateway tools (proxy and search modes)",
+    )
+
+    @field_validator("pinned")
+    @classmethod
+    def _pinned_names(cls, value: list[str]) -> list[str]:
+        bad = [
+            n for n in value if not (1 <= len(n) <= 64 and all(c.isascii() and (c.isalnum() or c in "_-.") for c in n))
+        ]
+        if bad:
+            raise ValueError(f"not tool names: {bad}; a name is 1-64 letters, digits, '_', '-' or '.'")
+        return value
+
+
+class ObjectSettings(BaseModel):
+    threshold_bytes: int = Field(
+        8192, ge=256, le=64 * 2**20, description="A tool result with more text than this is stored and previewed"
+    )
+    preview_chars: int = Field(2000, ge=200, le=64 * 2**10, description="Characters of JSON a preview may take")
+    ttl_s: float = Field(3600.0, gt=0, le=7 * 24 * 3600, description="How long a stored object is kept")
+    max_object_bytes: int = Field(32 * 2**20, ge=1024, description="A bigger result is not stored: its preview says so")
+    max_bytes_per_owner: int = Field(
+        256 * 2**20, ge=1024, description="Stored bytes per principal; past it its oldest objects are dropped"
+    )
 
 
 class HttpSettings(BaseModel):
@@ -285,6 +312,7 @@ class Settings(BaseSettings):
     upstreams: UpstreamList = Field(
         default_factory=list, description="[[upstreams]]: MCP servers whose tools join the catalogue"
     )
+    objects: ObjectSettings = Field(default_factory=ObjectSettings)
 
     _auth_token = field_validator("auth_token", mode="before")(classmethod(lambda cls, v: _token_or_none(v)))
 

@@ -34,6 +34,7 @@ from deepr_mcp.jobs.lease import CampaignLease, LocalLease
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.notifier import Notifier
 from deepr_mcp.jobs.store import CampaignStore, SqliteCampaignStore
+from deepr_mcp.objects import MemoryObjectStore, Objects
 from deepr_mcp.replication.follower import Follower
 from deepr_mcp.replication.journal import Journal
 from deepr_mcp.research.passages import Corpus
@@ -54,7 +55,16 @@ class Root:
         self.settings = settings
         self.state: Lifecycle = "new"
         self.registry = ToolRegistry(all_tools())
-        self.gateway = Gateway(self.registry, settings.gateway.mode)
+        self.gateway = Gateway(self.registry, settings.gateway.mode, pinned=settings.gateway.pinned)
+        limits = settings.objects
+        self.objects = Objects(
+            MemoryObjectStore(ttl_s=limits.ttl_s, max_bytes_per_owner=limits.max_bytes_per_owner),
+            threshold_bytes=limits.threshold_bytes,
+            preview_chars=limits.preview_chars,
+            max_object_bytes=limits.max_object_bytes,
+            ttl_s=limits.ttl_s,
+        )
+        self.gateway.objects = self.objects
         self._stack = AsyncExitStack()
 
     async def __aenter__(self) -> Root:
@@ -229,6 +239,7 @@ class Root:
             sandboxes=self.sandboxes,
             engines=self.engines,
             web=WebAccess(settings, web_http),
+            objects=self.objects,
         )
         self.access = Access(self.store, self.experts)
         self.gateway.authorize = lambda ctx, spec, arguments: self.access.authorize(

@@ -90,12 +90,13 @@ class DeeprServer(Server[Surface]):
 def to_mcp_tool(spec: ToolSpec) -> types.Tool:
     execution = types.ToolExecution(task_support=spec.task_support) if spec.task_support else None  # type: ignore[arg-type]
     tool = types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema, execution=execution)
-    if spec.title is not None or spec.annotations is not None or spec.output_schema is not None:
+    annotations = spec.annotations.to_mcp() if spec.annotations is not None else None
+    if spec.title is not None or annotations or spec.output_schema is not None:
         tool = types.Tool.model_validate(
             {
                 **tool.model_dump(by_alias=True, exclude_none=True),
                 **({"title": spec.title} if spec.title is not None else {}),
-                **({"annotations": spec.annotations} if spec.annotations is not None else {}),
+                **({"annotations": annotations} if annotations else {}),
                 **({"outputSchema": spec.output_schema} if spec.output_schema is not None else {}),
             },
             by_name=False,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -34,6 +34,9 @@ class ToolSearchInput(BaseModel):
     query: str = Field(description="The task, in words")
     limit: int = Field(3, ge=1, le=20)
     format: Literal["json", "markdown"] = "json"
+    # Short on purpose: this schema is in every first tools/list (the demo holds it under 1 KB).
+    category: str = Field("", description="Only this category")
+    source: str = Field("", description="'deepr' or an upstream's name")
 
     @field_validator("query")
     @classmethod
@@ -86,14 +89,38 @@ Authorize = Callable[[Any, ToolSpec, dict[str, Any]], Awaitable[None]]
 """``authorize(ctx, spec, arguments)`` raises ``Forbidden`` when the caller may not run the tool."""
 
 
+class ObjectHooks(Protocol):
+    """Big results and ``@obj_`` references (``deepr_mcp.objects.Objects``), seen by every call's dispatch."""
+
+    async def resolve(self, ctx: Any, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any] | ToolOutcome:
+        """The arguments with references replaced by their values, or the error to answer."""
+        ...
+
+    async def finish(self, ctx: Any, spec: ToolSpec, outcome: ToolOutcome) -> ToolOutcome:
+        """The outcome to send: the same, or a preview of it once stored."""
+        ...
+
+
 class Gateway:
     """Owns what each mode lists and how a call reaches its handler."""
 
-    def __init__(self, registry: ToolRegistry, mode: GatewayMode, authorize: Authorize | None = None) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        mode: GatewayMode,
+        authorize: Authorize | None = None,
+        *,
+        pinned: Iterable[str] = (),
+    ) -> None:
         self.registry = registry
         self.mode = mode
         self.authorize = authorize
         """The one place scopes and ownership are enforced, before any handler runs (set by the root)."""
+        self.objects: ObjectHooks | None = None
+        """Resolves references before validation and stores big results after the handler (set by the root);
+        a dispatch path for upstream tools that does not go through ``invoke`` calls the same two hooks."""
+        self.pinned = list(dict.fromkeys(pinned))
+        """Tools every first ``tools/list`` shows (``gateway.pinned``); names not registered are skipped."""
         self.prepare: Callable[[], Awaitable[None]] | None = None
         """Brings federated upstreams' tools in before search and calls (set by the root when configured)."""
 
@@ -107,8 +134,11 @@ class Gateway:
         if self.mode == "full":
             return [SEARCH_SPEC, CALL_SPEC, *self.registry]
         base = [SEARCH_SPEC, CALL_SPEC] if self.mode == "proxy" else [SEARCH_SPEC]
-        extra = [spec for name in sorted(set(revealed)) if (spec := self.registry.get(name)) is not None]
-        return base + extra
+        pinned = [spec for name in self.pinned if (spec := self.registry.get(name)) is not None]
+        extra = [
+            spec for name in sorted(set(revealed) - set(self.pinned)) if (spec := self.registry.get(name)) is not None
+        ]
+        return base + pinned + extra
 
     def schema_of(self, name: str) -> dict[str, Any] | None:
         for spec in (SEARCH_SPEC, CALL_SPEC):
@@ -123,7 +153,10 @@ class Gateway:
             args = ToolSearchInput.model_validate(arguments or {})
         except ValidationError as exc:
             return ToolOutcome.error(describe_validation_error("tool_search", exc)), []
-        hits = self.registry.search(args.query, args.limit)
+        unknown = self._unknown_filter(args)
+        if unknown is not None:
+            return unknown, []
+        hits = self.registry.search(args.query, args.limit, category=args.category or None, source=args.source or None)
         names = [hit.name for hit in hits]
         via = "tool_call" if self.mode == "proxy" else "its name"
         structured = {
@@ -134,6 +167,9 @@ class Gateway:
                     "description": h.spec.description,
                     "inputSchema": h.spec.input_schema,
                     "score": h.score,
+                    "category": h.spec.category,
+                    "source": h.spec.source,
+                    **({"annotations": h.spec.annotations.to_mcp()} if h.spec.annotations else {}),
                 }
                 for h in hits
             ],
@@ -149,12 +185,27 @@ class Gateway:
             text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
         return ToolOutcome(text=text, structured=structured), names
 
+    def _unknown_filter(self, args: ToolSearchInput) -> ToolOutcome | None:
+        """A category or source no tool has is a mistake to name, not an empty answer."""
+        for field_name, value in (("category", args.category), ("source", args.source)):
+            if not value:
+                continue
+            known = self.registry.categories() if field_name == "category" else self.registry.sources()
+            if value not in known:
+                return ToolOutcome.error(
+                    f"invalid arguments for tool_search: {field_name}: no tool has {field_name} {value[:64]!r}; "
+                    f"known: {', '.join(known) or 'none'}"
+                )
+        return None
+
     @staticmethod
     def _markdown(query: str, hits: list[Any], via: str) -> str:
         lines = [f"Tools for {query!r} (call via {via}):"]
         for hit in hits:
             schema = json.dumps(hit.spec.input_schema, ensure_ascii=False, separators=(",", ":"))
-            lines.append(f"- **{hit.name}** ({hit.score}): {hit.spec.description}\n  schema: `{schema}`")
+            lines.append(
+                f"- **{hit.name}** ({hit.score}){_kind(hit.spec)}: {hit.spec.description}\n  schema: `{schema}`"
+            )
         return "\n".join(lines)
 
     def unwrap_call(self, arguments: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | ToolOutcome:
@@ -178,6 +229,11 @@ class Gateway:
         if spec is None or spec.handler is None:
             return self.unknown(name)
         arguments = arguments or {}
+        if self.objects is not None:
+            resolved = await self.objects.resolve(ctx, spec, arguments)
+            if isinstance(resolved, ToolOutcome):
+                return resolved
+            arguments = resolved
         unknown = _unknown_arguments(spec.input_schema, arguments)
         if unknown:
             allowed = ", ".join(sorted(spec.input_schema.get("properties", {}))) or "none"
@@ -197,12 +253,23 @@ class Gateway:
         try:
             if self.authorize is not None:
                 await self.authorize(ctx, spec, arguments)
-            return to_outcome(await spec.handler(ctx, arguments))
+            outcome = to_outcome(await spec.handler(ctx, arguments))
+            return outcome if self.objects is None else await self.objects.finish(ctx, spec, outcome)
         except DeeprError as exc:
             return ToolOutcome.from_exception(exc)
         except Exception:
             logger.exception("tool %s failed", name)
             return ToolOutcome.error(f"internal error in {name}; the server logged the details and keeps serving")
+
+
+def _kind(spec: ToolSpec) -> str:
+    """A markdown hit's marker from its annotations: what a reader should know before calling."""
+    hints = spec.annotations
+    if hints is None:
+        return ""
+    if hints.read_only:
+        return " [read-only]"
+    return " [destructive]" if hints.may_destroy else ""
 
 
 def _unknown_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:

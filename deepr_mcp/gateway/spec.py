@@ -7,16 +7,66 @@ see and the validation the handler relies on come from one source.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-__all__ = ["SearchHit", "ToolHandler", "ToolSpec", "clean_schema", "define_tool"]
+__all__ = ["LOCAL_SOURCE", "SearchHit", "ToolHandler", "ToolHints", "ToolSpec", "clean_schema", "define_tool"]
 
 ToolHandler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 """``async handler(ctx, arguments) -> result``: arguments are already validated against the schema."""
+
+
+LOCAL_SOURCE = "deepr"
+"""``ToolSpec.source`` of this server's own tools; a federated tool carries its upstream's name."""
+
+_WIRE_NAMES = {
+    "read_only": "readOnlyHint",
+    "destructive": "destructiveHint",
+    "idempotent": "idempotentHint",
+    "open_world": "openWorldHint",
+    "title": "title",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolHints:
+    """MCP tool annotations: what a tool does to the world, so ranking and clients can tell.
+
+    ``None`` means the tool did not say (an upstream tool without annotations). Per the MCP
+    spec an unsaid ``destructiveHint`` defaults to true for a tool that is not read-only.
+    """
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+    title: str | None = None
+
+    @classmethod
+    def parse(cls, value: ToolHints | Mapping[str, Any] | None) -> ToolHints | None:
+        """From an MCP ``annotations`` object (camelCase) or the same keys in snake_case; unknown keys ignored."""
+        if value is None or isinstance(value, ToolHints):
+            return value
+        found: dict[str, Any] = {}
+        for attr, wire in _WIRE_NAMES.items():
+            raw = value.get(wire, value.get(attr))
+            if attr == "title":
+                found[attr] = raw if isinstance(raw, str) else None
+            else:
+                found[attr] = raw if isinstance(raw, bool) else None
+        return cls(**found)
+
+    def to_mcp(self) -> dict[str, Any]:
+        """The MCP wire form, only the hints that were given."""
+        return {_WIRE_NAMES[f.name]: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+    @property
+    def may_destroy(self) -> bool:
+        """Destructive by the spec's reading: not read-only and not declared non-destructive."""
+        return self.read_only is not True and self.destructive is not False
 
 
 @dataclass(slots=True)
@@ -37,12 +87,24 @@ class ToolSpec:
     or ``own`` (owner or admin only: sharing); ``none`` for federated tools, whose arguments are not deepr's."""
     title: str | None = field(default=None, compare=False)
     """A display name, listed as the tool's ``title`` (upstream tools keep their own)."""
-    annotations: dict[str, Any] | None = field(default=None, compare=False)
-    """MCP tool annotations as on the wire (``readOnlyHint``, ``destructiveHint``...); upstream tools keep theirs."""
+    annotations: ToolHints | None = field(default=None, compare=False)
+    """MCP annotations (read-only, destructive, idempotent, open-world); a dict in MCP's camelCase
+    form (an upstream's own) is accepted and parsed. Shown in ``tools/list`` and ``tool_search``; used in ranking."""
     output_schema: dict[str, Any] | None = field(default=None, compare=False)
     """The tool's ``outputSchema`` when it declares one (upstream tools keep theirs)."""
     upstream: str | None = field(default=None, compare=False)
     """The federated upstream server this tool comes from; ``None`` for deepr-mcp's own tools."""
+    source: str = field(default=LOCAL_SOURCE, compare=False)
+    """Where the tool lives: ``deepr`` for this server's own, else the upstream's name."""
+    handles_objects: bool = field(default=False, compare=False)
+    """The tool works on stored objects itself (``object_get``): its arguments' ``@obj_`` references
+    are passed as written and its results are never moved to the object store."""
+
+    def __post_init__(self) -> None:
+        if self.annotations is not None and not isinstance(self.annotations, ToolHints):
+            self.annotations = ToolHints.parse(self.annotations)
+        if self.upstream is not None and self.source == LOCAL_SOURCE:
+            self.source = self.upstream
 
     def summary(self) -> str:
         """The first sentence of the description, for one-line listings."""
@@ -85,11 +147,18 @@ def define_tool(
     category: str = "general",
     scope: str,
     ownership: str = "see",
+    read_only: bool | None = None,
+    destructive: bool = False,
+    idempotent: bool | None = None,
+    open_world: bool = False,
+    handles_objects: bool = False,
 ) -> Callable[[Callable[[Any, InputT], Awaitable[Any]]], ToolSpec]:
     """Decorate ``async def handler(ctx, args: InputModel)`` and return its ``ToolSpec``.
 
     ``scope`` is the permission a caller needs, declared here beside the tool so the catalogue
-    is the one place to read who may call what. The spec's handler receives the already-validated
+    is the one place to read who may call what, and so are its MCP annotations: ``read_only``
+    (default: the tool needs only the ``read`` scope), ``destructive``, ``idempotent`` (default:
+    read-only tools are) and ``open_world``. The spec's handler receives the already-validated
     model instance rebuilt from the arguments, so handlers never see raw JSON.
     """
 
@@ -97,6 +166,7 @@ def define_tool(
         async def handler(ctx: Any, arguments: dict[str, Any]) -> Any:
             return await func(ctx, input_model.model_validate(arguments))
 
+        reads = scope == "read" if read_only is None else read_only
         schema = clean_schema(input_model.model_json_schema())
         schema.setdefault("properties", {})
         return ToolSpec(
@@ -108,6 +178,13 @@ def define_tool(
             input_model=input_model,
             scope=scope,
             ownership=ownership,
+            annotations=ToolHints(
+                read_only=reads,
+                destructive=destructive and not reads,
+                idempotent=reads if idempotent is None else idempotent,
+                open_world=open_world,
+            ),
+            handles_objects=handles_objects,
         )
 
     return decorate

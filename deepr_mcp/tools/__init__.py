@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepr_mcp.gateway.spec import ToolSpec
-from deepr_mcp.tools import budget, campaigns, catalogue, corpus, experts, sandbox, web
+from deepr_mcp.tools import budget, campaigns, catalogue, corpus, experts, objects, sandbox, web
 
 
 def all_tools() -> list[ToolSpec]:
@@ -16,6 +16,7 @@ def all_tools() -> list[ToolSpec]:
         *sandbox.TOOLS,
         *web.TOOLS,
         *experts.TOOLS,
+        *objects.TOOLS,
     ]
 
 

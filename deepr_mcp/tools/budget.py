@@ -29,6 +29,7 @@ class DecideInput(CampaignRef):
     DecideInput,
     category="budget",
     scope="approve",
+    read_only=False,
 )
 async def budget_decide(ctx: ToolContext, args: DecideInput) -> dict[str, Any]:
     campaign = await ctx.services.jobs.decide(
@@ -49,6 +50,7 @@ async def budget_decide(ctx: ToolContext, args: DecideInput) -> dict[str, Any]:
     CampaignRef,
     category="budget",
     scope="read",
+    read_only=True,
 )
 async def budget_get(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.store.get(args.campaign_id)
@@ -74,6 +76,8 @@ class SetInput(CampaignRef):
     SetInput,
     category="budget",
     scope="research",
+    read_only=False,
+    idempotent=True,
 )
 async def budget_set(ctx: ToolContext, args: SetInput) -> dict[str, Any]:
     campaign = await ctx.services.jobs.set_budget(args.campaign_id, args.budget)
@@ -92,6 +96,7 @@ class EstimateInput(Strict):
     EstimateInput,
     category="budget",
     scope="read",
+    read_only=True,
 )
 async def cost_estimate(ctx: ToolContext, args: EstimateInput) -> dict[str, Any]:
     return ctx.services.campaigns.estimate(args.question, args.max_sub_questions)
@@ -109,6 +114,7 @@ class ReportInput(Strict):
     ReportInput,
     category="budget",
     scope="read",
+    read_only=True,
 )
 async def cost_report(ctx: ToolContext, args: ReportInput) -> dict[str, Any]:
     store = ctx.services.store
@@ -146,6 +152,7 @@ class PricingInput(Strict):
     PricingInput,
     category="budget",
     scope="read",
+    read_only=True,
 )
 async def cost_pricing(ctx: ToolContext, args: PricingInput) -> dict[str, Any]:
     model = args.model or ctx.services.engines.model_name()

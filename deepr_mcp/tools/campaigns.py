@@ -52,6 +52,8 @@ def _started(campaign: Any) -> dict[str, Any]:
     StartInput,
     category="campaign",
     scope="research",
+    read_only=False,
+    open_world=True,
 )
 async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
     campaign = await ctx.services.campaigns.start(
@@ -71,6 +73,7 @@ async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
     CampaignRef,
     category="campaign",
     scope="read",
+    read_only=True,
 )
 async def campaign_status(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.store.get(args.campaign_id)
@@ -90,6 +93,7 @@ class ListInput(Strict):
     ListInput,
     category="campaign",
     scope="read",
+    read_only=True,
 )
 async def campaign_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     campaigns, total = await ctx.services.store.list(
@@ -126,6 +130,9 @@ async def campaign_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     CampaignRef,
     category="campaign",
     scope="research",
+    read_only=False,
+    destructive=True,
+    idempotent=True,
 )
 async def campaign_cancel(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.jobs.cancel(args.campaign_id)
@@ -138,6 +145,8 @@ async def campaign_cancel(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]
     CampaignRef,
     category="campaign",
     scope="research",
+    read_only=False,
+    idempotent=True,
 )
 async def campaign_pause(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.jobs.pause(args.campaign_id)
@@ -150,6 +159,8 @@ async def campaign_pause(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     CampaignRef,
     category="campaign",
     scope="research",
+    read_only=False,
+    idempotent=True,
 )
 async def campaign_resume(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     campaign = await ctx.services.jobs.resume(args.campaign_id)
@@ -162,6 +173,7 @@ async def campaign_resume(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]
     CampaignRef,
     category="campaign",
     scope="read",
+    read_only=True,
 )
 async def campaign_plan(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     return views.plan_view(await ctx.services.store.get(args.campaign_id))
@@ -173,6 +185,7 @@ async def campaign_plan(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     CampaignRef,
     category="campaign",
     scope="read",
+    read_only=True,
 )
 async def campaign_beliefs(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     return views.beliefs_view(await ctx.services.store.get(args.campaign_id))
@@ -184,6 +197,7 @@ async def campaign_beliefs(ctx: ToolContext, args: CampaignRef) -> dict[str, Any
     CampaignRef,
     category="campaign",
     scope="read",
+    read_only=True,
 )
 async def campaign_report(ctx: ToolContext, args: CampaignRef) -> str:
     return views.report_text(await ctx.services.store.get(args.campaign_id))
@@ -195,6 +209,7 @@ async def campaign_report(ctx: ToolContext, args: CampaignRef) -> str:
     CampaignRef,
     category="campaign",
     scope="read",
+    read_only=True,
 )
 async def campaign_sources(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     return views.sources_view(await ctx.services.store.get(args.campaign_id))
@@ -211,6 +226,8 @@ class FollowUpInput(CampaignRef):
     FollowUpInput,
     category="campaign",
     scope="research",
+    read_only=False,
+    open_world=True,
 )
 async def campaign_follow_up(ctx: ToolContext, args: FollowUpInput) -> dict[str, Any]:
     campaign = await ctx.services.campaigns.follow_up(
@@ -234,6 +251,7 @@ class WaitInput(CampaignRef):
     WaitInput,
     category="campaign",
     scope="read",
+    read_only=True,
 )
 async def campaign_wait(ctx: ToolContext, args: WaitInput) -> dict[str, Any]:
     return await ctx.services.campaigns.wait(
@@ -250,6 +268,9 @@ campaign_start.task_support = "optional"
     CampaignRef,
     category="campaign",
     scope="admin",
+    read_only=False,
+    destructive=True,
+    idempotent=True,
 )
 async def campaign_delete(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     await ctx.services.campaigns.delete(args.campaign_id)
@@ -270,6 +291,8 @@ class ShareInput(CampaignRef):
     category="campaign",
     scope="research",
     ownership="own",
+    read_only=False,
+    idempotent=True,
 )
 async def campaign_share(ctx: ToolContext, args: ShareInput) -> dict[str, Any]:
     principals = [SHARE_ALL] if args.principals == "all" else list(args.principals)

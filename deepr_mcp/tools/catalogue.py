@@ -33,6 +33,7 @@ class CatalogueListing(BaseModel):
     CatalogueListInput,
     category="catalogue",
     scope="read",
+    read_only=True,
 )
 async def catalogue_list(ctx: ToolContext, args: CatalogueListInput) -> CatalogueListing:
     registry = ctx.services.registry
@@ -70,6 +71,7 @@ class ServerInfo(BaseModel):
     NoInput,
     category="catalogue",
     scope="read",
+    read_only=True,
 )
 async def server_info(ctx: ToolContext, args: NoInput) -> ServerInfo:
     settings = ctx.services.settings

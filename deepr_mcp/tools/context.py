@@ -20,6 +20,7 @@ from deepr_mcp.jobs.engines import Engines, WebAccess
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.store import CampaignStore
+from deepr_mcp.objects import Objects
 from deepr_mcp.research.passages import Corpus
 from deepr_mcp.sandbox import SandboxManager
 
@@ -45,6 +46,8 @@ class ToolServices:
     sandboxes: SandboxManager
     engines: Engines
     web: WebAccess
+    objects: Objects | None = None
+    """Big results kept server-side (``object_get``/``object_slice``); set by the root."""
 
 
 @dataclass(slots=True)

@@ -65,6 +65,8 @@ def add_scope(ctx: ToolContext) -> AddScope:
     AddInput,
     category="corpus",
     scope="research",
+    read_only=False,
+    idempotent=True,
 )
 async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
     if args.sample == (args.path is not None):
@@ -108,10 +110,12 @@ EMPTY_CORPUS_SEARCH = (
 
 @define_tool(
     "corpus_search",
-    "Search the research corpus for passages (bm25 ranking) with their source file and heading or page.",
+    "Search the documents in the research corpus: find the passages that match your words (bm25 ranking), "
+    "each with its source file and heading or page.",
     SearchInput,
     category="corpus",
     scope="read",
+    read_only=True,
 )
 async def corpus_search(ctx: ToolContext, args: SearchInput) -> dict[str, Any]:
     hits = await anyio.to_thread.run_sync(ctx.services.corpus.search, args.query, args.limit)
@@ -137,6 +141,7 @@ class ListInput(Strict):
     ListInput,
     category="corpus",
     scope="read",
+    read_only=True,
 )
 async def corpus_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     docs = await anyio.to_thread.run_sync(ctx.services.corpus.documents)
@@ -160,6 +165,9 @@ class RemoveInput(Strict):
     RemoveInput,
     category="corpus",
     scope="admin",
+    read_only=False,
+    destructive=True,
+    idempotent=True,
 )
 async def corpus_remove(ctx: ToolContext, args: RemoveInput) -> dict[str, Any]:
     removed = await anyio.to_thread.run_sync(ctx.services.corpus.remove, args.path)
@@ -176,6 +184,7 @@ class PassageInput(Strict):
     PassageInput,
     category="corpus",
     scope="read",
+    read_only=True,
 )
 async def corpus_passage(ctx: ToolContext, args: PassageInput) -> dict[str, Any]:
     p = await anyio.to_thread.run_sync(ctx.services.corpus.passage, args.passage_id)

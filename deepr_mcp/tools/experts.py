@@ -33,6 +33,7 @@ class CreateInput(Strict):
     CreateInput,
     category="expert",
     scope="research",
+    read_only=False,
 )
 async def expert_create(ctx: ToolContext, args: CreateInput) -> dict[str, Any]:
     expert = await ctx.services.experts.create(args.name, args.description, owner=ctx.principal.name)
@@ -50,7 +51,12 @@ async def expert_create(ctx: ToolContext, args: CreateInput) -> dict[str, Any]:
 
 
 @define_tool(
-    "expert_list", "List all experts with their belief and gap counts.", Strict, category="expert", scope="read"
+    "expert_list",
+    "List all experts with their belief and gap counts.",
+    Strict,
+    category="expert",
+    scope="read",
+    read_only=True,
 )
 async def expert_list(ctx: ToolContext, args: Strict) -> dict[str, Any]:
     experts = [e for e in await ctx.services.experts.list() if ctx.principal.can_see(e.owner, e.shared_with)]
@@ -67,6 +73,7 @@ async def expert_list(ctx: ToolContext, args: Strict) -> dict[str, Any]:
     ExpertRef,
     category="expert",
     scope="read",
+    read_only=True,
 )
 async def expert_profile(ctx: ToolContext, args: ExpertRef) -> dict[str, Any]:
     return (await ctx.services.experts.get(args.expert_id)).profile()
@@ -84,6 +91,7 @@ class QueryInput(ExpertRef):
     QueryInput,
     category="expert",
     scope="read",
+    read_only=True,
 )
 async def expert_query(ctx: ToolContext, args: QueryInput) -> dict[str, Any]:
     return answer(await ctx.services.experts.get(args.expert_id), args.question, args.limit)
@@ -95,6 +103,7 @@ async def expert_query(ctx: ToolContext, args: QueryInput) -> dict[str, Any]:
     ExpertRef,
     category="expert",
     scope="read",
+    read_only=True,
 )
 async def expert_gaps(ctx: ToolContext, args: ExpertRef) -> dict[str, Any]:
     expert = await ctx.services.experts.get(args.expert_id)
@@ -112,6 +121,8 @@ class FillInput(ExpertRef):
     FillInput,
     category="expert",
     scope="research",
+    read_only=False,
+    open_world=True,
 )
 async def expert_fill_gaps(ctx: ToolContext, args: FillInput) -> dict[str, Any]:
     expert = await ctx.services.experts.get(args.expert_id)
@@ -130,7 +141,16 @@ async def expert_fill_gaps(ctx: ToolContext, args: FillInput) -> dict[str, Any]:
     return {"expert_id": expert.id, "researching": questions[:8], **_started(campaign)}
 
 
-@define_tool("expert_delete", "Delete an expert and its knowledge base.", ExpertRef, category="expert", scope="admin")
+@define_tool(
+    "expert_delete",
+    "Delete an expert and its knowledge base.",
+    ExpertRef,
+    category="expert",
+    scope="admin",
+    read_only=False,
+    destructive=True,
+    idempotent=True,
+)
 async def expert_delete(ctx: ToolContext, args: ExpertRef) -> dict[str, Any]:
     await ctx.services.experts.delete(args.expert_id)
     return {"expert_id": args.expert_id, "deleted": True}

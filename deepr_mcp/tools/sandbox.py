@@ -31,6 +31,7 @@ class ListInput(CampaignRef):
     ListInput,
     category="sandbox",
     scope="read",
+    read_only=True,
 )
 async def sandbox_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
@@ -55,6 +56,7 @@ class ReadInput(CampaignRef):
     ReadInput,
     category="sandbox",
     scope="read",
+    read_only=True,
 )
 async def sandbox_read(ctx: ToolContext, args: ReadInput) -> dict[str, Any]:
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
@@ -85,6 +87,9 @@ class WriteInput(CampaignRef):
     WriteInput,
     category="sandbox",
     scope="research",
+    read_only=False,
+    destructive=True,
+    idempotent=True,
 )
 async def sandbox_write(ctx: ToolContext, args: WriteInput) -> dict[str, Any]:
     if args.encoding == "base64":
@@ -109,6 +114,9 @@ class DeleteInput(CampaignRef):
     DeleteInput,
     category="sandbox",
     scope="research",
+    read_only=False,
+    destructive=True,
+    idempotent=True,
 )
 async def sandbox_delete(ctx: ToolContext, args: DeleteInput) -> dict[str, Any]:
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
@@ -122,6 +130,7 @@ async def sandbox_delete(ctx: ToolContext, args: DeleteInput) -> dict[str, Any]:
     CampaignRef,
     category="sandbox",
     scope="read",
+    read_only=True,
 )
 async def sandbox_extract(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     extracted = await anyio.to_thread.run_sync(ctx.services.sandboxes.extract_results, args.campaign_id)

@@ -24,6 +24,8 @@ class SearchInput(Strict):
     SearchInput,
     category="web",
     scope="research",
+    read_only=True,
+    open_world=True,
 )
 async def web_search(ctx: ToolContext, args: SearchInput) -> dict[str, Any]:
     results = await ctx.services.web.search().search(args.query, args.limit)
@@ -42,6 +44,8 @@ class FetchInput(Strict):
     FetchInput,
     category="web",
     scope="research",
+    read_only=False,
+    open_world=True,
 )
 async def web_fetch(ctx: ToolContext, args: FetchInput) -> dict[str, Any]:
     page = await ctx.services.web.fetcher().fetch(args.url)

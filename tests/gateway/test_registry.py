@@ -69,14 +69,14 @@ def test_index_is_rebuilt_lazily_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from deepr_mcp.gateway import registry as module
 
     builds = []
-    real = module.LuceneBM25
+    real = module.BM25Index
 
     class Counting(real):  # type: ignore[misc, valid-type]
         def __init__(self, corpus: list[list[str]]) -> None:
             builds.append(len(corpus))
             super().__init__(corpus)
 
-    monkeypatch.setattr(module, "LuceneBM25", Counting)
+    monkeypatch.setattr(module, "BM25Index", Counting)
     registry = ToolRegistry()
     for i in range(500):
         registry.register(spec(f"tool_{i}", f"does thing number {i}"))
