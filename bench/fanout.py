@@ -6,7 +6,11 @@ subscriber clients in separate processes (raw JSON-RPC over aiohttp: initialize,
 stream, resources/subscribe). It publishes M updates 0.5 s apart two ways on the same sessions:
 
 - ``deepr Notifier``: publish marks each subscriber's coalescing slot; one writer per session;
-- ``naive sequential``: the reference design's loop, ``await send`` to each session in turn.
+- ``previous Notifier``: the same, but one message built and serialised per subscriber (as before);
+- ``naive sequential``: the reference design's loop, ``await send`` to each session in turn, one
+  message built per subscriber.
+
+The table shows each row's p50/p99 next to the naive loop's from the same run.
 
 Latency is a client's receipt time minus the publish time the notification carries. The last
 column checks that every subscriber received the final update. A run with one stalled subscriber
@@ -55,7 +59,7 @@ async def serve(data_dir: str) -> None:
 
     from deepr_mcp.app.root import Root
     from deepr_mcp.config import Settings
-    from deepr_mcp.jobs.notifier import META_AT, META_COUNT
+    from deepr_mcp.jobs.notifier import Update
     from deepr_mcp.transports.http import bind_socket, build_http_app
 
     writers = int(os.environ.get("BENCH_WRITERS", "2"))
@@ -77,10 +81,10 @@ async def serve(data_dir: str) -> None:
                 elif mode == "naive":
                     stamp = datetime.now().astimezone().isoformat()
                     subscribers = notifier.subscribers_of(URI)
-                    meta = {META_COUNT: len(subscribers), META_AT: stamp}
                     for sub in subscribers:  # the reference design: await each client in turn
-                        await sub.send(URI, meta)
+                        await sub.send(Update(URI, stamp, len(subscribers)))
                 else:
+                    notifier.share_updates = mode != "previous"
                     stamp = await notifier.publish(URI)
                 published.append(stamp)
                 await asyncio.sleep(float(request.query_params["interval"]))
@@ -305,7 +309,7 @@ def main() -> None:
     parser.add_argument("--serve")
     parser.add_argument("--subscribers", nargs=4)
     parser.add_argument("--sizes", default="1,100,1000")
-    parser.add_argument("--modes", default="deepr,naive,stalled", help="which rows to run per size")
+    parser.add_argument("--modes", default="deepr,previous,naive,stalled", help="which rows to run per size")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the table shows medians")
     parser.add_argument("--writers", default="2", help="Notifier writer tasks (sets BENCH_WRITERS for the server)")
     parser.add_argument("--replicas", type=int, default=0, help="also run N replicas sharing --store; compare")
@@ -330,7 +334,7 @@ def main() -> None:
     modes = args.modes.split(",")
     cases = []
     for n in (int(x) for x in args.sizes.split(",")):
-        cases += [(n, mode, 0) for mode in ("deepr", "naive") if mode in modes]
+        cases += [(n, mode, 0) for mode in ("deepr", "previous", "naive") if mode in modes]
         if n >= 100 and "stalled" in modes:
             cases.append((n, "deepr", 1))
     runs: dict[tuple[int, str, int], list[dict]] = {case: [] for case in cases}
@@ -346,25 +350,39 @@ def main() -> None:
         f"median of {args.repeat} runs (p99 range in brackets)"
     )
     print()
+    print_table(runs, args.writers)
+
+
+NAMES = {
+    "naive": "naive sequential await (message built per subscriber)",
+    "previous": "previous Notifier (message built per subscriber)",
+}
+
+
+def print_table(runs: dict[tuple[int, str, int], list[dict]], writers: str) -> None:
+    """One row per case, each p99 next to the naive loop's (and the stalled row next to its unstalled one)."""
+    med = {case: statistics.median(r["p99"] for r in rs) for case, rs in runs.items()}
     print(
-        "| subscribers | fan-out | stalled subscriber | p50 ms | p99 ms | publish overrun s "
-        "| got final update | notifications |"
+        "| subscribers | fan-out | stalled subscriber | p50 ms | p99 ms | p99 vs naive | p99 vs no stall "
+        "| publish overrun s | got final update | notifications |"
     )
-    print("|---:|---|---|---:|---:|---:|---:|---:|")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for (n, mode, stall), rs in runs.items():
-        name = "naive sequential await"
-        if mode == "deepr":
-            name = f"deepr Notifier (coalescing slots, {args.writers} writers)"
+        name = NAMES.get(mode, f"deepr Notifier (one prepared message per update, {writers} writers)")
         if stall:
             blocked = sum(r["clogged"] for r in rs)
             stalled = f"1, its sends blocked ({blocked}/{len(rs)} runs)"
         else:
             stalled = "none"
         p99s = [r["p99"] for r in rs]
+        naive = med.get((n, "naive", 0))
+        calm = med.get((n, mode, 0)) if stall else None
+        vs_naive = f"{med[(n, mode, stall)] / naive:.2f}x" if naive else "-"
+        vs_calm = f"{med[(n, mode, stall)] / calm:.2f}x" if calm else "-"
         final = sum(int(r["final"].split("/")[0]) for r in rs), sum(int(r["final"].split("/")[1]) for r in rs)
         print(
             f"| {n:,} | {name} | {stalled} | {statistics.median(r['p50'] for r in rs):.1f} | "
-            f"{statistics.median(p99s):.1f} [{min(p99s):.0f}-{max(p99s):.0f}] | "
+            f"{med[(n, mode, stall)]:.1f} [{min(p99s):.0f}-{max(p99s):.0f}] | {vs_naive} | {vs_calm} | "
             f"{statistics.median(r['extra_s'] for r in rs):.2f} | {final[0]:,}/{final[1]:,} | "
             f"{sum(r['notifications'] for r in rs):,} |"
         )

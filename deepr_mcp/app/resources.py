@@ -26,6 +26,7 @@ from deepr_mcp.errors import DeeprError, InvalidInput, NotFound
 from deepr_mcp.experts.models import Expert
 from deepr_mcp.jobs import views
 from deepr_mcp.jobs.uris import CAMPAIGN_KINDS, MAX_URI_LENGTH, TEMPLATES, campaign_uris, expert_uris, parse_uri
+from deepr_mcp.transports.push import connection_sender
 
 Ctx = ServerRequestContext[Surface, Any]
 
@@ -205,10 +206,7 @@ class ResourceHandlers:
             if not self.notifier.subscriptions_of(cid):
                 connection.exit_stack.callback(self.notifier.remove, cid)
 
-            async def send(updated_uri: str, meta: dict[str, Any]) -> None:
-                await connection.send_resource_updated(updated_uri, meta=meta)
-
-            self.notifier.subscribe(cid, uri, send)
+            self.notifier.subscribe(cid, uri, connection_sender(connection))
         except DeeprError as exc:
             raise _protocol_error(exc, ctx) from None
         return types.EmptyResult()

@@ -13,6 +13,12 @@ past ``send_timeout_s`` the send is cancelled and the subscriber dropped. Sends 
 scope of their own (it was half a writer's CPU per notification). 2026-07-28 clients get the
 same events through the SDK's ``ListenHandler``.
 
+Each update is built and serialised once: ``mark`` makes one ``Update`` per URI per publish,
+shared by every subscriber it reaches, and its ``message`` (a ``PreparedNotification``) carries
+its JSON text already made, which the SDK transports write as is (``transports/push.py`` writes it
+onto a connection's stream). Its ``_meta`` is the same for every subscriber: the subscriber count
+and publish time are taken at publish, not per send.
+
 It is pure fan-out: it learns what changed from the subscription bus (``jobs/feed.py``
 announces there) and knows nothing of campaigns; waiters follow the feed, not the Notifier.
 """
@@ -30,16 +36,67 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent, SubscriptionBus
+from mcp_types import JSONRPCNotification
+from pydantic import PrivateAttr
 
 from deepr_mcp.errors import InvalidInput
 
 logger = logging.getLogger(__name__)
 
-SendUpdate = Callable[[str, dict[str, Any]], Awaitable[None]]
-"""``send(uri, meta)``: deliver one ``notifications/resources/updated`` to one connection."""
-
 META_COUNT = "deepr/subscriberCount"
 META_AT = "deepr/publishedAt"
+UPDATED = "notifications/resources/updated"
+WIRE_DUMP = {"by_alias": True, "exclude_unset": True}
+"""How every SDK transport serialises an outgoing message (stdio, streamable HTTP, legacy SSE)."""
+
+
+class PreparedNotification(JSONRPCNotification):
+    """A JSON-RPC notification whose wire text is made once and then reused for every subscriber.
+
+    The SDK transports frame ``message.model_dump_json(by_alias=True, exclude_unset=True)``; for
+    exactly that call this returns the stored text (made by that same call at construction), so
+    the framing stays the SDK's and only the per-subscriber serialisation goes.
+    """
+
+    _wire: str = PrivateAttr(default="")
+
+    @classmethod
+    def build(cls, method: str, params: dict[str, Any]) -> PreparedNotification:
+        message = cls(jsonrpc="2.0", method=method, params=params)
+        message._wire = JSONRPCNotification.model_dump_json(message, **WIRE_DUMP)
+        return message
+
+    def model_dump_json(self, **kwargs: Any) -> str:  # type: ignore[override]
+        if kwargs == WIRE_DUMP and self._wire:
+            return self._wire
+        return super().model_dump_json(**kwargs)
+
+
+class Update:
+    """One publish of one URI, shared by every subscriber it reaches (and kept by coalescing)."""
+
+    __slots__ = ("_message", "count", "published_at", "uri")
+
+    def __init__(self, uri: str, published_at: str, count: int) -> None:
+        self.uri = uri
+        self.published_at = published_at
+        self.count = count
+        self._message: PreparedNotification | None = None
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return {META_COUNT: self.count, META_AT: self.published_at}
+
+    @property
+    def message(self) -> PreparedNotification:
+        """The ``notifications/resources/updated`` for this update, built and serialised on first use only."""
+        if self._message is None:
+            self._message = PreparedNotification.build(UPDATED, {"uri": self.uri, "_meta": self.meta})
+        return self._message
+
+
+SendUpdate = Callable[[Update], Awaitable[None]]
+"""``send(update)``: deliver one ``notifications/resources/updated`` to one connection."""
 
 
 class Subscriber:
@@ -49,8 +106,8 @@ class Subscriber:
         self.connection_id = connection_id
         self.send = send
         self.uris: set[str] = set()
-        self.pending: dict[str, str] = {}
-        """URI -> when its newest unsent update was published (what a coalesced send reports)."""
+        self.pending: dict[str, Update] = {}
+        """URI -> its newest unsent update (what a coalesced send reports)."""
         self.queued = False
         self.sending = False
         """One send at a time per subscriber: order is kept and a burst coalesces while one is in flight."""
@@ -67,6 +124,7 @@ class Notifier:
         max_subscriptions_per_connection: int = 256,
         writers: int = 2,
         max_spare_writers: int = 64,
+        share_updates: bool = True,
     ) -> None:
         self._bus = bus
         self._unsubscribe_bus: Callable[[], None] | None = None
@@ -82,6 +140,8 @@ class Notifier:
         self.stuck_after_s = min(0.25, send_timeout_s / 2)
         self.max_spare_writers = max_spare_writers
         self._tg: TaskGroup | None = None
+        self.share_updates = share_updates
+        """False builds and serialises one message per subscriber (the previous design; bench only)."""
 
     async def __aenter__(self) -> Notifier:
         self._tg = anyio.create_task_group()
@@ -177,10 +237,13 @@ class Notifier:
         Returns the publish timestamp the notifications will carry.
         """
         published_at = datetime.now(UTC).isoformat()
-        for connection_id in self._by_uri.get(uri, ()):
+        ids = self._by_uri.get(uri, ())
+        count = len(ids) + self._listen_counts.get(uri, 0)
+        update = Update(uri, published_at, count)
+        for connection_id in ids:
             subscriber = self._subscribers.get(connection_id)
             if subscriber is not None:
-                subscriber.pending[uri] = published_at
+                subscriber.pending[uri] = update if self.share_updates else Update(uri, published_at, count)
                 self._enqueue(subscriber)
         if self._ready:
             self._ready_event.set()
@@ -235,14 +298,15 @@ class Notifier:
         return sum(writer.stuck for writer in self._writers)
 
     async def _send_one(self, writer: _Writer, subscriber: Subscriber) -> None:
-        uri = next(iter(subscriber.pending))
-        published_at = subscriber.pending.pop(uri)
-        meta = {META_COUNT: self.subscriber_count(uri), META_AT: published_at}
+        update = subscriber.pending.pop(next(iter(subscriber.pending)))
         subscriber.sending = True
         writer.subscriber, writer.since = subscriber, time.monotonic()
         try:
-            await subscriber.send(uri, meta)
+            await subscriber.send(update)
             subscriber.delivered += 1
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            logger.debug("dropping subscriber %s: its connection closed", subscriber.connection_id)
+            self.remove(subscriber.connection_id)
         except Exception:  # fan-out boundary: one broken connection must not stop the others
             logger.warning("dropping subscriber %s: send failed", subscriber.connection_id, exc_info=True)
             self.remove(subscriber.connection_id)

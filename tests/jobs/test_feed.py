@@ -9,7 +9,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.models import BudgetQuestion, CampaignPhase
-from deepr_mcp.jobs.notifier import Notifier
+from deepr_mcp.jobs.notifier import Notifier, Update
 from tests.support import BusRecorder, MemoryCampaignStore, new_campaign
 
 
@@ -51,8 +51,8 @@ async def test_the_notifier_fans_out_what_the_feed_announces() -> None:
     got: list[str] = []
     delivered = anyio.Event()
 
-    async def send(uri: str, meta: dict) -> None:
-        got.append(uri)
+    async def send(update: Update) -> None:
+        got.append(update.uri)
         delivered.set()
 
     async with Notifier(bus) as notifier:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import anyio
 
-from deepr_mcp.jobs.notifier import META_COUNT, Notifier
+from deepr_mcp.jobs.notifier import META_COUNT, Notifier, Update
 
 
 async def test_each_subscriber_gets_updates_and_bursts_coalesce() -> None:
     got: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
 
     def sender(name: str):
-        async def send(uri: str, meta: dict) -> None:
-            got[name].append((uri, meta[META_COUNT]))
+        async def send(update: Update) -> None:
+            got[name].append((update.uri, update.meta[META_COUNT]))
             await anyio.sleep(0.05)  # a slowish client: later updates pile up behind this one
 
         return send
@@ -32,11 +32,11 @@ async def test_stalled_subscriber_is_dropped_and_never_delays_others() -> None:
     fast: list[float] = []
     stalled = anyio.Event()
 
-    async def stuck(uri: str, meta: dict) -> None:
+    async def stuck(update: Update) -> None:
         stalled.set()
         await anyio.sleep(3600)
 
-    async def quick(uri: str, meta: dict) -> None:
+    async def quick(update: Update) -> None:
         fast.append(anyio.current_time())
 
     async with Notifier(send_timeout_s=0.2) as notifier:
@@ -54,7 +54,7 @@ async def test_stalled_subscriber_is_dropped_and_never_delays_others() -> None:
 
 
 async def test_unsubscribe_remove_and_counts() -> None:
-    async def send(uri: str, meta: dict) -> None:
+    async def send(update: Update) -> None:
         return None
 
     async with Notifier(max_subscriptions_per_connection=2) as notifier:
@@ -80,11 +80,11 @@ async def test_more_stalled_subscribers_than_writers_still_never_delay_the_other
     quick_event = anyio.Event()
     release = anyio.Event()
 
-    async def stuck(uri: str, meta: dict) -> None:
+    async def stuck(update: Update) -> None:
         await release.wait()
 
-    async def quick(uri: str, meta: dict) -> None:
-        quick_got.append(uri)
+    async def quick(update: Update) -> None:
+        quick_got.append(update.uri)
         quick_event.set()
 
     async with Notifier(send_timeout_s=30, writers=2) as notifier:
