@@ -35,6 +35,8 @@ class ToolSpec:
     ownership: str = field(default="see", compare=False)
     """For the record its ``campaign_id``/``expert_id`` names: ``see`` (owner, shared with, or admin)
     or ``own`` (owner or admin only: sharing)."""
+    meta: dict[str, Any] | None = field(default=None, compare=False)
+    """The tool's ``_meta`` in ``tools/list`` (MCP Apps: ``{"ui": {"resourceUri": ..., "visibility": ...}}``)."""
 
     def summary(self) -> str:
         """The first sentence of the description, for one-line listings."""
