@@ -32,6 +32,7 @@ from tests.support import QUESTION, TINY_BUDGET, call, config_env, fake_llm, fol
 
 UI = Path(__file__).resolve().parents[2] / "ui"
 HOST_DIST = UI / "dist" / "host"
+COMMITTED = UI.parent / "deepr_mcp" / "apps" / "campaign.html"
 ARTIFACTS = UI / "artifacts" / "screenshots"
 HOST_PREFIX = "/_deepr_test_host/"
 """Where the host page is served: on the MCP server's own origin (routed by the browser), so the
@@ -168,20 +169,16 @@ async def phase_of(view: Any) -> str:
     return (await view.locator("#phase").text_content() or "").strip()
 
 
-async def wait_phase(view: Any, *phases: str, timeout_s: float = 60) -> str:
-    with anyio.fail_after(timeout_s):
-        while (phase := await phase_of(view)) not in phases:
-            await anyio.sleep(0.1)
-    return phase
+async def wait_phase(view: Any, phase: str, timeout_s: float = 60) -> None:
+    await view.locator(f'#phase[data-phase="{phase}"]').wait_for(timeout=timeout_s * 1000)
 
 
 async def host_calls(page: Any) -> list[dict[str, Any]]:
     return await page.evaluate("window.hostCalls || []")
 
 
-async def test_committed_view_is_what_the_sources_build(host_built: None, tmp_path: Path) -> None:
-    committed = (Path(__file__).resolve().parents[2] / "deepr_mcp" / "apps" / "campaign.html").read_bytes()
-    assert rebuild_view(tmp_path / "campaign.html") == committed, "run `cd ui && npm run build` and commit"
+def test_committed_view_is_what_the_sources_build(host_built: None, tmp_path: Path) -> None:
+    assert rebuild_view(tmp_path / "campaign.html") == COMMITTED.read_bytes(), "run `cd ui && npm run build`"
 
 
 async def test_view_follows_a_campaign_to_its_cited_report(host_built: None, data_dir: Path) -> None:
