@@ -82,6 +82,7 @@ export function render(markdown, cite) {
       root.append(q);
     } else {
       list = null;
+      if (/^\[\d+\]/.test(line.trim())) flush(); // a source-list line "[n] file, place" stands alone
       para.push(line.trim());
     }
   }
