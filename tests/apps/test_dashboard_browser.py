@@ -322,3 +322,24 @@ async def test_host_refusing_a_tool_call_is_shown(host_built: None, data_dir: Pa
         assert "The host did not run campaign_wait" in text and "does not allow campaign_wait" in text, text
         await shot(page, "10-host-refused")
     assert console.errors == []
+
+
+async def test_pause_resume_and_cancel_from_the_view(host_built: None, data_dir: Path) -> None:
+    console = Console()
+    env = config_env({"jobs": {"step_delay_s": 1.0}})
+    async with http_server(data_dir, **env) as base, browser() as chromium, host_page(chromium, base, console) as page:
+        view = await open_view(page, host_url(base, {"question": QUESTION}))
+        await view.locator("#pause:not([disabled])").wait_for(timeout=30_000)
+        await view.locator("#pause").click()
+        await wait_phase(view, "paused", timeout_s=30)  # after the current step
+        assert await view.locator("#resume").is_enabled() and await view.locator("#pause").is_disabled()
+        await shot(page, "11-paused")
+        await view.locator("#resume").click()
+        await view.locator("#resume[disabled]").wait_for(state="attached", timeout=30_000)
+        await view.locator("#cancel").click()
+        await wait_phase(view, "cancelled", timeout_s=30)
+        assert await view.locator("#controls").is_hidden()
+        await view.locator("#report-section").wait_for()  # the partial report
+        names = [c["name"] for c in await host_calls(page)]
+        assert names.index("campaign_pause") < names.index("campaign_resume") < names.index("campaign_cancel")
+    assert console.errors == []
