@@ -34,7 +34,7 @@ def stamped_hash(html: str) -> str | None:
 
 def test_committed_html_matches_its_sources() -> None:
     assert stamped_hash(campaign_html()) == source_hash(), (
-        "deepr_mcp/apps/campaign.html is out of date with ui/: run `cd ui && npm ci && npm run build` and commit it"
+        "deepr_mcp/apps/campaign.html is out of date with ui/: run `cd ui && npm install && npm run build` and commit"
     )
 
 
