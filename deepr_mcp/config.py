@@ -70,6 +70,14 @@ class ObjectSettings(BaseModel):
     )
 
 
+class AppsSettings(BaseModel):
+    enabled: bool = Field(
+        True,
+        description="Offer the MCP Apps campaign dashboard (ui://deepr/campaign and the pinned research tool) to "
+        "clients that announce the io.modelcontextprotocol/ui extension; false: every client sees today's list",
+    )
+
+
 class HttpSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
@@ -297,6 +305,7 @@ class Settings(BaseSettings):
         "auto", description="The server's event loop; auto = uvloop when installed (about 20% less CPU per push)"
     )
     gateway: GatewaySettings = Field(default_factory=GatewaySettings)
+    apps: AppsSettings = Field(default_factory=AppsSettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     openai: OpenAISettings = Field(default_factory=OpenAISettings)
     anthropic: AnthropicSettings = Field(default_factory=AnthropicSettings)

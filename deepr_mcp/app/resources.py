@@ -20,6 +20,7 @@ from mcp_types import INVALID_PARAMS
 
 from deepr_mcp.app.connections import connection_id, connection_of, is_modern
 from deepr_mcp.app.surface import Surface
+from deepr_mcp.apps import MIME_TYPE, UI_URI, campaign_html, resource_meta
 from deepr_mcp.auth.access import require_scope, visible_to
 from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.errors import DeeprError, InvalidInput, NotFound
@@ -83,6 +84,7 @@ class ResourceHandlers:
         self.connections = surface.connections
         self.access = surface.access
         self.listen = ListenHandler(surface.bus)
+        self.apps_enabled = surface.tools.settings.apps.enabled
 
     async def _allowed(self, ctx: Ctx, uri: str, action: str) -> None:
         """``read`` scope and the record's owner or sharing, else a JSON-RPC error saying which."""
@@ -124,6 +126,8 @@ class ResourceHandlers:
                         mime_type=mime,
                     )
                 )
+        if offset == 0 and self.apps_enabled:
+            resources.append(_dashboard_resource())
         if offset == 0:
             for expert in await self.experts.list():
                 if not principal.can_see(expert.owner, expert.shared_with):
@@ -173,6 +177,11 @@ class ResourceHandlers:
     async def read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         await self._allowed(ctx, uri, "resources/read")
+        if uri == UI_URI and self.apps_enabled:
+            contents = types.TextResourceContents(
+                uri=uri, mime_type=MIME_TYPE, text=campaign_html(), _meta=resource_meta()
+            )
+            return types.ReadResourceResult(contents=[contents])
         try:
             ref = parse_uri(uri)
             if ref.collection == "experts":
@@ -238,6 +247,18 @@ class ResourceHandlers:
             return await self.listen(ctx, params)
         finally:
             self.notifier.listen_closed(uris)
+
+
+def _dashboard_resource() -> types.Resource:
+    """The MCP Apps view (its ``_meta.ui`` is repeated here: hosts fall back to the listing's)."""
+    return types.Resource(
+        uri=UI_URI,
+        name="campaign-dashboard",
+        title="Campaign dashboard",
+        description="MCP Apps view of a campaign: progress, budget questions and the cited report",
+        mime_type=MIME_TYPE,
+        _meta=resource_meta(),
+    )
 
 
 def _text(uri: str, mime: str, text: str) -> types.ReadResourceResult:

@@ -25,6 +25,7 @@ from deepr_mcp.app.resources import ResourceHandlers
 from deepr_mcp.app.surface import Surface
 from deepr_mcp.app.task_extension import EXTENSION, ModernTasks, TaskExtension
 from deepr_mcp.app.tasks import TaskHandlers
+from deepr_mcp.apps import CampaignApp
 from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.elicitation.inline import input_required
 from deepr_mcp.gateway.outcome import ToolOutcome
@@ -89,7 +90,13 @@ class DeeprServer(Server[Surface]):
 
 def to_mcp_tool(spec: ToolSpec) -> types.Tool:
     execution = types.ToolExecution(task_support=spec.task_support) if spec.task_support else None  # type: ignore[arg-type]
-    tool = types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema, execution=execution)
+    tool = types.Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.input_schema,
+        execution=execution,
+        _meta=spec.meta,
+    )
     annotations = spec.annotations.to_mcp() if spec.annotations is not None else None
     if spec.title is not None or annotations or spec.output_schema is not None:
         tool = types.Tool.model_validate(
@@ -146,6 +153,7 @@ class ToolHandlers:
         self.surface = surface
         self.gateway = surface.gateway
         self.tasks = tasks
+        self.apps = CampaignApp(surface.gateway, surface.tools.settings.apps.enabled)
 
     def tool_context(self, ctx: Ctx) -> ToolContext:
         cid = connection_id(ctx)
@@ -167,7 +175,9 @@ class ToolHandlers:
         if self.gateway.mode == "full":
             await self.gateway.ready()
         revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
-        return types.ListToolsResult(tools=[to_mcp_tool(spec) for spec in self.gateway.listed(revealed)])
+        specs = self.gateway.listed(revealed)
+        specs += self.apps.tools(ctx.session.client_capabilities, (spec.name for spec in specs))  # MCP Apps
+        return types.ListToolsResult(tools=[to_mcp_tool(spec) for spec in specs])
 
     async def task_augmented_calls(self, ctx: Ctx, call_next: Any) -> Any:
         """Serve ``tools/call`` with a ``task`` field (2025-11-25) before the SDK's result sieve.
@@ -207,6 +217,8 @@ class ToolHandlers:
         if params.name == "tool_search":
             outcome, found = self.gateway.search(params.arguments)
             await self._reveal(ctx, found)
+        elif self.apps.handles(params.name):
+            outcome = await self.apps.research(self.tool_context(ctx), params.arguments)
         elif params.name == "tool_call":
             target = self.gateway.unwrap_call(params.arguments)
             if isinstance(target, ToolOutcome):

@@ -100,6 +100,9 @@ class ToolSpec:
     """The tool works on stored objects itself (``object_get``): its arguments' ``@obj_`` references
     are passed as written and its results are never moved to the object store."""
 
+    meta: dict[str, Any] | None = field(default=None, compare=False)
+    """The tool's ``_meta`` in ``tools/list`` (MCP Apps: ``{"ui": {"resourceUri": ..., "visibility": ...}}``)."""
+
     def __post_init__(self) -> None:
         if self.annotations is not None and not isinstance(self.annotations, ToolHints):
             self.annotations = ToolHints.parse(self.annotations)

@@ -1,0 +1,53 @@
+"""The committed dashboard HTML is the build of the committed ``ui/`` sources.
+
+``ui/build.mjs`` stamps the HTML with a sha256 of its sources; this recomputes it the same way
+(sorted relative paths, NUL, bytes, NUL), so editing ``ui/src`` without ``npm run build`` fails
+here, on any machine, without Node. The browser tests also rebuild and compare bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from deepr_mcp.apps import campaign_html
+
+UI = Path(__file__).resolve().parents[2] / "ui"
+TOP = ["package.json", "package-lock.json", "vite.config.mjs", "build.mjs", "campaign.html"]
+
+
+def source_hash(root: Path = UI) -> str:
+    files = sorted([*TOP, *(p.relative_to(root).as_posix() for p in (root / "src").rglob("*") if p.is_file())])
+    digest = hashlib.sha256()
+    for rel in files:
+        digest.update(rel.encode() + b"\0")
+        digest.update((root / rel).read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def stamped_hash(html: str) -> str | None:
+    match = re.search(r'<meta name="deepr-ui-source-sha256" content="([0-9a-f]{64})">', html)
+    return match.group(1) if match else None
+
+
+def test_committed_html_matches_its_sources() -> None:
+    assert stamped_hash(campaign_html()) == source_hash(), (
+        "deepr_mcp/apps/campaign.html is out of date with ui/: run `cd ui && npm install && npm run build` and commit"
+    )
+
+
+def test_an_edited_source_is_noticed(tmp_path: Path) -> None:
+    for rel in [*TOP, "src/main.js"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes((UI / rel).read_bytes())
+    before = source_hash(tmp_path)
+    (tmp_path / "src" / "main.js").write_text("// edited\n", encoding="utf-8")
+    assert source_hash(tmp_path) != before
+
+
+def test_the_package_ships_the_view() -> None:
+    html = campaign_html()
+    assert html.startswith("<!doctype html>") and len(html) > 10_000
+    assert "src=" not in re.sub(r"<script type=\"module\">.*?</script>", "", html, flags=re.S)
