@@ -131,6 +131,7 @@ class Root:
         from deepr_mcp.stores.redis_experts import RedisExpertStore
         from deepr_mcp.stores.redis_lease import RedisLease
         from deepr_mcp.stores.redis_log import RedisChangeLog
+        from deepr_mcp.stores.redis_objects import RedisObjectStore
 
         password = store.password.get_secret_value() if store.password else None
         client = await open_checked(store.url, password, "deepr:")
@@ -139,6 +140,10 @@ class Root:
         self.store = RedisCampaignStore(client, url=store.url, fence_of=self.lease.fence_of)
         self._shared_client = client
         self.experts = RedisExpertStore(client, url=store.url)
+        limits = self.settings.objects  # an @obj_ reference made on one replica resolves on every one
+        self.objects.store = RedisObjectStore(
+            client, url=store.url, ttl_s=limits.ttl_s, max_bytes_per_owner=limits.max_bytes_per_owner
+        )
         self.corpus.share()  # each replica keeps its own index; adds and removals travel through the log
         self.followers.append(
             Follower("corpus", self.corpus, RedisChangeLog(client, url=store.url, key="deepr:corpus:log"))

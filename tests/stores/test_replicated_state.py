@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -93,15 +94,16 @@ async def test_documents_sandboxes_and_experts_made_on_one_replica_are_readable_
 ) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir(), two.mkdir()
+    small = {"DEEPR_OBJECTS_THRESHOLD_BYTES": "4096"}  # so a search result is big enough to be stored
     async with (
-        http_server(one, "--store", redis_server.url) as first,
-        http_server(two, "--store", redis_server.url) as second,
+        http_server(one, "--store", redis_server.url, **small) as first,
+        http_server(two, "--store", redis_server.url, **small) as second,
     ):
         async with Client(f"{first}/mcp", mode="legacy") as a, Client(f"{second}/mcp", mode="auto") as b:
             added = await call(a, "corpus_add", {"sample": True})
             assert added["passages_indexed"] > 0, added
             with anyio.fail_after(30):
-                while not (await call(b, "corpus_search", {"query": "gutta-percha"}))["hits"]:  # noqa: ASYNC110
+                while not (await call(b, "corpus_search", {"query": "gutta-percha", "limit": 1}))["hits"]:  # noqa: ASYNC110
                     await anyio.sleep(0.1)
             # The replica that never added anything can now run a campaign on those documents.
             cid = (await call(b, "campaign_start", {"question": QUESTION}))["campaign_id"]
@@ -121,6 +123,12 @@ async def test_documents_sandboxes_and_experts_made_on_one_replica_are_readable_
                         assert "seen on a" in read.content[0].text
                         break
                     await anyio.sleep(0.1)
+            # A big result stored through one replica is read by reference on the other (same principal).
+            big = await call(a, "corpus_search", {"query": "cable", "limit": 50})
+            assert big["truncated"] is True, big
+            ref = big["object"]["ref"]
+            part = await call(b, "object_get", {"ref": f"{ref}.hits[0].text"})
+            assert "cable" in json.dumps(part).lower(), part
             # An expert made on one replica is the same record on the other (one Redis store, no copy).
             made = await call(a, "expert_create", {"name": "Cable history"})
             assert [e["expert_id"] for e in (await call(b, "expert_list", {}))["experts"]] == [made["expert"]["id"]]

@@ -1,0 +1,64 @@
+"""One contract for every ``ObjectStore``: in memory (the default) and Redis (replicas) behave the same."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+import anyio
+import pytest
+
+from deepr_mcp.objects import MemoryObjectStore
+from deepr_mcp.objects.store import ObjectStore
+from deepr_mcp.stores.redis_client import open_checked
+from deepr_mcp.stores.redis_objects import RedisObjectStore
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[ObjectStore]:
+    ttl, limit = 600, 1000
+    if request.param == "memory":
+        yield MemoryObjectStore(ttl_s=ttl, max_bytes_per_owner=limit)
+        return
+    url = request.getfixturevalue("redis_server").url
+    client = await open_checked(url, None, "deepr:")
+    yield RedisObjectStore(client, url=url, ttl_s=ttl, max_bytes_per_owner=limit)
+    await client.aclose()
+
+
+async def test_values_come_back_to_their_owner_only(store: ObjectStore) -> None:
+    first = await store.put("alice", {"items": [{"title": "a"}], "n": 1}, 100)
+    second = await store.put("alice", "text", 100)
+    assert re.fullmatch(r"obj_[0-9a-f]{24}", first.id) and first.id != second.id
+    got = await store.get("alice", first.id)
+    assert got is not None and got.value == {"items": [{"title": "a"}], "n": 1} and got.kind == "object"
+    assert await store.get("bob", first.id) is None  # another principal: as if it did not exist
+    assert await store.get("alice", "obj_" + "0" * 24) is None
+
+
+async def test_an_owner_over_its_limit_loses_its_own_oldest_only(store: ObjectStore) -> None:
+    bobs = await store.put("bob", "b", 900)
+    olds = [await store.put("alice", i, 400) for i in range(2)]
+    newest = await store.put("alice", "new", 400)
+    assert await store.get("alice", olds[0].id) is None
+    assert await store.get("alice", olds[1].id) is not None and await store.get("alice", newest.id) is not None
+    assert await store.get("bob", bobs.id) is not None
+    with pytest.raises(ValueError, match="over the per-owner limit"):
+        await store.put("alice", "x", 5000)
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_objects_expire(kind: str, request: pytest.FixtureRequest) -> None:
+    if kind == "memory":
+        short: ObjectStore = MemoryObjectStore(ttl_s=0.2, max_bytes_per_owner=1000)
+        client = None
+    else:
+        url = request.getfixturevalue("redis_server").url
+        client = await open_checked(url, None, "deepr:")
+        short = RedisObjectStore(client, url=url, ttl_s=0.2, max_bytes_per_owner=1000)
+    made = await short.put("alice", [1, 2, 3], 10)
+    assert await short.get("alice", made.id) is not None
+    await anyio.sleep(0.6)  # past the TTL (no time is asserted, only that it is gone after it)
+    assert await short.get("alice", made.id) is None
+    if client is not None:
+        await client.aclose()
