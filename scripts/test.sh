@@ -20,5 +20,13 @@ if ! command -v redis-server >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v
     || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq redis-server >/dev/null 2>&1; } \
     || echo "deepr-mcp: could not install redis-server; the Redis store's tests will say so" >&2
 fi
+# The dashboard's browser tests drive headless Chromium (Debian package); install it when missing.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing chromium (Debian package)" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq chromium >/dev/null 2>&1 \
+    || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; } \
+    || echo "deepr-mcp: could not install chromium; the browser tests will say so" >&2
+fi
 echo "== pytest" >&2
 python -m pytest -q -p no:cacheprovider "$@"
