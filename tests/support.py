@@ -148,6 +148,28 @@ def start_server(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen,
 
 
 @contextmanager
+def replica_servers(dirs: list[Path], env: dict[str, str]) -> Iterator[tuple[list[subprocess.Popen], list[str]]]:
+    """One ``start_server`` per data dir (replicas on one store), each stopped at the end if still running."""
+    procs: list[subprocess.Popen] = []
+    urls: list[str] = []
+    try:
+        for data_dir in dirs:
+            proc, url = start_server(data_dir, env)
+            procs.append(proc)
+            urls.append(url)
+        yield procs, urls
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+@contextmanager
 def http_server_sync(data_dir: Path, *extra_args: str, **env: str) -> Iterator[str]:
     """``http_server`` for synchronous tests (frameworks such as Haystack run their own loop)."""
     cmd = [sys.executable, "-m", "deepr_mcp", "serve", "--http", "127.0.0.1:0", *extra_args]

@@ -8,7 +8,6 @@ it from its last saved step, so it completes with every saved step kept and none
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import anyio
@@ -16,7 +15,7 @@ import redis.asyncio as aioredis
 from mcp import Client
 
 from deepr_mcp.jobs.models import Campaign
-from tests.support import QUESTION, call, config_env, follow, running_redis, start_server, text_of, with_sample
+from tests.support import QUESTION, call, config_env, follow, replica_servers, running_redis, text_of, with_sample
 
 REPLICA = {"jobs": {"step_delay_s": 0.4}, "store": {"lease_s": 2}}
 
@@ -31,46 +30,38 @@ async def test_campaigns_continue_after_the_engine_restarts(tmp_path: Path) -> N
     with running_redis(tmp_path / "redis", *durable) as redis_server:
         env = {**config_env(REPLICA), "DEEPR_STORE_URL": redis_server.url}
         dirs = [with_sample(tmp_path / f"replica{n}") for n in (1, 2)]
-        procs: list[subprocess.Popen] = []
         redis = aioredis.Redis(host="127.0.0.1", port=redis_server.port, decode_responses=True)
         try:
-            urls = []
-            for d in dirs:
-                proc, url = start_server(d, env)
-                procs.append(proc)
-                urls.append(url)
-            async with Client(urls[0], mode="legacy") as a:
-                cid = (await call(a, "campaign_start", {"question": QUESTION}))["campaign_id"]
-            async with Client(urls[1], mode="legacy") as b:
-                with anyio.fail_after(60):
-                    since = None
-                    while len((before := await saved(redis, cid)).research.steps_done) < 2:
-                        args = {"campaign_id": cid, "timeout_s": 10, **({"since": since} if since else {})}
-                        since = (await call(b, "campaign_wait", args))["version"]
-                assert not before.terminal, "the campaign ended before the outage: make its steps slower"
+            with replica_servers(dirs, env) as (_procs, urls):
+                async with Client(urls[0], mode="legacy") as a:
+                    cid = (await call(a, "campaign_start", {"question": QUESTION}))["campaign_id"]
+                async with Client(urls[1], mode="legacy") as b:
+                    with anyio.fail_after(60):
+                        since = None
+                        while len((before := await saved(redis, cid)).research.steps_done) < 2:
+                            args = {"campaign_id": cid, "timeout_s": 10, **({"since": since} if since else {})}
+                            since = (await call(b, "campaign_wait", args))["version"]
+                    assert not before.terminal, "the campaign ended before the outage: make its steps slower"
 
-                redis_server.stop()
-                down = await b.call_tool("tool_call", {"name": "campaign_status", "arguments": {"campaign_id": cid}})
-                assert down.is_error and "is unreachable" in text_of(down) and "retry once it is back" in text_of(down)
-                runner_log = next(dirs[0].glob("server-*.log"))
-                with anyio.fail_after(30):  # the runner's next save met the outage and wrote nothing
-                    while "stopped by a store outage" not in runner_log.read_text():  # noqa: ASYNC110 - a log file has no event
-                        await anyio.sleep(0.1)
-                redis_server.start()
+                    redis_server.stop()
+                    down = await b.call_tool(
+                        "tool_call", {"name": "campaign_status", "arguments": {"campaign_id": cid}}
+                    )
+                    assert (
+                        down.is_error and "is unreachable" in text_of(down) and "retry once it is back" in text_of(down)
+                    )
+                    runner_log = next(dirs[0].glob("server-*.log"))
+                    with anyio.fail_after(30):  # the runner's next save met the outage and wrote nothing
+                        while "stopped by a store outage" not in runner_log.read_text():  # noqa: ASYNC110 - a log file has no event
+                            await anyio.sleep(0.1)
+                    redis_server.start()
 
-                answers = await follow(b, cid)
-                assert answers[-1]["phase"] == "complete", answers[-1]
-            final = await saved(redis, cid)
-            done = final.research.steps_done
-            assert len(done) == len(set(done)), done
-            assert done[: len(before.research.steps_done)] == before.research.steps_done
-            assert final.research.report and final.error is None
+                    answers = await follow(b, cid)
+                    assert answers[-1]["phase"] == "complete", answers[-1]
+                final = await saved(redis, cid)
+                done = final.research.steps_done
+                assert len(done) == len(set(done)), done
+                assert done[: len(before.research.steps_done)] == before.research.steps_done
+                assert final.research.report and final.error is None
         finally:
             await redis.aclose()
-            for proc in procs:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()

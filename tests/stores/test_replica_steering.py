@@ -8,7 +8,6 @@ replica writes is overwritten by the other, and the versions followers see only 
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import anyio
@@ -16,7 +15,7 @@ import redis.asyncio as aioredis
 from mcp import Client
 
 from deepr_mcp.jobs.models import Campaign
-from tests.support import QUESTION, call, config_env, running_redis, start_server, text_of, with_sample
+from tests.support import QUESTION, call, config_env, replica_servers, running_redis, text_of, with_sample
 
 STEADY = {"jobs": {"step_delay_s": 0.4}, "store": {"lease_s": 2}}
 
@@ -40,50 +39,40 @@ async def test_commands_on_one_replica_reach_the_runner_on_another(tmp_path: Pat
     with running_redis(tmp_path / "redis") as redis_server:
         env = {**config_env(STEADY), "DEEPR_STORE_URL": redis_server.url}
         dirs = [with_sample(tmp_path / f"replica{n}") for n in (1, 2)]
-        procs: list[subprocess.Popen] = []
         redis = aioredis.Redis(host="127.0.0.1", port=redis_server.port, decode_responses=True)
         try:
-            urls = []
-            for d in dirs:
-                proc, url = start_server(d, env)
-                procs.append(proc)
-                urls.append(url)
-            async with Client(urls[0], mode="legacy") as one, Client(urls[1], mode="legacy") as two:
-                cid = (await call(one, "campaign_start", {"question": QUESTION, "budget": 2.0}))["campaign_id"]
-                versions: list[int] = []
-                await wait_phase(two, cid, "executing", versions)  # replica 1 runs it, step after step
+            with replica_servers(dirs, env) as (_procs, urls):
+                async with Client(urls[0], mode="legacy") as one, Client(urls[1], mode="legacy") as two:
+                    cid = (await call(one, "campaign_start", {"question": QUESTION, "budget": 2.0}))["campaign_id"]
+                    versions: list[int] = []
+                    await wait_phase(two, cid, "executing", versions)  # replica 1 runs it, step after step
 
-                # replica 2 changes what it may while a step runs on replica 1: both kept
-                await call(two, "campaign_share", {"campaign_id": cid, "principals": ["alice"]})
-                await call(two, "budget_set", {"campaign_id": cid, "budget": 3.0})
-                low = await two.call_tool(
-                    "tool_call", {"name": "budget_set", "arguments": {"campaign_id": cid, "budget": 0.0}}
-                )
-                assert low.is_error and "budget" in text_of(low)
-                paused = await call(two, "campaign_pause", {"campaign_id": cid})
-                assert paused["pause_requested"]
-                await wait_phase(two, cid, "paused", versions)
-                held = await record(redis, cid)
-                assert held.shared_with == ["alice"] and held.budget == 3.0 and held.requested == "pause"
+                    # replica 2 changes what it may while a step runs on replica 1: both kept
+                    await call(two, "campaign_share", {"campaign_id": cid, "principals": ["alice"]})
+                    await call(two, "budget_set", {"campaign_id": cid, "budget": 3.0})
+                    low = await two.call_tool(
+                        "tool_call", {"name": "budget_set", "arguments": {"campaign_id": cid, "budget": 0.0}}
+                    )
+                    assert low.is_error and "budget" in text_of(low)
+                    paused = await call(two, "campaign_pause", {"campaign_id": cid})
+                    assert paused["pause_requested"]
+                    await wait_phase(two, cid, "paused", versions)
+                    held = await record(redis, cid)
+                    assert held.shared_with == ["alice"] and held.budget == 3.0 and held.requested == "pause"
 
-                await call(two, "campaign_resume", {"campaign_id": cid})  # now replica 2 runs it
-                cancelled = await call(one, "campaign_cancel", {"campaign_id": cid})  # from replica 1 this time
-                assert cancelled["cancel_requested"]
-                await wait_phase(one, cid, "cancelled", versions)
-                again = await one.call_tool("tool_call", {"name": "campaign_pause", "arguments": {"campaign_id": cid}})
-                assert again.is_error and "cancelled" in text_of(again)
-            final = await record(redis, cid)
-            assert final.phase.value == "cancelled" and final.shared_with == ["alice"] and final.budget == 3.0
-            assert final.error is None and final.research.report  # the partial report of a cancel
-            done = final.research.steps_done
-            assert len(done) == len(set(done)), done
-            assert versions == sorted(versions) and final.version >= versions[-1]
+                    await call(two, "campaign_resume", {"campaign_id": cid})  # now replica 2 runs it
+                    cancelled = await call(one, "campaign_cancel", {"campaign_id": cid})  # from replica 1 this time
+                    assert cancelled["cancel_requested"]
+                    await wait_phase(one, cid, "cancelled", versions)
+                    again = await one.call_tool(
+                        "tool_call", {"name": "campaign_pause", "arguments": {"campaign_id": cid}}
+                    )
+                    assert again.is_error and "cancelled" in text_of(again)
+                final = await record(redis, cid)
+                assert final.phase.value == "cancelled" and final.shared_with == ["alice"] and final.budget == 3.0
+                assert final.error is None and final.research.report  # the partial report of a cancel
+                done = final.research.steps_done
+                assert len(done) == len(set(done)), done
+                assert versions == sorted(versions) and final.version >= versions[-1]
         finally:
             await redis.aclose()
-            for proc in procs:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()

@@ -10,7 +10,6 @@ took over, and followers on the other replicas saw it through.
 from __future__ import annotations
 
 import signal
-import subprocess
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import redis.asyncio as aioredis
 from mcp import Client
 
 from deepr_mcp.jobs.models import Campaign
-from tests.support import QUESTION, RedisServer, call, config_env, follow, start_server, with_sample
+from tests.support import QUESTION, RedisServer, call, config_env, follow, replica_servers, with_sample
 
 REPLICA = {"jobs": {"step_delay_s": 0.4}, "store": {"lease_s": 2}}
 
@@ -32,49 +31,36 @@ async def saved(redis: aioredis.Redis, cid: str) -> Campaign:
 async def test_a_killed_replicas_campaign_completes_elsewhere(tmp_path: Path, redis_server: RedisServer) -> None:
     env = {**config_env(REPLICA), "DEEPR_STORE_URL": redis_server.url}
     dirs = [with_sample(tmp_path / f"replica{n}") for n in (1, 2, 3)]
-    procs: list[subprocess.Popen] = []
     redis = aioredis.Redis(host="127.0.0.1", port=redis_server.port, decode_responses=True)
     try:
-        urls = []
-        for d in dirs:
-            proc, url = start_server(d, env)
-            procs.append(proc)
-            urls.append(url)
-        async with Client(urls[0], mode="legacy") as a:
-            cid = (await call(a, "campaign_start", {"question": QUESTION}))["campaign_id"]
-        async with AsyncExitStack() as stack:
-            d = await stack.enter_async_context(Client(urls[1], mode="auto"))
-            watcher = await stack.enter_async_context(Client(urls[2], mode="legacy"))
-            with anyio.fail_after(60):
-                since = None
-                while len((before := await saved(redis, cid)).research.steps_done) < 2:
-                    args = {"campaign_id": cid, "timeout_s": 10, **({"since": since} if since else {})}
-                    since = (await call(d, "campaign_wait", args))["version"]
-            assert not before.terminal, "the campaign ended before the kill: make its steps slower"
-            procs[0].send_signal(signal.SIGKILL)
-            procs[0].wait()
-            before = await saved(redis, cid)  # the last step replica 1 saved
-            answers = await follow(d, cid)
-            assert answers[-1]["phase"] == "complete", answers[-1]
-            watched = await call(watcher, "campaign_status", {"campaign_id": cid})
-            assert watched["phase"] == "complete"
-        final = await saved(redis, cid)
-        done = final.research.steps_done
-        assert len(done) == len(set(done)), done  # no step saved twice
-        assert done[: len(before.research.steps_done)] == before.research.steps_done  # nothing saved was lost
-        kept = len(before.research.step_records)
-        assert final.research.step_records[:kept] == before.research.step_records
-        assert final.research.report and final.version > before.version and final.error is None
-        logs = [p.read_text() for d in dirs[1:] for p in d.glob("server-*.log")]
-        takeovers = [log.count(f"taking over campaign {cid}") for log in logs]
-        assert sorted(takeovers) == [0, 1], takeovers  # exactly one replica took it over
+        with replica_servers(dirs, env) as (procs, urls):
+            async with Client(urls[0], mode="legacy") as a:
+                cid = (await call(a, "campaign_start", {"question": QUESTION}))["campaign_id"]
+            async with AsyncExitStack() as stack:
+                d = await stack.enter_async_context(Client(urls[1], mode="auto"))
+                watcher = await stack.enter_async_context(Client(urls[2], mode="legacy"))
+                with anyio.fail_after(60):
+                    since = None
+                    while len((before := await saved(redis, cid)).research.steps_done) < 2:
+                        args = {"campaign_id": cid, "timeout_s": 10, **({"since": since} if since else {})}
+                        since = (await call(d, "campaign_wait", args))["version"]
+                assert not before.terminal, "the campaign ended before the kill: make its steps slower"
+                procs[0].send_signal(signal.SIGKILL)
+                procs[0].wait()
+                before = await saved(redis, cid)  # the last step replica 1 saved
+                answers = await follow(d, cid)
+                assert answers[-1]["phase"] == "complete", answers[-1]
+                watched = await call(watcher, "campaign_status", {"campaign_id": cid})
+                assert watched["phase"] == "complete"
+            final = await saved(redis, cid)
+            done = final.research.steps_done
+            assert len(done) == len(set(done)), done  # no step saved twice
+            assert done[: len(before.research.steps_done)] == before.research.steps_done  # nothing saved was lost
+            kept = len(before.research.step_records)
+            assert final.research.step_records[:kept] == before.research.step_records
+            assert final.research.report and final.version > before.version and final.error is None
+            logs = [p.read_text() for d in dirs[1:] for p in d.glob("server-*.log")]
+            takeovers = [log.count(f"taking over campaign {cid}") for log in logs]
+            assert sorted(takeovers) == [0, 1], takeovers  # exactly one replica took it over
     finally:
         await redis.aclose()
-        for proc in procs:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
