@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from deepr_mcp.research.terms import terms
+from deepr_mcp.text.tokenizer import tokenize
 
 CAVEAT_CUE = (
     r"\b(?:warn\w*|caution|danger\w*|never|must not|should not|do not|don't|does not|"
@@ -87,13 +88,99 @@ def ask_of_question(question: str) -> Ask:
     return Ask((re.compile(CAVEAT_CUE, re.I),), False) if warns else Ask((), False)
 
 
-def answers(ask: Ask, text: str, code: str | None = None) -> bool:
-    """Whether a claim (with the code it quotes) is the kind of statement the sub-question asks for."""
+def answers(ask: Ask, text: str, code: str | None = None, wanted: set[str] | None = None) -> bool:
+    """Whether a claim (with the code it quotes) is the kind of statement the sub-question asks for.
+
+    With ``wanted`` (the question's terms), the sentence that makes it that kind must itself be on
+    the topic: "Class for reading tar archives. Do not use this class directly." names the topic
+    in one sentence and says "do not" in another, and warns about nothing the reader asked.
+    """
     if not ask.cues:
         return True
     if code and ask.code_answers:
         return True
-    return any(cue.search(text) for cue in ask.cues)
+    if wanted is None:
+        return any(cue.search(text) for cue in ask.cues)
+    return any(
+        cue.search(sentence) and (cue.pattern not in WARNINGS or terms(sentence) & wanted or HARM.search(sentence))
+        for sentence in _sentences(text)
+        for cue in ask.cues
+    )
+
+
+WARNINGS = (CAVEAT_CUE, PROTECT_CUE)
+"""The kinds whose cue sentence must name the topic itself: a warning warns about what it names.
+A version note or an option sits under the heading that names its subject."""
+
+
+HARM = re.compile(
+    r"\b(?:secur\w*|insecure|injection|vulnerab\w*|untrusted|malicious\w*|attack\w*|arbitrary code|exploit\w*)\b",
+    re.I,
+)
+"""What a warning about harm says: it speaks to a safety question whatever words it uses."""
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z`\"'(])")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
+
+
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)(s?)\b")
+
+
+def years(text: str) -> set[int]:
+    """The years a text names; a decade ("the 1850s") names each of its ten years."""
+    out: set[int] = set()
+    for year, decade in _YEAR.findall(text):
+        out |= set(range(int(year), int(year) + 10)) if decade and year.endswith("0") else {int(year)}
+    return out
+
+
+def other_year(question: str, text: str, heading: str) -> bool:
+    """Whether a claim is about another year than the one the question asks about.
+
+    "How was the 1858 cable laid?" is not answered by the 1866 expedition's ship, even where a
+    sentence mentions 1858 in passing: the heading a passage sits under says what it is about
+    ("The lasting cable of 1866"), and a claim under a heading naming no year is judged by the
+    years it names itself. A question naming no year asks about none in particular.
+    """
+    asked = years(question)
+    if not asked:
+        return False
+    named = years(heading) or years(text)
+    return bool(named) and not named & asked
+
+
+_PURPOSE = re.compile(
+    r"(?:^|[.:;!?]\s+)(?:(?:how|in order) to|to|if you (?:\w+ )?(?:want|wish|need|would like) to)\s+(?P<verb>[a-z]+)\b",
+    re.I,
+)
+ANY_PURPOSE = frozenset(
+    tokenize(
+        "use do make get see find learn avoid prevent protect guard ensure check verify validate sanitize limit "
+        "reduce restrict handle stop secure"
+    )
+)
+"""Purposes that serve any action (using a tool, avoiding a harm): never a recipe for another task."""
+
+
+def other_action(action: str, text: str) -> bool:
+    """Whether a claim is a recipe for a different task than the how-to asks: "If you want to create
+    a new tar archive, use the -c option" answers nothing about how to extract one, though it
+    names the same archive and an option. A claim that also uses the asked verb is kept."""
+    verb = tokenize(action)[:1]
+    if not verb or verb[0] in tokenize(text):
+        return False
+    for match in _PURPOSE.finditer(" ".join(text.split())):
+        purpose = tokenize(match.group("verb"))[:1]
+        if purpose and purpose[0] not in ANY_PURPOSE and purpose != verb:
+            return True
+    return False
+
+
+def off_subject(question: str, action: str, text: str, heading: str) -> bool:
+    """About something else than asked: another year, or another task than the how-to's."""
+    return other_year(question, text, heading) or bool(action and other_action(action, text))
 
 
 def on_topic(text: str, heading: str, wanted: set[str]) -> bool:
@@ -101,9 +188,33 @@ def on_topic(text: str, heading: str, wanted: set[str]) -> bool:
     return bool(wanted and (terms(text) | terms(heading)) & wanted)
 
 
-def relevant(sub_question: str, text: str, heading: str, wanted: set[str], code: str | None = None) -> bool:
-    """The floor a finding must clear: on the question's topic, and the kind of answer asked for."""
-    return (bool(code) or on_topic(text, heading, wanted)) and answers(ask_of(sub_question), text, code)
+def relevant(
+    sub_question: str,
+    text: str,
+    heading: str,
+    wanted: set[str],
+    code: str | None = None,
+    *,
+    question: str = "",
+    action: str = "",
+) -> bool:
+    """The floor a finding must clear: on the question's topic, the kind of answer asked for, and
+    about the year and the task the question asks about (``question``, the how-to's ``action``).
+
+    The question itself, planned as its own first sub-question, asks for what
+    :func:`ask_of_question` reads from it; a planned sub-question for its kind of statement.
+    """
+    ask = ask_of_question(question) if question and same_question(sub_question, question) else ask_of(sub_question)
+    return (
+        (bool(code) or on_topic(text, heading, wanted))
+        and answers(ask, text, code, wanted if question else None)
+        and not off_subject(question, action, text, heading)
+    )
+
+
+def same_question(sub_question: str, question: str) -> bool:
+    """Whether a sub-question is the reader's question itself (the plan's first)."""
+    return sub_question.strip().rstrip("?.! ").lower() == question.strip().rstrip("?.! ").lower()
 
 
 class FindingLike(Protocol):

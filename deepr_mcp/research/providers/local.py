@@ -17,7 +17,7 @@ from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
 from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
-from deepr_mcp.research.relevance import answers, ask_of, ask_of_question
+from deepr_mcp.research.relevance import answers, ask_of, ask_of_question, off_subject, same_question
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
 from deepr_mcp.research.terms import GENERIC, terms
 from deepr_mcp.text.tokenizer import tokenize
@@ -149,10 +149,13 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     sub_question = brief.get("Sub-question", "")
     # the question itself takes whatever answers it; a planned sub-question asks for a kind of statement
     question = brief.get("Question", "")
-    ask = ask_of_question(question) if _same_question(sub_question, question) else ask_of(sub_question)
+    ask = ask_of_question(question) if same_question(sub_question, question) else ask_of(sub_question)
+    asked = analyse(question) if question else None
+    action = asked.action if asked is not None and asked.type == "how_to" else ""
     scored: list[tuple[float, int, int, Unit, int]] = []
     by_passage: dict[int, list[tuple[Unit, float]]] = {}
-    headed = {number: terms(location.split(", ", 1)[-1]) for number, location, _ in passages}
+    heading = {number: location.split(", ", 1)[-1] for number, location, _ in passages}
+    headed = {number: terms(text) for number, text in heading.items()}
     for rank, (number, location, text) in enumerate(passages):
         cover = _share(everything, held[rank], idf)
         about = _section_names_subject(location, everything)
@@ -175,15 +178,13 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         merged = _with_neighbour(unit, value, by_passage[number], taken, number)
         if not merged.code and not (terms(merged.text) | headed[number]) & everything:
             continue  # neither it nor its heading says anything of what is asked: filler
-        if not answers(ask, merged.text, merged.code):
+        if not answers(ask, merged.text, merged.code, everything):
             continue  # on the topic, but not what this sub-question asks for (a warning, an option...)
+        if off_subject(question, action, merged.text, heading[number]):
+            continue  # another year's event, or a recipe for another task than the one asked
         if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
             out.append((merged, number, value))
     return out
-
-
-def _same_question(sub_question: str, question: str) -> bool:
-    return sub_question.strip().rstrip("?.! ").lower() == question.strip().rstrip("?.! ").lower()
 
 
 def whole_warnings(found: list[Unit]) -> list[Unit]:

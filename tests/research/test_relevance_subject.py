@@ -1,0 +1,117 @@
+"""Findings about what was asked: the year the question names, the task a how-to asks, a warning
+that warns about the topic. Each rule is a reader's objection to a line a report used to print.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from deepr_mcp.research import prompts
+from deepr_mcp.research.providers.local import findings_text
+from deepr_mcp.research.relevance import answers, ask_of, other_action, other_year, relevant, years
+
+Q1858 = "How was the 1858 transatlantic telegraph cable laid and why did it fail?"
+
+
+def test_years_and_decades() -> None:
+    assert years("laid in 1858, repaired 1866") == {1858, 1866}
+    assert 1858 in years("By the 1850s telegraph lines crossed Europe")
+    assert years("Python 3.11 and version 3.8, 250 ms, 12 files") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "heading", "off"),
+    [
+        ("The Great Eastern was launched in 1858.", "The lasting cable of 1866 > A ship big enough", True),
+        ("After the failure of 1858 the company tried again.", "The lasting cable of 1866", True),
+        ("In 1929 an earthquake broke twelve cables.", "Faults and repair > Earthquakes", True),
+        ("TAT-1, laid in 1956, carried telephone calls.", "Telephone cables", True),
+        ("The insulation broke down within weeks.", "The first cable (1858) > Why it failed", False),
+        ("Its core held seven copper wires.", "Laying the cable", False),
+        ("By the 1850s lines crossed Europe.", "Why a cable under the Atlantic", False),
+        ("The cable of 1866 learned from it.", "The first cable (1858) > Legacy", False),
+    ],
+)
+def test_a_claim_about_another_year_than_asked_is_off_subject(text: str, heading: str, off: bool) -> None:
+    assert other_year(Q1858, text, heading) is off
+
+
+def test_a_question_naming_no_year_asks_about_none_in_particular() -> None:
+    assert not other_year("Why did the first transatlantic cable fail?", "In 1929 cables broke.", "Faults (1929)")
+
+
+@pytest.mark.parametrize(
+    ("text", "off"),
+    [
+        ("If you want to create a new tar archive, specify its name after the -c option.", True),
+        ("How to create an uncompressed tar archive from a list of filenames:", True),
+        ("To list the members of a tar archive, use the -l option.", True),
+        ("If you want to extract a tar archive into the current directory, use the -e option.", False),
+        ("To avoid path traversal, check each member's name before extracting.", False),
+        ("Use the filter argument to refuse members outside the destination.", False),
+        ("To create the directory first and then extract into it, pass path.", False),  # names the task too
+    ],
+)
+def test_a_recipe_for_another_task_does_not_answer_a_how_to(text: str, off: bool) -> None:
+    assert other_action("extract a tar archive", text) is off
+
+
+WARN = "What does the documentation warn about when you extract a tar archive?"
+TOPIC = {"extract", "tar", "archiv", "path", "travers"}
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("`class tarfile.TarFile` Class for reading tar archives. Do not use this class directly: use open().", False),
+        ("Warning: See the warning for `extractall()`.", False),
+        ("Warning: Never extract archives from untrusted sources without prior inspection.", True),
+        ("And, if a directory's permissions do not allow writing, extracting files to it will fail.", True),
+        ("Warning: The pickle module is not secure.", True),  # a harm is a warning whatever it names
+    ],
+)
+def test_a_warning_must_warn_about_the_topic_not_merely_sit_beside_it(text: str, kept: bool) -> None:
+    assert answers(ask_of(WARN), text, None, TOPIC) is kept
+    assert answers(ask_of(WARN), text)  # without the topic, any cue still counts (older callers)
+
+
+def test_a_version_note_is_about_its_heading_and_needs_no_topic_word() -> None:
+    ask = ask_of("In which version was functools.cache added or changed?")
+    assert answers(ask, "New in version 3.9: Added the function cache_parameters()", None, {"functool", "cach"})
+
+
+def test_relevant_applies_every_rule_when_the_question_is_given() -> None:
+    sub = "Which options or parameters change how you extract a tar archive?"
+    create = "If you want to create a new tar archive, specify its name after the -c option."
+    question = "How do I safely extract a tar archive against path traversal?"
+    assert relevant(sub, create, "tarfile > Command-Line Interface", TOPIC)  # no question: old floor
+    assert not relevant(sub, create, "tarfile", TOPIC, question=question, action="extract a tar archive")
+    ship = "No single ship could carry it, so two warships each carried half."
+    assert relevant("How was it laid?", ship, "The first cable (1858) > Laying", {"cabl", "laid"}, question=Q1858)
+    assert not relevant("How was it laid?", ship, "The cable of 1866 > Laying", {"cabl", "laid"}, question=Q1858)
+
+
+def test_the_local_provider_leaves_out_another_years_event_and_another_task() -> None:
+    passages = [
+        (1, "cables.md, The first cable (1858) > Laying the cable", "Two warships each carried half of the cable."),
+        (2, "cables.md, The lasting cable of 1866 > The ship", "The Great Eastern carried the whole cable in 1866."),
+    ]
+    messages = prompts.findings_messages(
+        "How was the 1858 transatlantic telegraph cable laid?",
+        passages,
+        question=Q1858,
+        focus="general",
+        key_terms=["1858", "transatlantic", "telegraph", "cable", "laid"],
+    )
+    found = findings_text(messages[-1].content)
+    assert "warships" in found and "Great Eastern" not in found
+    tar = [
+        (1, "tarfile.html, tarfile > CLI", "If you want to create a new tar archive, use the -c option: tar -c x."),
+        (2, "tarfile.html, tarfile > CLI", "If you want to extract a tar archive, use the -e option: tar -e x."),
+    ]
+    sub = "Which options or parameters change how you extract a tar archive?"
+    messages = prompts.findings_messages(
+        sub, tar, question="How do I extract a tar archive?", focus="how_to", key_terms=["extract", "tar", "archive"]
+    )
+    found = findings_text(messages[-1].content)
+    assert "-e option" in found and "-c option" not in found
