@@ -19,8 +19,7 @@ import anyio
 from deepr_mcp.errors import BudgetExceeded, DeeprError, InvalidInput
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
-from deepr_mcp.research.claims import SUPPORT_THRESHOLD, adds_nothing, code_in, same_claim, support
-from deepr_mcp.research.models import EngineEvent, Finding, Phase, ResearchState, StepRecord, SubQuestion
+from deepr_mcp.research.models import EngineEvent, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.providers.base import Completion, Provider
 from deepr_mcp.research.relevance import answered_by
 from deepr_mcp.research.report import beliefs_and_gaps, cite, partial_report, render_report
@@ -28,6 +27,7 @@ from deepr_mcp.research.rerank import Reranker
 from deepr_mcp.research.retrieval import Retriever, key_terms
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.terms import coverage, terms
+from deepr_mcp.research.verify import Floor, verify_answer, verify_findings
 
 logger = logging.getLogger(__name__)
 
@@ -245,7 +245,10 @@ class Engine:
         hits = [*evidence.passages, *await gather_from(self.sources, sq.text, state, GATHER_PREFIX + sq.id)]
         wanted = terms(sq.text) or set(key_terms(analysis))
         sq.evidence = round(max((coverage(wanted, f"{h.location} {h.text}") for h in hits), default=0.0), 4)
-        numbered = [(i + 1, h) for i, h in enumerate(hits)]
+        action = analysis.action if analysis.type == "how_to" else ""
+        floor = Floor(sq.text, wanted | set(key_terms(analysis)), state.question, action)
+        shown = [h for h in hits if floor.shows(h)]  # the model never reads what cannot be a finding
+        numbered = [(i + 1, h) for i, h in enumerate(shown)]
         messages = prompts.findings_messages(
             sq.text,
             [(n, _where(h), h.text) for n, h in numbered],
@@ -256,7 +259,8 @@ class Engine:
             known=[f.claim for other in state.sub_questions if other is not sq for f in other.findings][:20],
         )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, messages)
-        sq.findings, dropped = verify_findings(prompts.parse_findings(completion.text), hits, wanted)
+        checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)
+        sq.findings = checked.findings
         for finding in sq.findings:
             for pid in finding.passage_ids:
                 h = next(h for h in hits if h.id == pid)
@@ -275,8 +279,12 @@ class Engine:
         notes = [f"# {sq.text}", "", f"evidence: {sq.evidence:.2f}, status: {sq.status}", ""]
         if evidence.related:
             notes.append(f"related terms from the corpus: {', '.join(evidence.related)}")
-        if dropped:
-            notes.append(f"dropped as unsupported by any retrieved passage: {dropped!r}")
+        if checked.unsupported:
+            notes.append(f"dropped as unsupported by any passage shown: {checked.unsupported!r}")
+        if checked.off_question:
+            notes.append(f"dropped as not answering the sub-question: {checked.off_question!r}")
+        if len(shown) < len(hits):
+            notes.append(f"not shown (no sentence answers the sub-question): {len(hits) - len(shown)} passages")
         notes += [
             f"- {f.claim} (confidence {f.confidence:.2f}; passages {', '.join(f.passage_ids)})" for f in sq.findings
         ]
@@ -348,48 +356,3 @@ def words_of(analysis: QuestionAnalysis) -> list[str]:
         if word.lower() not in out and set(terms(word)) & wanted:
             out.append(word.lower())
     return out[:12]
-
-
-def verify_findings(
-    parsed: list[tuple[str, list[int], str | None]], hits: Sequence[Passage], wanted: set[str]
-) -> tuple[list[Finding], list[str]]:
-    """Each claim cited by exactly the retrieved passages that contain or support it; others dropped.
-
-    The model's own citation numbers are not trusted: a claim is checked against every passage,
-    so a right claim with a wrong number is re-attributed and an unsupported claim is dropped.
-    """
-    findings: list[Finding] = []
-    dropped: list[str] = []
-    for claim, _numbers, code in parsed:
-        backing = [(support(claim, h.text), h) for h in hits]
-        cited = [h for s, h in backing if s >= SUPPORT_THRESHOLD]
-        if not cited:
-            dropped.append(claim)
-            continue
-        if any(adds_nothing(claim, f.claim) for f in findings):
-            continue
-        if code is not None and not any(code_in(code, h.text) for h in cited):
-            code = None  # code the passages do not hold is not quoted
-        grounding = max(s for s, _ in backing)
-        focus = max(coverage(wanted, f"{h.location} {h.text}") for h in cited)
-        confidence = 0.5 * grounding + 0.3 * focus + 0.2 * min(1.0, len(cited) / 3)
-        findings.append(
-            Finding(claim=claim, passage_ids=[h.id for h in cited], confidence=round(confidence, 3), code=code)
-        )
-    return findings, dropped
-
-
-def verify_answer(answer: str, findings: list[str]) -> str:
-    """Keep the answer's sentences that restate cited findings; an answer with none is rebuilt."""
-    kept = []
-    for sentence in prompts.split_sentences(answer):
-        numbers = prompts.citations_in(sentence)
-        claim = prompts.CITE.sub("", sentence).strip()
-        backing = " ".join(f for f in findings if set(prompts.citations_in(f)) & set(numbers))
-        if numbers and (
-            same_claim(claim, prompts.CITE.sub("", backing)) or support(claim, backing) >= SUPPORT_THRESHOLD
-        ):
-            kept.append(sentence)
-    if kept:
-        return " ".join(kept)
-    return " ".join(findings[:2])
