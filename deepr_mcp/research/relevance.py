@@ -69,6 +69,8 @@ class Ask:
     """The finding must match one of these (none: any finding on the topic will do)."""
     code_answers: bool
     """Quoted code counts as the answer (an example, a function, an option in a call)."""
+    needs_code: bool = False
+    """Only quoted code answers: an example is shown, not told ("For example, you can sign pickles")."""
 
 
 def ask_of(sub_question: str) -> Ask:
@@ -77,7 +79,7 @@ def ask_of(sub_question: str) -> Ask:
     code = bool(
         re.search(r"\bexamples?\b|\bfunctions?\b|\bmethods?\b|\boptions?\b|\bparameters?\b", sub_question, re.I)
     )
-    return Ask(cues, code)
+    return Ask(cues, code, bool(re.search(r"\bwhat examples?\b|\bexamples? (?:of|shows?)\b", sub_question, re.I)))
 
 
 def ask_of_question(question: str) -> Ask:
@@ -95,6 +97,8 @@ def answers(ask: Ask, text: str, code: str | None = None, wanted: set[str] | Non
     the topic: "Class for reading tar archives. Do not use this class directly." names the topic
     in one sentence and says "do not" in another, and warns about nothing the reader asked.
     """
+    if ask.needs_code and not code:
+        return False
     if not ask.cues:
         return True
     if code and ask.code_answers:
@@ -178,6 +182,30 @@ def other_action(action: str, text: str) -> bool:
     return False
 
 
+_CONTINUES = re.compile(r"\b(?:also|too|as well|likewise|similarly)\b", re.I)
+
+
+def off_task(action: str, sentences: list[str]) -> set[int]:
+    """Which sentences of a passage (by position) are a recipe for another task than ``action``, or
+    go on with one: "If you want to create a new archive, use -c: ... Passing a directory is also
+    acceptable: ... -c ..." is all about creating, though only its first sentence says so."""
+    out: set[int] = set()
+    for i, sentence in enumerate(sentences):
+        if other_action(action, sentence) or (i - 1 in out and _CONTINUES.search(sentence)):
+            out.add(i)
+    return out if action else set()
+
+
+def names_action(action: str, text: str) -> bool:
+    """Whether a claim names, in its own words, what the how-to does or what it acts on.
+
+    The reader's question itself takes any kind of statement, so its findings need this much:
+    "Path objects are traversable" shares only the concern ("path traversal") and its heading
+    names archives, and says nothing about extracting a tar archive.
+    """
+    return not action or bool(terms(text) & terms(action))
+
+
 def off_subject(question: str, action: str, text: str, heading: str) -> bool:
     """About something else than asked: another year, or another task than the how-to's."""
     return other_year(question, text, heading) or bool(action and other_action(action, text))
@@ -204,12 +232,21 @@ def relevant(
     The question itself, planned as its own first sub-question, asks for what
     :func:`ask_of_question` reads from it; a planned sub-question for its kind of statement.
     """
-    ask = ask_of_question(question) if question and same_question(sub_question, question) else ask_of(sub_question)
+    own = bool(question) and same_question(sub_question, question)
+    ask = ask_of_question(question) if own else ask_of(sub_question)
     return (
-        (bool(code) or on_topic(text, heading, wanted))
+        not dangling(text, code)
+        and (bool(code) or on_topic(text, heading, wanted))
+        and (not own or not text or names_action(action, text))
         and answers(ask, text, code, wanted if question else None)
         and not off_subject(question, action, text, heading)
     )
+
+
+def dangling(text: str, code: str | None) -> bool:
+    """A claim that introduces what it does not show ("On Windows, run:", "For example:") with no
+    code after it says nothing a reader can use."""
+    return not code and text.rstrip().endswith(":")
 
 
 def same_question(sub_question: str, question: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Protocol
 from deepr_mcp.research import prompts
 from deepr_mcp.research.claims import SUPPORT_THRESHOLD, adds_nothing, code_in, same_claim, support, units
 from deepr_mcp.research.models import Finding
-from deepr_mcp.research.relevance import relevant
+from deepr_mcp.research.relevance import off_task, relevant
 from deepr_mcp.research.terms import coverage
 
 
@@ -39,7 +39,13 @@ class Floor:
 
     def shows(self, passage: PassageLike) -> bool:
         """Whether any sentence of the passage (with the code it introduces) clears the floor."""
-        return any(self.clears(u.text, passage.location, u.code) for u in units(passage.text) if u.text or u.code)
+        found = units(passage.text)
+        recipes = off_task(self.action, [u.text for u in found])
+        return any(
+            self.clears(u.text, passage.location, u.code)
+            for i, u in enumerate(found)
+            if (u.text or u.code) and i not in recipes
+        )
 
 
 @dataclass

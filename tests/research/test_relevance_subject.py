@@ -8,7 +8,17 @@ import pytest
 
 from deepr_mcp.research import prompts
 from deepr_mcp.research.providers.local import findings_text
-from deepr_mcp.research.relevance import answers, ask_of, other_action, other_year, relevant, years
+from deepr_mcp.research.relevance import (
+    answers,
+    ask_of,
+    dangling,
+    names_action,
+    off_task,
+    other_action,
+    other_year,
+    relevant,
+    years,
+)
 
 Q1858 = "How was the 1858 transatlantic telegraph cable laid and why did it fail?"
 
@@ -115,3 +125,35 @@ def test_the_local_provider_leaves_out_another_years_event_and_another_task() ->
     )
     found = findings_text(messages[-1].content)
     assert "-e option" in found and "-c option" not in found
+
+
+def test_sentences_going_on_with_a_recipe_for_another_task_belong_to_it() -> None:
+    sentences = [
+        "If you want to create a new tar archive, specify its name after the -c option:",
+        "Passing a directory is also acceptable:",
+        "If you want to extract a tar archive into the current directory, use the -e option:",
+        "You can also extract a tar archive into a different directory by passing its name:",
+    ]
+    assert off_task("extract a tar archive", sentences) == {0, 1}
+    assert off_task("", sentences) == set()  # not a how-to: no task to keep to
+
+
+def test_the_question_itself_takes_any_statement_that_names_its_task() -> None:
+    question = "How do I safely extract a tar archive against path traversal?"
+    pun = "Path objects are traversable using the / operator or joinpath."
+    assert not names_action("extract a tar archive", pun)  # shares only the concern's words
+    assert names_action("extract a tar archive", "Note: The extract() method does not take care of several issues.")
+    assert not relevant(
+        question, pun, "zipfile > Path Objects", TOPIC, question=question, action="extract a tar archive"
+    )
+    assert relevant(question, pun, "zipfile > Path Objects", TOPIC)  # without the question: the old floor
+
+
+def test_an_example_is_shown_not_told_and_an_introduction_needs_what_it_introduces() -> None:
+    example = ask_of("What example shows how to extract a tar archive?")
+    assert not answers(example, "For example, you can extract only some members of a tar archive.")
+    assert answers(example, "To extract only the Python files:", code="tar.extractall(members=py_files(tar))")
+    assert dangling("On Windows, run:", None) and not dangling("On Windows, run:", "venv\\Scripts\\activate")
+    assert not dangling("Tar archives hold files.", None)
+    sub = "Which options or parameters change how you extract a tar archive?"
+    assert not relevant(sub, "Pass the path option to choose a directory:", "tarfile", TOPIC)

@@ -17,7 +17,16 @@ from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
 from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
-from deepr_mcp.research.relevance import answers, ask_of, ask_of_question, off_subject, same_question
+from deepr_mcp.research.relevance import (
+    answers,
+    ask_of,
+    ask_of_question,
+    dangling,
+    names_action,
+    off_subject,
+    off_task,
+    same_question,
+)
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
 from deepr_mcp.research.terms import GENERIC, terms
 from deepr_mcp.text.tokenizer import tokenize
@@ -149,17 +158,21 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     sub_question = brief.get("Sub-question", "")
     # the question itself takes whatever answers it; a planned sub-question asks for a kind of statement
     question = brief.get("Question", "")
-    ask = ask_of_question(question) if same_question(sub_question, question) else ask_of(sub_question)
+    own = same_question(sub_question, question)
+    ask = ask_of_question(question) if own else ask_of(sub_question)
     asked = analyse(question) if question else None
     action = asked.action if asked is not None and asked.type == "how_to" else ""
     scored: list[tuple[float, int, int, Unit, int]] = []
     by_passage: dict[int, list[tuple[Unit, float]]] = {}
     heading = {number: location.split(", ", 1)[-1] for number, location, _ in passages}
     headed = {number: terms(text) for number, text in heading.items()}
+    recipes: set[tuple[int, int]] = set()  # sentences about another task than the how-to's
     for rank, (number, location, text) in enumerate(passages):
         cover = _share(everything, held[rank], idf)
         about = _section_names_subject(location, everything)
-        for unit in whole_warnings(units(text)):
+        found = units(text)
+        recipes |= {(number, found[i].index) for i in off_task(action, [u.text for u in found])}
+        for unit in whole_warnings(found):
             if not unit.text or (len(unit.text) < MIN_SENTENCE_CHARS and not unit.code):
                 continue
             value = score_unit(unit, rank, cover, want, focus, idf)
@@ -180,8 +193,12 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
             continue  # neither it nor its heading says anything of what is asked: filler
         if not answers(ask, merged.text, merged.code, everything):
             continue  # on the topic, but not what this sub-question asks for (a warning, an option...)
-        if off_subject(question, action, merged.text, heading[number]):
+        if off_subject(question, action, merged.text, heading[number]) or (number, merged.index) in recipes:
             continue  # another year's event, or a recipe for another task than the one asked
+        if dangling(merged.text, merged.code):
+            continue  # "For example:" with nothing after it
+        if own and merged.text and not names_action(action, merged.text):
+            continue  # the question itself takes any kind of statement, but about its task
         if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
             out.append((merged, number, value))
     return out
