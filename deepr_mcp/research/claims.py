@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from deepr_mcp.research.terms import terms
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`*_\[])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bcf\.)(?<!\bvs\.)\s+(?=[A-Z0-9\"'(`*_\[])")
+"""A sentence ends at ., ! or ? before a capital, but not after an abbreviation ("(i.e. `x`...")."""
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00b6": " "})
 SUPPORT_THRESHOLD = 0.8
 """Share of a paraphrased claim's content terms its passage must hold to count as support."""
@@ -53,12 +54,18 @@ def units(text: str) -> list[Unit]:
     return out
 
 
-_ASIDE = re.compile(r"\((?:Contributed|Patch|Original patch|Suggested|Written) by [^()]*\)\.?\s*")
+_ASIDE = re.compile(
+    r"\((?:Contributed|Patch|Original patch|Suggested|Written|Implemented|Fixed|Reported|Backported|Proposed)"
+    r" by [^()]*\)\.?\s*"
+)
+_LIST_MARK = re.compile(r"^[-*\u2022]\s+")
+"""A list item's mark left at the start of a sentence ("- To reduce memory usage, ...")."""
 
 
 def _sentences(prose: str, start: int) -> list[Unit]:
     flat = " ".join(_ASIDE.sub("", prose).split())
-    return [Unit(s.strip(), None, start + i) for i, s in enumerate(_SENTENCE_END.split(flat)) if s.strip()]
+    found = [_LIST_MARK.sub("", s.strip()) for s in _SENTENCE_END.split(flat)]
+    return [Unit(s, None, start + i) for i, s in enumerate(found) if s]
 
 
 def support(claim: str, passage_text: str) -> float:

@@ -153,7 +153,7 @@ def test_a_sentence_sharing_nothing_with_the_question_is_not_a_finding() -> None
 
 
 def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> None:
-    from deepr_mcp.research.providers.local import answer_text
+    from deepr_mcp.research.providers.local_answer import answer_text
 
     question = "What are the risks of calling subprocess with shell=True?"
     groups = [

@@ -17,6 +17,7 @@ from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
 from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.providers.base import Completion, Message, Usage
+from deepr_mcp.research.providers.local_answer import answer_text
 from deepr_mcp.research.relevance import (
     answers,
     ask_of,
@@ -39,11 +40,6 @@ _CHANGE_NOTE = re.compile(
     r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
 )
 _ADMONITION = re.compile(r"^(?:warning|caution|danger|important)\b\s*:?", re.I)
-_HARM = re.compile(
-    r"\b(?:secur\w*|insecure|injection|vulnerab\w*|untrusted|malicious\w*|attack\w*|arbitrary code|exploit\w*)\b",
-    re.I,
-)
-"""What a warning about harm says (a stronger cue than "never" or "note that")."""
 _ANAPHOR = re.compile(r"^(?:it|this|these|they|that|such|its|their)\b", re.I)
 _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
@@ -62,13 +58,6 @@ RELATIVE_FLOOR = 0.5
 """A finding must score at least this share of the sub-question's best, or it is filler."""
 NEIGHBOUR_SHARE = 0.65
 MAX_CLAIM_CHARS = 420
-ANSWER_SENTENCES = 3
-ANSWER_WORDS = 110
-ANSWER_FIRST_BONUS = 0.4
-"""For each sub-question's best finding: the findings step already ranked them with the passages in view."""
-ANSWER_MIN_SHARE = 0.34
-ANSWER_MORE_SHARE = 0.6
-"""A finding joins the direct answer only if it holds at least a third of the question's key terms."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -281,66 +270,6 @@ def findings_text(user: str) -> str:
         if sum(per_passage.values()) >= limit:
             break
     return "\n".join(lines) if lines else prompts.NO_EVIDENCE
-
-
-def answer_text(user: str) -> str:
-    """The direct answer: the best finding of each sub-question in plan order, warnings first if asked.
-
-    Taking one finding per sub-question makes the answer cover the question's parts (both sides
-    of a comparison, the function and its caveat) instead of three restatements of one point.
-    """
-    brief = _brief(user)
-    focus = brief.get("Focus", "")
-    key = _stems(brief.get("Key terms", "")) or terms(brief.get("Question", ""))
-    groups: list[list[str]] = []
-    asked: list[set[str]] = []
-    for line in user.partition("\n\nFindings:\n")[2].splitlines():
-        if line.startswith("Sub-question: ") or not groups:
-            groups.append([])
-            asked.append(terms(line.removeprefix("Sub-question: ")))
-        if line.startswith("- "):
-            groups[-1].append(line[2:])
-    findings = [f for group in groups for f in group]
-    if not findings:
-        return "The corpus holds no evidence that answers this question."
-
-    def score(line: str, group: int, place: int) -> float:
-        claim = terms(prompts.CITE.sub("", line))
-        value = max(_share(key, claim), _share(asked[group], claim)) + (ANSWER_FIRST_BONUS if place == 0 else 0.0)
-        if "safety" in focus and CAVEAT.search(line) and value > 0:
-            value += 0.5
-            if _HARM.search(line):
-                value += 0.3  # "to avoid shell injection vulnerabilities" answers it; "never" alone may not
-        kind = focus.split(",")[0].strip()
-        if kind in ANSWER_CUES and ANSWER_CUES[kind].search(line) and value > 0:
-            value += 0.15
-        if _CHANGE_NOTE.search(line) and kind != "version":
-            value -= 0.2
-        return value
-
-    ranked = sorted(
-        ((score(line, gi, li), -gi, -li, line) for gi, group in enumerate(groups) for li, line in enumerate(group)),
-        reverse=True,
-    )
-    eligible = [r for r in ranked if r[0] >= ANSWER_MIN_SHARE] or ranked[:1]
-    chosen: list[str] = []
-    used_groups: set[int] = set()
-    words = 0
-    for _round in range(2):  # the best finding of each of the first two sub-questions, then the best left
-        for value, neg_group, _, line in eligible:
-            if line in chosen or -neg_group > 1 or (_round == 0 and -neg_group in used_groups):
-                continue  # the answer speaks to the question and its first part; the rest is below
-            if _round == 1 and value < ANSWER_MORE_SHARE:
-                continue  # beyond the first parts' best findings, only a strong match is worth leading with
-            if len(chosen) >= ANSWER_SENTENCES or (chosen and words + len(line.split()) > ANSWER_WORDS):
-                break
-            chosen.append(line)
-            used_groups.add(-neg_group)
-            words += len(line.split())
-    chosen.sort(key=findings.index)
-    if "safety" in focus:
-        chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))
-    return " ".join(chosen)
 
 
 class LocalProvider:

@@ -1,0 +1,154 @@
+"""The local provider's direct answer: the findings that answer the question, in a few sentences.
+
+A careful reader objects to an answer that speaks of something else ("`re.subn()` ... Changed in
+version 3.1" for a question about the walrus operator), to a sentence that is no statement (a bare
+signature, a fragment cut at "(i.e."), and, for a question about doing something safely, to an
+answer that ends on a recipe quoting the unguarded code. Each finding is held to that before it
+may lead; what the answer leaves out stays under its sub-question.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deepr_mcp.research import prompts
+from deepr_mcp.research.analysis import QuestionAnalysis, analyse
+from deepr_mcp.research.relevance import HARM as _HARM
+from deepr_mcp.research.relevance import PROTECT_CUE
+from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT
+from deepr_mcp.research.terms import GENERIC, terms
+from deepr_mcp.text.tokenizer import tokenize
+
+ANSWER_SENTENCES = 3
+ANSWER_WORDS = 110
+ANSWER_FIRST_BONUS = 0.4
+"""For each sub-question's best finding: the findings step already ranked them with the passages in view."""
+ANSWER_MIN_SHARE = 0.34
+ANSWER_MORE_SHARE = 0.6
+"""A finding joins the direct answer only if it holds at least a third of the question's key terms."""
+BOTH_SIDES_BONUS = 0.3
+"""For a comparison, a finding naming both sides answers it better than one naming either."""
+MIN_WORDS = 4
+"""Words outside code a sentence needs to say something (a bare signature says nothing)."""
+_CHANGE_NOTE = re.compile(
+    r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
+)
+_PROTECTS = re.compile(PROTECT_CUE, re.I)
+
+
+def _brief(user: str) -> dict[str, str]:
+    found = re.findall(r"^(Question|Focus|Key terms): (.*)$", user.split("\n\nFindings:\n", 1)[0], re.M)
+    return {key: value.strip() for key, value in found}
+
+
+def _stems(words: str) -> set[str]:
+    return {t for t in tokenize(words.replace(",", " ")) if t not in GENERIC}
+
+
+def _share(wanted: set[str], have: set[str]) -> float:
+    return len(wanted & have) / len(wanted) if wanted else 0.0
+
+
+def word_set(text: str) -> set[str]:
+    """Content words as written, lower case: "operation" does not name "the walrus operator",
+    though both stem to "oper"."""
+    return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if (t := tokenize(w)) and t[0] not in GENERIC}
+
+
+def names(side: set[str], claim: set[str]) -> bool:
+    """Whether a claim's words name one of a subject's words (a plural "operators" names "operator")."""
+    return any(w in claim or f"{w}s" in claim or (w.endswith("s") and w[:-1] in claim) for w in side)
+
+
+def subjects(analysis: QuestionAnalysis) -> list[set[str]]:
+    """What the question is about, as word sets: each compared side, the defined or versioned thing,
+    the how-to's task, or the topic; an answer sentence must name one of them."""
+    if analysis.type in ("comparison", "definition", "version") and analysis.entities:
+        sides = analysis.entities[:2] if analysis.type == "comparison" else analysis.entities[:1]
+        found = [word_set(side) for side in sides]
+    elif analysis.type == "how_to":  # the task, or the harm it must avoid ("SQL injection")
+        found = [word_set(f"{analysis.action} {analysis.concern}")]
+    else:
+        found = [word_set(analysis.topic)]
+    return [side for side in found if side]
+
+
+def says_something(claim: str) -> bool:
+    """A statement in words, whole: not a bare signature, not a fragment with an open parenthesis."""
+    prose = re.sub(r"`[^`]*`", " ", claim)
+    return len(re.findall(r"[A-Za-z]{2,}", prose)) >= MIN_WORDS and claim.count("(") <= claim.count(")")
+
+
+def answer_text(user: str) -> str:
+    """The direct answer: the best finding of each sub-question in plan order, warnings first if asked.
+
+    Taking one finding per sub-question makes the answer cover the question's parts (both sides
+    of a comparison, the function and its caveat) instead of three restatements of one point.
+    """
+    brief = _brief(user)
+    focus = brief.get("Focus", "")
+    key = _stems(brief.get("Key terms", "")) or terms(brief.get("Question", ""))
+    groups: list[list[str]] = []
+    asked: list[set[str]] = []
+    for line in user.partition("\n\nFindings:\n")[2].splitlines():
+        if line.startswith("Sub-question: ") or not groups:
+            groups.append([])
+            asked.append(terms(line.removeprefix("Sub-question: ")))
+        if line.startswith("- "):
+            groups[-1].append(line[2:])
+    findings = [f for group in groups for f in group]
+    if not findings:
+        return "The corpus holds no evidence that answers this question."
+    analysis = analyse(brief.get("Question", "")) if brief.get("Question") else None
+    about = subjects(analysis) if analysis is not None else []
+
+    def score(line: str, group: int, place: int) -> float:
+        text = prompts.CITE.sub("", line).strip()
+        claim, said = terms(text), word_set(text)
+        if (about and not any(names(side, said) for side in about)) or not says_something(text):
+            return 0.0  # about something else, or no statement at all: it stays under its sub-question
+        if "safety" in focus and "how_to" in focus and text.endswith(":") and not _PROTECTS.search(text):
+            return 0.0  # a plain recipe ("How to extract an archive:") is no answer to doing it safely
+        value = max(_share(key, claim), _share(asked[group], claim)) + (ANSWER_FIRST_BONUS if place == 0 else 0.0)
+        prose = re.sub(r"`[^`]*`", " ", text)  # `sqlite3.Warning` names a class; it warns about nothing
+        if "safety" in focus and CAVEAT.search(prose) and value > 0:
+            value += 0.5
+            if _HARM.search(prose):
+                value += 0.3  # "to avoid shell injection vulnerabilities" answers it; "never" alone may not
+        kind = focus.split(",")[0].strip()
+        if kind in ANSWER_CUES and ANSWER_CUES[kind].search(line) and value > 0:
+            value += 0.15
+        if _CHANGE_NOTE.search(line) and kind != "version":
+            value -= 0.2
+        if len(about) > 1 and all(names(side, said) for side in about):
+            value += BOTH_SIDES_BONUS
+        return value
+
+    ranked = sorted(
+        ((score(line, gi, li), -gi, -li, line) for gi, group in enumerate(groups) for li, line in enumerate(group)),
+        reverse=True,
+    )
+    eligible = [r for r in ranked if r[0] >= ANSWER_MIN_SHARE] or [r for r in ranked[:1] if r[0] > 0]
+    if not eligible:
+        return " ".join(findings[:1])
+    chosen: list[str] = []
+    used_groups: set[int] = set()
+    words = 0
+    # the best finding of the question itself first (it answers the whole question, so the word budget
+    # never leaves it out for a part's), then of its first part, then the best left
+    first_round = sorted(eligible, key=lambda r: (-r[1], -r[0]))
+    for _round in range(2):
+        for value, neg_group, _, line in first_round if _round == 0 else eligible:
+            if line in chosen or -neg_group > 1 or (_round == 0 and -neg_group in used_groups):
+                continue  # the answer speaks to the question and its first part; the rest is below
+            if _round == 1 and value < ANSWER_MORE_SHARE:
+                continue  # beyond the first parts' best findings, only a strong match is worth leading with
+            if len(chosen) >= ANSWER_SENTENCES or (chosen and words + len(line.split()) > ANSWER_WORDS):
+                break
+            chosen.append(line)
+            used_groups.add(-neg_group)
+            words += len(line.split())
+    chosen.sort(key=findings.index)
+    if "safety" in focus:
+        chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))
+    return " ".join(chosen)

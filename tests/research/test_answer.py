@@ -1,0 +1,101 @@
+"""The direct answer, read as a careful reader would: about what was asked, statements not scraps,
+the finding that answers the whole question first, and no unguarded recipe leading a safety answer.
+"""
+
+from __future__ import annotations
+
+from deepr_mcp.research import prompts
+from deepr_mcp.research.analysis import analyse
+from deepr_mcp.research.claims import units
+from deepr_mcp.research.providers.local_answer import answer_text, names, says_something, subjects, word_set
+
+
+def _answer(question: str, groups: list[tuple[str, list[str]]], focus: str, key: list[str]) -> str:
+    return answer_text(prompts.summary_messages(question, groups, focus=focus, key_terms=key)[-1].content)
+
+
+def test_an_answer_sentence_must_name_what_the_question_is_about() -> None:
+    question = "In which version was the walrus operator added and what does it do?"
+    groups = [
+        (
+            "In which version was the walrus operator added?",
+            [
+                "`re.subn(pattern, repl, string)` Perform the same operation as sub(). Changed in version 3.1. [1]",
+                "There is new syntax := that assigns values to variables; it is known as the walrus operator. [2]",
+            ],
+        ),
+        ("What does the walrus operator do?", ["The walrus operator assigns a variable in an expression. [3]"]),
+    ]
+    out = _answer(question, groups, "version", ["walrus", "operator", "version"])
+    assert "re.subn" not in out  # "operation" is not "operator", though both stem alike
+    assert "There is new syntax :=" in out
+
+
+def test_words_as_written_not_stems_and_plurals_name_their_singular() -> None:
+    assert not names({"operator"}, word_set("Perform the same operation as sub()"))
+    assert names({"operator"}, word_set("Operators can only be applied between compatible objects"))
+    assert subjects(analyse("How do I insert user input into an SQLite query without SQL injection?")) == [
+        {"insert", "user", "input", "sqlite", "query", "sql", "injection"}
+    ]  # a safety how-to is about its task and the harm it avoids
+
+
+def test_a_scrap_is_no_statement() -> None:
+    assert not says_something("`operator.call(obj, /, *args, **kwargs)`")  # a bare signature
+    assert not says_something("Unless stated otherwise, operators can only be applied between objects (i.e.")
+    assert says_something("`copy.copy(x)` Return a shallow copy of x.")
+
+
+def test_an_abbreviation_does_not_end_a_sentence_and_credits_are_dropped() -> None:
+    text = "Operators apply between compatible objects (i.e. IPv4 with IPv4). (Implemented by A. B.) It is faster."
+    assert [u.text for u in units(text)] == [
+        "Operators apply between compatible objects (i.e. IPv4 with IPv4).",
+        "It is faster.",
+    ]
+    assert [u.text for u in units("- To reduce memory usage, the collector clears free lists.")] == [
+        "To reduce memory usage, the collector clears free lists."  # a list mark is not part of the claim
+    ]
+
+
+def test_the_finding_answering_the_whole_question_leads_even_when_long() -> None:
+    question = "How does pickle compare with json for serializing data?"
+    contrast = "JSON is a text serialization format, while pickle is a binary serialization format; " + " ".join(
+        ["JSON is human-readable, while pickle is not."] * 12
+    )
+    groups = [
+        (question, ["It is possible to construct malicious pickle data. [1]", f"{contrast} [2]"]),
+        ("What is pickle?", ["`exception pickle.PickleError` Common base class for the other pickling errors. [3]"]),
+    ]
+    out = _answer(question, groups, "comparison", ["pickle", "json", "serializing"])
+    assert out.startswith("JSON is a text serialization format")  # both sides, a contrast: the answer
+
+
+def test_a_safety_how_to_answer_does_not_lead_with_an_unguarded_recipe() -> None:
+    question = "How do I safely extract a tar archive against path traversal?"
+    groups = [
+        (
+            question,
+            [
+                "How to extract an entire tar archive to the current working directory: [1]",
+                "Warning: Never extract archives from untrusted sources without prior inspection. [2]",
+            ],
+        ),
+        ("Which functions or methods are used to extract a tar archive?", ["TarFile.extractall() extracts all. [3]"]),
+    ]
+    out = _answer(question, groups, "how_to, safety", ["extract", "tar", "archive", "path", "traversal"])
+    assert out.startswith("Warning: Never extract archives") and "entire tar archive" not in out
+
+
+def test_a_class_named_warning_is_not_a_warning() -> None:
+    question = "How do I insert user input into an SQLite query without SQL injection?"
+    groups = [
+        (
+            question,
+            [
+                "`exception sqlite3.Warning` This exception is raised by applications using sqlite3 on insert. [1]",
+                "Always use placeholders instead of string formatting to bind values to SQL statements, "
+                "to avoid SQL injection attacks. [2]",
+            ],
+        )
+    ]
+    out = _answer(question, groups, "how_to, safety", ["insert", "user", "input", "sqlite", "query", "sql"])
+    assert out.startswith("Always use placeholders")
