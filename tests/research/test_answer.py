@@ -99,3 +99,13 @@ def test_a_class_named_warning_is_not_a_warning() -> None:
     ]
     out = _answer(question, groups, "how_to, safety", ["insert", "user", "input", "sqlite", "query", "sql"])
     assert out.startswith("Always use placeholders")
+
+
+def test_each_part_of_an_open_compound_question_may_answer_without_repeating_its_subject() -> None:
+    question = "How was the 1858 transatlantic telegraph cable laid and why did it fail?"
+    groups = [
+        ("How was the 1858 transatlantic telegraph cable laid?", ["Two warships each carried half the cable. [1]"]),
+        ("Why did it fail?", ["An official inquiry later blamed Whitehouse's methods and poor manufacturing. [2]"]),
+    ]
+    out = _answer(question, groups, "general", ["1858", "transatlantic", "telegraph", "cable", "laid", "fail"])
+    assert "warships" in out and "Whitehouse" in out  # "it" is the cable: the second part need not say so

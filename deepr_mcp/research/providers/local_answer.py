@@ -62,14 +62,14 @@ def names(side: set[str], claim: set[str]) -> bool:
 
 def subjects(analysis: QuestionAnalysis) -> list[set[str]]:
     """What the question is about, as word sets: each compared side, the defined or versioned thing,
-    the how-to's task, or the topic; an answer sentence must name one of them."""
+    or the how-to's task; an answer sentence must name one of them."""
     if analysis.type in ("comparison", "definition", "version") and analysis.entities:
         sides = analysis.entities[:2] if analysis.type == "comparison" else analysis.entities[:1]
         found = [word_set(side) for side in sides]
     elif analysis.type == "how_to":  # the task, or the harm it must avoid ("SQL injection")
         found = [word_set(f"{analysis.action} {analysis.concern}")]
-    else:
-        found = [word_set(analysis.topic)]
+    else:  # an open or why question ("... and why did it fail?") names no one thing every part is about
+        found = []
     return [side for side in found if side]
 
 
