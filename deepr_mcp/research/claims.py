@@ -58,12 +58,14 @@ _ASIDE = re.compile(
     r"\((?:Contributed|Patch|Original patch|Suggested|Written|Implemented|Fixed|Reported|Backported|Proposed)"
     r" by [^()]*\)\.?\s*"
 )
+_SOURCE_LINK = re.compile(r"(?:(?<=^)|(?<=[.!?]\s))Source code: \S+\s+")
+"""A page's "Source code: Lib/venv/" link glued before its first sentence: navigation, not a claim."""
 _LIST_MARK = re.compile(r"^[-*\u2022]\s+")
 """A list item's mark left at the start of a sentence ("- To reduce memory usage, ...")."""
 
 
 def _sentences(prose: str, start: int) -> list[Unit]:
-    flat = " ".join(_ASIDE.sub("", prose).split())
+    flat = _SOURCE_LINK.sub("", " ".join(_ASIDE.sub("", prose).split()))
     found = [_LIST_MARK.sub("", s.strip()) for s in _SENTENCE_END.split(flat)]
     return [Unit(s, None, start + i) for i, s in enumerate(found) if s]
 

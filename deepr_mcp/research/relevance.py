@@ -112,9 +112,11 @@ def answers(ask: Ask, text: str, code: str | None = None, wanted: set[str] | Non
     )
 
 
-WARNINGS = (CAVEAT_CUE, PROTECT_CUE)
-"""The kinds whose cue sentence must name the topic itself: a warning warns about what it names.
-A version note or an option sits under the heading that names its subject."""
+WARNINGS = (CAVEAT_CUE, PROTECT_CUE, CODE_NAME_CUE)
+"""The kinds whose cue sentence must name the topic itself: a warning warns about what it names,
+and a function answers "which functions are used to X" where a sentence ties it to X ("Consider
+signing with `hmac`" is no function for unpickling). A version note or an option sits under the
+heading that names its subject."""
 
 
 HARM = re.compile(

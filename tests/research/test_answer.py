@@ -109,3 +109,8 @@ def test_each_part_of_an_open_compound_question_may_answer_without_repeating_its
     ]
     out = _answer(question, groups, "general", ["1858", "transatlantic", "telegraph", "cable", "laid", "fail"])
     assert "warships" in out and "Whitehouse" in out  # "it" is the cable: the second part need not say so
+
+
+def test_a_source_code_link_is_not_part_of_the_first_sentence() -> None:
+    text = "Source code: Lib/venv/ The venv module supports creating lightweight virtual environments."
+    assert [u.text for u in units(text)] == ["The venv module supports creating lightweight virtual environments."]

@@ -157,3 +157,10 @@ def test_an_example_is_shown_not_told_and_an_introduction_needs_what_it_introduc
     assert not dangling("Tar archives hold files.", None)
     sub = "Which options or parameters change how you extract a tar archive?"
     assert not relevant(sub, "Pass the path option to choose a directory:", "tarfile", TOPIC)
+
+
+def test_a_function_answers_which_functions_are_used_only_where_a_sentence_ties_it_to_the_task() -> None:
+    ask = ask_of("Which functions or methods are used to unpickle data?")
+    wanted = {"unpickl", "data"}
+    assert not answers(ask, "The module is fast. Consider signing messages with `hmac`.", None, wanted)
+    assert answers(ask, "Use `pickle.loads()` to unpickle data from bytes.", None, wanted)
