@@ -238,11 +238,22 @@ def relevant(
     ask = ask_of_question(question) if own else ask_of(sub_question)
     return (
         not dangling(text, code)
+        and not stray_change_note(text, question, sub_question)
         and (bool(code) or on_topic(text, heading, wanted))
         and (not own or not text or names_action(action, text))
         and answers(ask, text, code, wanted if question else None)
         and not off_subject(question, action, text, heading)
     )
+
+
+_CHANGE_NOTE = re.compile(r"^(?:changed|new|added) in (?:version |python )?\d", re.I)
+_ASKS_VERSION = re.compile(r"\bversions?\b|\bdeprecat\w*|\bsince when\b|\bwhen was\b|\bwhat'?s new\b", re.I)
+
+
+def stray_change_note(text: str, question: str, sub_question: str) -> bool:
+    """A "Changed in version 3.2: Added the set_attrs parameter." note answers a question about
+    versions, not one about how or why; a deprecation is a warning and is kept."""
+    return bool(_CHANGE_NOTE.match(text.strip())) and not _ASKS_VERSION.search(f"{question} {sub_question}")
 
 
 def dangling(text: str, code: str | None) -> bool:

@@ -17,6 +17,7 @@ from deepr_mcp.research.relevance import (
     other_action,
     other_year,
     relevant,
+    stray_change_note,
     years,
 )
 
@@ -164,3 +165,24 @@ def test_a_function_answers_which_functions_are_used_only_where_a_sentence_ties_
     wanted = {"unpickl", "data"}
     assert not answers(ask, "The module is fast. Consider signing messages with `hmac`.", None, wanted)
     assert answers(ask, "Use `pickle.loads()` to unpickle data from bytes.", None, wanted)
+
+
+def test_a_version_note_answers_only_a_question_about_versions() -> None:
+    note = "Changed in version 3.2: Added the set_attrs parameter."
+    how = "How do I safely extract a tar archive?"
+    assert stray_change_note(note, how, "Which options or parameters change how you extract a tar archive?")
+    assert not stray_change_note(note, "In which version was set_attrs added?", "In which version was it added?")
+    assert not stray_change_note("Deprecated since version 2.3: Use mkstemp() instead.", how, how)  # a warning
+    sub = "Which options or parameters change how you extract a tar archive?"
+    assert not relevant(sub, note, "tarfile > TarFile.extract", TOPIC, question=how, action="extract a tar archive")
+
+
+def test_a_warning_is_not_glued_to_the_version_note_after_it() -> None:
+    from deepr_mcp.research.claims import units
+    from deepr_mcp.research.providers.local import whole_warnings
+
+    found = whole_warnings(units("Warning: See the warning for extractall(). Changed in version 3.2: Added set_attrs."))
+    assert [u.text for u in found] == [
+        "Warning: See the warning for extractall().",
+        "Changed in version 3.2: Added set_attrs.",
+    ]

@@ -27,6 +27,7 @@ from deepr_mcp.research.relevance import (
     off_subject,
     off_task,
     same_question,
+    stray_change_note,
 )
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
 from deepr_mcp.research.terms import GENERIC, terms
@@ -184,8 +185,8 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
             continue  # on the topic, but not what this sub-question asks for (a warning, an option...)
         if off_subject(question, action, merged.text, heading[number]) or (number, merged.index) in recipes:
             continue  # another year's event, or a recipe for another task than the one asked
-        if dangling(merged.text, merged.code):
-            continue  # "For example:" with nothing after it
+        if dangling(merged.text, merged.code) or stray_change_note(merged.text, question, sub_question):
+            continue  # "For example:" with nothing after it; a version note where no version is asked
         if own and merged.text and not names_action(action, merged.text):
             continue  # the question itself takes any kind of statement, but about its task
         if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
@@ -209,6 +210,7 @@ def whole_warnings(found: list[Unit]) -> list[Unit]:
             and after is not None
             and after.text
             and not _ADMONITION.match(after.text)
+            and not _VERSION_NOTE.match(after.text)  # "Changed in version 3.2: ..." is a note of its own
             and len(unit.text) + len(after.text) <= MAX_CLAIM_CHARS
         ):
             out.append(Unit(f"{unit.text} {after.text}", after.code, unit.index))
