@@ -114,3 +114,14 @@ def test_each_part_of_an_open_compound_question_may_answer_without_repeating_its
 def test_a_source_code_link_is_not_part_of_the_first_sentence() -> None:
     text = "Source code: Lib/venv/ The venv module supports creating lightweight virtual environments."
     assert [u.text for u in units(text)] == ["The venv module supports creating lightweight virtual environments."]
+
+
+def test_a_claim_documenting_another_api_does_not_answer_a_question_about_this_one() -> None:
+    from deepr_mcp.research.providers.local_answer import about_another_api
+
+    about = subjects(analyse("What is the difference between __str__ and __repr__?"))
+    assert about_another_api("`class enum.ReprEnum` ReprEnum uses the repr() of Enum.", about)
+    assert not about_another_api("`object.__repr__(self)` Called by the repr() built-in function.", about)
+    assert not about_another_api("Plain prose about __str__.", about)
+    manager = subjects(analyse("How do I write my own context manager for the with statement?"))
+    assert not about_another_api("`contextmanager.__enter__()` Enter the runtime context.", manager)  # joined words

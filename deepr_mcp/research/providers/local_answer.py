@@ -73,6 +73,22 @@ def subjects(analysis: QuestionAnalysis) -> list[set[str]]:
     return [side for side in found if side]
 
 
+_LEAD_API = re.compile(r"^`(?:class |exception |coroutine |awaitable |abstractmethod |@)*([\w.]+)")
+
+
+def about_another_api(claim: str, about: list[set[str]]) -> bool:
+    """Whether a claim opening with an API's signature documents an API the question does not name:
+    "`class enum.ReprEnum` ... uses the repr() of Enum" is about ReprEnum, not about __str__ and
+    __repr__. A signature sharing a part with what is asked ("asyncio.wait_for" for asyncio, or
+    "contextmanager.__enter__" for a context manager) is kept."""
+    match = _LEAD_API.match(claim)
+    if match is None or not about:
+        return False
+    parts = {p.lower() for p in match.group(1).split(".") if p}
+    joined = any(len(w) >= 4 and w in part for side in about for w in side for part in parts)  # contextmanager
+    return not joined and not any(names(side, parts) for side in about)
+
+
 def says_something(claim: str) -> bool:
     """A statement in words, whole: not a bare signature, not a fragment with an open parenthesis."""
     prose = re.sub(r"`[^`]*`", " ", claim)
@@ -106,6 +122,8 @@ def answer_text(user: str) -> str:
         text = prompts.CITE.sub("", line).strip()
         claim, said = terms(text), word_set(text)
         if (about and not any(names(side, said) for side in about)) or not says_something(text):
+            return 0.0  # about something else, or no statement at all: it stays under its sub-question
+        if about_another_api(text, about):
             return 0.0  # about something else, or no statement at all: it stays under its sub-question
         if "safety" in focus and "how_to" in focus and text.endswith(":") and not _PROTECTS.search(text):
             return 0.0  # a plain recipe ("How to extract an archive:") is no answer to doing it safely
