@@ -241,7 +241,9 @@ class WaitInput(CampaignRef):
         "change", description="change: any update; phase: a new phase; complete: finished; decision: budget question"
     )
     since: int | None = Field(None, ge=0, description="The version your last answer returned")
-    timeout_s: float = Field(45, gt=0, le=55, description="Longest wait in seconds (max 55)")
+    timeout_s: float = Field(
+        25, gt=0, le=55, description="Longest wait in seconds (default 25, under common 30 s client timeouts; max 55)"
+    )
 
 
 @define_tool(

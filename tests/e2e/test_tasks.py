@@ -140,8 +140,12 @@ async def test_task_is_input_required_while_a_budget_question_is_open(data_dir: 
         )
         task_id = created["result"]["task"]["taskId"]
         with anyio.fail_after(20):
-            while (task := (await s.request("tasks/get", {"taskId": task_id}))["result"])["status"] != "input_required":
-                await s.changed.wait()
+            while True:
+                changed = s.changed  # taken before the request: a notification during it still wakes us
+                task = (await s.request("tasks/get", {"taskId": task_id}))["result"]
+                if task["status"] == "input_required":
+                    break
+                await changed.wait()
         assert "budget_decide" in task["statusMessage"]
         decided = await s.request(
             "tools/call",

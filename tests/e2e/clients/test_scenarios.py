@@ -90,10 +90,11 @@ async def test_claude_code_like(data_dir: Path) -> None:
             await client.subscribe_resource(uri)
             with anyio.fail_after(60):
                 while True:  # re-read the status whenever it is pushed
+                    changed = recorder.changed  # taken before the read: a push during it still wakes us
                     status = json.loads((await client.read_resource(uri)).contents[0].text)
                     if status["phase"] in ("complete", "cancelled", "failed"):
                         break
-                    await recorder.changed.wait()
+                    await changed.wait()
             assert status["phase"] == "complete" and human.asked
             assert status["decisions"][0]["channel"] == "elicitation"
             assert_spend_within_budget(status)
