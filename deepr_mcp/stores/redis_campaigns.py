@@ -7,8 +7,11 @@ and ties fall to the id, as SQLite's ``ORDER BY created_at DESC, id``. An unfilt
 range of that set; a filtered one (phases, ``visible_to``) scans the set's small hash fields in
 one script, never the JSON records (about 8 ms per 2,000 campaigns). Writes are one Lua script
 each, so a version check (compare-and-set) and the write are atomic: two replicas never overwrite
-each other's step. A save made while this replica holds the campaign's lease also checks the
-lease's fencing token, so a replica whose lease was taken over cannot write again.
+each other's step. Each write carries a random id, and the record keeps the ids of its last few
+writes (``writes``): when the client retries a script whose reply was lost after it ran, the
+script finds its own id and answers "ok" instead of "stale" or "exists". A save made while this
+replica holds the campaign's lease also checks the lease's fencing token, so a replica whose lease
+was taken over cannot write again.
 """
 
 from __future__ import annotations
@@ -20,13 +23,16 @@ import redis.asyncio as aioredis
 from deepr_mcp.errors import Conflict, NotFound
 from deepr_mcp.jobs.lease import LeaseLost
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
-from deepr_mcp.stores.redis_client import call
+from deepr_mcp.stores.redis_client import REMEMBERED_WRITES, call, write_id
 
 FenceOf = Callable[[str], "tuple[str, int] | None"]
 """For a campaign id: (fence key, token) while this replica holds its lease, else None."""
 
 _WRITE = """
-local cur = redis.call('HGET', KEYS[1], 'version')
+local cur, seen = unpack(redis.call('HMGET', KEYS[1], 'version', 'writes'))
+if cur and seen and string.find(' ' .. seen .. ' ', ' ' .. ARGV[11] .. ' ', 1, true) then
+  return {'ok', ARGV[3]}
+end
 if ARGV[1] == 'create' and cur then return {'exists', cur} end
 if ARGV[1] == 'save' and not cur then return {'missing', ''} end
 if ARGV[2] ~= '' and cur and cur ~= ARGV[2] then return {'stale', cur} end
@@ -34,8 +40,13 @@ if ARGV[9] ~= '' then
   local fence = redis.call('GET', KEYS[3])
   if fence ~= ARGV[9] then return {'fenced', fence or ''} end
 end
+local writes, n = ARGV[11], 1
+for id in string.gmatch(seen or '', '%S+') do
+  if n >= tonumber(ARGV[12]) then break end
+  writes, n = writes .. ' ' .. id, n + 1
+end
 redis.call('HSET', KEYS[1], 'version', ARGV[3], 'record', ARGV[4], 'phase', ARGV[5], 'owner', ARGV[6],
-  'shared', ARGV[7])
+  'shared', ARGV[7], 'writes', writes)
 redis.call('ZADD', KEYS[2], ARGV[8], ARGV[10])
 return {'ok', ARGV[3]}
 """
@@ -121,6 +132,8 @@ class RedisCampaignStore:
             str(score),
             "" if token is None else str(token),
             updated.id,
+            write_id(),
+            str(REMEMBERED_WRITES),
         ]
         keys = [self._key(campaign.id), self._index, fence_key or self._index]
         outcome, found = await call(self._url, lambda: self._write_script(keys=keys, args=args))
