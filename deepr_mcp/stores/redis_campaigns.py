@@ -9,7 +9,8 @@ one script, never the JSON records (about 8 ms per 2,000 campaigns). Writes are 
 each, so a version check (compare-and-set) and the write are atomic: two replicas never overwrite
 each other's step. Each write carries a random id, and the record keeps the ids of its last few
 writes (``writes``): when the client retries a script whose reply was lost after it ran, the
-script finds its own id and answers "ok" instead of "stale" or "exists". A save made while this
+script finds its own id and answers "ok" instead of "stale" or "exists" (a delete leaves its id in
+a short-lived tombstone for the same reason). A save made while this
 replica holds the campaign's lease also checks the lease's fencing token, so a replica whose lease
 was taken over cannot write again.
 """
@@ -23,7 +24,7 @@ import redis.asyncio as aioredis
 from deepr_mcp.errors import Conflict, NotFound
 from deepr_mcp.jobs.lease import LeaseLost
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
-from deepr_mcp.stores.redis_client import REMEMBERED_WRITES, call, write_id
+from deepr_mcp.stores.redis_client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
 
 FenceOf = Callable[[str], "tuple[str, int] | None"]
 """For a campaign id: (fence key, token) while this replica holds its lease, else None."""
@@ -86,8 +87,11 @@ return {total, page}
 """
 
 _DELETE = """
-if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+if redis.call('DEL', KEYS[1]) == 0 then
+  return redis.call('GET', KEYS[3]) == ARGV[2] and 1 or 0 -- 1: a retry of this very delete
+end
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
 return 1
 """
 
@@ -181,8 +185,9 @@ class RedisCampaignStore:
         return sorted(campaigns, key=lambda c: (c.created_at, c.id))
 
     async def delete(self, campaign_id: str) -> None:
-        keys = [self._key(campaign_id), self._index]
-        if not await call(self._url, lambda: self._delete_script(keys=keys, args=[campaign_id])):
+        keys = [self._key(campaign_id), self._index, f"{self._prefix}campaign-deleted:{campaign_id}"]
+        args = [campaign_id, write_id(), str(TOMBSTONE_MS)]
+        if not await call(self._url, lambda: self._delete_script(keys=keys, args=args)):
             raise NotFound(f"no campaign {campaign_id!r}")
 
     async def ids(self) -> set[str]:

@@ -21,13 +21,24 @@ from deepr_mcp.errors import DeeprError
 from deepr_mcp.jobs.store import StoreUnavailable
 from deepr_mcp.stores.url import redact
 
-__all__ = ["REMEMBERED_WRITES", "SCHEMA_VERSION", "StoreUnavailable", "call", "connect", "open_checked", "write_id"]
+__all__ = [
+    "REMEMBERED_WRITES",
+    "SCHEMA_VERSION",
+    "TOMBSTONE_MS",
+    "StoreUnavailable",
+    "call",
+    "connect",
+    "open_checked",
+    "write_id",
+]
 
 T = TypeVar("T")
 SCHEMA_VERSION = "1"
 """The layout of deepr-mcp's keys in the engine; another value there means another version's data."""
 REMEMBERED_WRITES = 16
 """How many of a record's latest write ids it keeps, so a retried write script can recognise its own."""
+TOMBSTONE_MS = 60_000
+"""How long a deleted record's tombstone (the delete's write id) stays, for a retried delete to find."""
 
 
 def write_id() -> str:

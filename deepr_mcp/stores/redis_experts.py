@@ -5,7 +5,8 @@ Layout (under the prefix): ``expert:{id}`` is a hash of ``version`` and the JSON
 Lua script, so the name check, the version check (compare-and-set) and the write are atomic: two
 replicas feeding one expert never lose each other's beliefs. A save's random write id is kept with
 the record (its last few, ``writes``) and a create's is the new expert's id, so a script the client
-retries after losing its reply recognises its own write and answers "ok", not "stale" or "taken".
+retries after losing its reply recognises its own write and answers "ok", not "stale" or "taken"
+(a delete leaves its id in a short-lived tombstone, so its retry answers "deleted", not "not found").
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from deepr_mcp.errors import Conflict
 from deepr_mcp.experts.models import Expert
 from deepr_mcp.experts.store import name_taken, new_expert, not_found, stale
 from deepr_mcp.jobs.models import utcnow
-from deepr_mcp.stores.redis_client import REMEMBERED_WRITES, call, write_id
+from deepr_mcp.stores.redis_client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
 
 __all__ = ["RedisExpertStore"]
 
@@ -45,9 +46,12 @@ return {'ok', cur}
 
 _DELETE = """
 local record = redis.call('HGET', KEYS[1], 'record')
-if not record then return 0 end
+if not record then
+  return redis.call('GET', KEYS[3]) == ARGV[2] and 1 or 0 -- 1: a retry of this very delete
+end
 redis.call('DEL', KEYS[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
 return 1
 """
 
@@ -111,8 +115,9 @@ class RedisExpertStore:
 
     async def delete(self, expert_id: str) -> None:
         expert = await self.get(expert_id)
-        keys = [self._key(expert_id), self._names]
-        if not await call(self._url, lambda: self._delete(keys=keys, args=[expert.name])):
+        keys = [self._key(expert_id), self._names, f"{self._prefix}expert-deleted:{expert_id}"]
+        args = [expert.name, write_id(), str(TOMBSTONE_MS)]
+        if not await call(self._url, lambda: self._delete(keys=keys, args=args)):
             raise not_found(expert_id)
 
     def close(self) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from deepr_mcp.errors import Conflict
+from deepr_mcp.errors import Conflict, NotFound
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
 from deepr_mcp.jobs.steering import save_carried, write_through
 from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
@@ -27,6 +27,12 @@ from deepr_mcp.stores.redis_client import connect, open_checked
 from deepr_mcp.stores.redis_experts import RedisExpertStore
 from deepr_mcp.stores.redis_lease import RedisLease
 from tests.support import RedisServer, new_campaign
+
+
+def command_name(data: bytes) -> bytes:
+    """The name of the RESP command ``data`` starts with (``*N``, ``$len``, name), upper-cased."""
+    parts = data.split(b"\r\n", 3)
+    return parts[2].upper() if len(parts) > 2 and data.startswith(b"*") else b""
 
 
 class DroppingProxy:
@@ -54,20 +60,20 @@ class DroppingProxy:
 
         async def upstream() -> None:
             while data := await client_r.read(65536):
-                if self.armed and b"EVALSHA" in data.upper():
-                    pending["script"] = True  # set before Redis can answer
+                pending["script"] = bool(self.armed) and command_name(data) == b"EVALSHA"  # before Redis answers
                 server_w.write(data)
                 await server_w.drain()
             close()
 
         async def downstream() -> None:
             while data := await server_r.read(65536):
-                if pending["script"] and not data.startswith(b"-"):  # the script ran (not NOSCRIPT)
+                if pending["script"] and not data.startswith(b"-"):  # the script ran (an error is NOSCRIPT)
                     pending["script"] = False
                     self.armed -= 1
                     self.dropped += 1
                     close()  # the write is applied in Redis; its reply never reaches the client
                     return
+                pending["script"] = False
                 client_w.write(data)
                 await client_w.drain()
             close()
@@ -112,6 +118,12 @@ async def test_a_save_whose_reply_is_lost_is_retried_and_answers_success(proxied
         # a genuinely stale save is still refused
         with pytest.raises(Conflict, match="changed meanwhile"):
             await store.save(moved, expected_version=created.version)
+        # a delete whose reply is lost: the retry finds its own tombstone, not "no campaign"
+        proxy.armed = 1
+        await store.delete(other.id)
+        assert proxy.dropped == 3 and other.id not in await store.ids()
+        with pytest.raises(NotFound):  # another delete of it is still told it is gone
+            await store.delete(other.id)
     finally:
         await client.aclose()
 
@@ -164,9 +176,15 @@ async def test_expert_writes_and_a_lease_survive_lost_replies(proxied: tuple[Dro
         assert proxy.dropped == 3 and (await experts.get(expert.id)).version == 3
         with pytest.raises(Conflict, match="changed meanwhile"):
             await experts.save(saved, expected_version=1)
+        other = await experts.create("Amplifiers", "")
+        proxy.armed = 1  # a delete whose reply is lost
+        await experts.delete(other.id)
+        assert proxy.dropped == 4 and [e.name for e in await experts.list()] == ["Submarine cables"]
+        with pytest.raises(NotFound):
+            await experts.delete(other.id)
         proxy.armed = 1  # the lease taken while its reply is lost is still ours, with its fencing token
         assert await lease.claim("c-lease") is True
-        assert proxy.dropped == 4
+        assert proxy.dropped == 5
         fence = await client.get("deepr:fence:c-lease")
         assert fence == "1"
     finally:
