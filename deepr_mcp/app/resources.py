@@ -80,6 +80,7 @@ class ResourceHandlers:
         self.store = surface.tools.store
         self.experts = surface.tools.experts
         self.feed = surface.tools.feed
+        self.jobs = surface.tools.jobs
         self.notifier = surface.notifier
         self.connections = surface.connections
         self.access = surface.access
@@ -218,6 +219,8 @@ class ResourceHandlers:
             self.notifier.subscribe(cid, uri, connection_sender(connection))
         except DeeprError as exc:
             raise _protocol_error(exc, ctx) from None
+        if uri.startswith("deepr:") and (ref := parse_uri(uri)).collection == "campaigns" and ref.kind == "status":
+            self.jobs.subscribed(ref.id)  # a budget question already open is put to this subscriber now
         return types.EmptyResult()
 
     async def unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:

@@ -172,7 +172,23 @@ class Root:
                 writers=subs.writers,
             )
         )
-        self.feed = CampaignFeed(self.store, self.bus, subscriber_count=self.notifier.subscriber_count)
+        count = self.notifier.subscriber_count
+        if self.settings.store.url is not None:  # status reports every live replica's subscribers
+            from deepr_mcp.stores.redis_counts import ClusterCounts
+
+            cluster = await stack.enter_async_context(
+                ClusterCounts(
+                    self._shared_client,
+                    url=self.settings.store.url,
+                    local=self.notifier.counts,
+                    ttl_s=self.settings.store.lease_s,
+                )
+            )
+
+            def count(uri: str) -> int:
+                return self.notifier.subscriber_count(uri) + cluster.elsewhere(uri)
+
+        self.feed = CampaignFeed(self.store, self.bus, subscriber_count=count)
         stack.callback(self.feed.close)
 
     async def _open_http(self, stack: AsyncExitStack) -> aiohttp.ClientSession | None:

@@ -177,7 +177,7 @@ class ToolHandlers:
         revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
         specs = self.gateway.listed(revealed)
         specs += self.apps.tools(ctx.session.client_capabilities, (spec.name for spec in specs))  # MCP Apps
-        return types.ListToolsResult(tools=[to_mcp_tool(spec) for spec in specs])
+        return types.ListToolsResult(tools=[to_mcp_tool(self.gateway.as_listed(spec)) for spec in specs])
 
     async def task_augmented_calls(self, ctx: Ctx, call_next: Any) -> Any:
         """Serve ``tools/call`` with a ``task`` field (2025-11-25) before the SDK's result sieve.

@@ -82,9 +82,18 @@ class ElicitationHandler:
                     out.append(cid)
         return out
 
-    async def ask(self, campaign: Campaign, question: BudgetQuestion) -> BudgetDecision | None:
-        """Try each capable connection in turn until one answers; ``None`` if none could be asked."""
+    async def ask(
+        self, campaign: Campaign, question: BudgetQuestion, asked: set[str] | None = None
+    ) -> BudgetDecision | None:
+        """Try each capable connection in turn until one answers; ``None`` if none could be asked.
+
+        ``asked`` (connections this question was already put to) are skipped; each one tried is added.
+        """
+        asked = set() if asked is None else asked
         for cid in self.candidates(campaign):
+            if cid in asked:
+                continue
+            asked.add(cid)
             connection = self.connection(cid)
             if connection is None:
                 continue  # it closed since the candidates were listed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
 from typing import Any, Literal, Protocol
 
 import jsonschema
@@ -100,6 +101,10 @@ class ObjectHooks(Protocol):
         """The outcome to send: the same, or a preview of it once stored."""
         ...
 
+    def output_schema(self, spec: ToolSpec) -> dict[str, Any] | None:
+        """The ``outputSchema`` to list for ``spec``, given that ``finish`` may answer a preview."""
+        ...
+
 
 class Gateway:
     """Owns what each mode lists and how a call reaches its handler."""
@@ -128,6 +133,13 @@ class Gateway:
         """Wait, bounded, for the upstreams' first listing so search and calls see their tools."""
         if self.prepare is not None:
             await self.prepare()
+
+    def as_listed(self, spec: ToolSpec) -> ToolSpec:
+        """``spec`` as ``tools/list`` shows it: an ``outputSchema`` that also admits a big result's preview."""
+        if spec.output_schema is None or self.objects is None:
+            return spec
+        claimed = self.objects.output_schema(spec)
+        return spec if claimed is spec.output_schema else replace(spec, output_schema=claimed)
 
     def listed(self, revealed: Iterable[str] = ()) -> list[ToolSpec]:
         """The tools ``tools/list`` shows: what the mode promises plus what was revealed."""

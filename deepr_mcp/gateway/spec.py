@@ -91,7 +91,8 @@ class ToolSpec:
     """MCP annotations (read-only, destructive, idempotent, open-world); a dict in MCP's camelCase
     form (an upstream's own) is accepted and parsed. Shown in ``tools/list`` and ``tool_search``; used in ranking."""
     output_schema: dict[str, Any] | None = field(default=None, compare=False)
-    """The tool's ``outputSchema`` when it declares one (upstream tools keep theirs)."""
+    """The tool's ``outputSchema`` when it declares one (upstream tools keep theirs); ``tools/list`` shows it
+    through ``Gateway.as_listed``, widened to admit the preview the object store answers for a big result."""
     upstream: str | None = field(default=None, compare=False)
     """The federated upstream server this tool comes from; ``None`` for deepr-mcp's own tools."""
     source: str = field(default=LOCAL_SOURCE, compare=False)

@@ -17,16 +17,18 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from deepr_mcp.errors import Conflict, DeeprError, InvalidInput
+from deepr_mcp.errors import Conflict, DeeprError, InvalidInput, NotFound
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.models import BudgetDecision, BudgetQuestion, Campaign, CampaignPhase, DecisionName
 from deepr_mcp.jobs.store import CampaignStore
 
 logger = logging.getLogger(__name__)
 
-AskBudget = Callable[[Campaign, BudgetQuestion], Awaitable[BudgetDecision | None]]
+AskBudget = Callable[[Campaign, BudgetQuestion, set[str]], Awaitable[BudgetDecision | None]]
 """Puts an open budget question in front of someone who can answer it now (elicitation); returns
-their decision, or ``None`` when nobody could be asked (then ``budget_decide`` or the timeout)."""
+their decision, or ``None`` when nobody could be asked (then ``budget_decide`` or the timeout).
+The set names the connections this question was already put to here: each is asked once, and the
+callee adds every connection it asks."""
 Save = Callable[..., Awaitable[Campaign]]
 Finish = Callable[..., Awaitable[Campaign]]
 CAS_ATTEMPTS = 5
@@ -42,6 +44,17 @@ class Control:
     decision: BudgetDecision | None = None
     decided: anyio.Event = field(default_factory=anyio.Event)
     scope: anyio.CancelScope | None = None
+
+
+@dataclass
+class Asking:
+    """This process putting one open question to its capable connections: one at a time, each once."""
+
+    question_id: str
+    asked: set[str] = field(default_factory=set)
+    busy: bool = False
+    again: bool = False
+    """A connection subscribed while the asking ran: ask on when the current one did not answer."""
 
 
 def _no_question(campaign: Campaign) -> Conflict:
@@ -69,6 +82,7 @@ class BudgetDesk:
         self.store, self.feed, self.controls = store, feed, controls
         self.save, self.finish = save, finish
         self.ask_budget, self.timeout_s, self.default = ask_budget, timeout_s, default
+        self._asking: dict[str, Asking] = {}
 
     async def decide(
         self,
@@ -139,13 +153,16 @@ class BudgetDesk:
         campaign.open_question = question
         campaign.active_tasks = [f"waiting for a budget decision (next step costs ~${estimate:.4f})"]
         campaign = await self.save(campaign)
-        async with anyio.create_task_group() as asking:
-            if self.ask_budget is not None:  # elicitation, when some connection can be asked
-                asking.start_soon(self._ask, campaign, question)
-            asking.start_soon(self._from_record, campaign.id, question.id, control)
-            with anyio.move_on_after(self.timeout_s):
-                await control.decided.wait()
-            asking.cancel_scope.cancel()  # settled (on any channel) or timed out: withdraw the question
+        try:
+            async with anyio.create_task_group() as asking:
+                if self.ask_budget is not None:  # elicitation, when some connection can be asked
+                    asking.start_soon(self._ask, campaign, question)
+                asking.start_soon(self._from_record, campaign.id, question.id, control)
+                with anyio.move_on_after(self.timeout_s):
+                    await control.decided.wait()
+                asking.cancel_scope.cancel()  # settled (on any channel) or timed out: withdraw the question
+        finally:
+            self._asking.pop(campaign.id, None)
         if control.cancel:
             campaign.open_question = None
             await self.finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)
@@ -177,21 +194,56 @@ class BudgetDesk:
         question, ``ask_budget`` tries this replica's connections (elicitation); an answer goes through
         the record (``decide``). The asking is withdrawn once the question is settled anywhere.
         """
-        asking: set[str] = set()
+        offering: set[str] = set()
 
         def heard(campaign_id: str) -> None:
-            if self.ask_budget is not None and not here(campaign_id) and campaign_id not in asking:
-                asking.add(campaign_id)
-                spawn(self._ask_remote, campaign_id, asking)
+            if self.ask_budget is not None and not here(campaign_id) and campaign_id not in offering:
+                offering.add(campaign_id)
+                spawn(self._offered, campaign_id, offering)
 
         return self.feed.watch(heard)
 
-    async def _ask_remote(self, campaign_id: str, asking: set[str]) -> None:
+    def subscribed(self, spawn: Callable[..., object], campaign_id: str) -> None:
+        """A connection here just subscribed to the campaign: if a question is open, put it to it now.
+
+        As if it had been connected when the question was raised (on this replica or another): asked
+        once, after any connection being asked here now; not at the campaign's next change.
+        """
+        if self.ask_budget is not None:
+            spawn(self._offered, campaign_id, set())
+
+    async def _put(self, campaign: Campaign, question: BudgetQuestion) -> BudgetDecision | None:
+        """``ask_budget`` with this process's memory of the question: who was asked, and one asking at a time."""
+        assert self.ask_budget is not None
+        control = self.controls.get(campaign.id)
+        if control is not None and control.running and control.decision is not None:
+            return None  # decided here, the record not yet saved: nobody is asked again
+        state = self._asking.get(campaign.id)
+        if state is None or state.question_id != question.id:
+            state = self._asking[campaign.id] = Asking(question.id)
+        if state.busy:
+            state.again = True  # the running asking reaches the newcomer once its current connection fails
+            return None
+        state.busy = True
+        try:
+            while True:
+                state.again = False
+                decision = await self.ask_budget(campaign, question, state.asked)
+                if decision is not None or not state.again:
+                    return decision
+        finally:
+            state.busy = False
+
+    async def _offered(self, campaign_id: str, offering: set[str]) -> None:
+        """Put the campaign's open question (if any) to this process's capable connections."""
         assert self.ask_budget is not None
         try:
             campaign = await self.store.get(campaign_id)
             question = campaign.open_question
             if question is None or question.answer is not None or campaign.terminal:
+                state = self._asking.get(campaign_id)
+                if state is not None and not state.busy:
+                    del self._asking[campaign_id]  # settled: forget who was asked
                 return
             decision: BudgetDecision | None = None
             async with anyio.create_task_group() as tg:
@@ -204,7 +256,7 @@ class BudgetDesk:
                     tg.cancel_scope.cancel()
 
                 tg.start_soon(withdraw_when_settled)
-                decision = await self.ask_budget(campaign, question)
+                decision = await self._put(campaign, question)
                 tg.cancel_scope.cancel()
             if decision is not None:
                 await self.decide(
@@ -215,16 +267,17 @@ class BudgetDesk:
                     answered_by=decision.answered_by,
                     principal=decision.principal,
                 )
+        except NotFound:
+            return  # a subscription to a campaign that does not exist (or no longer): nothing to ask
         except DeeprError as exc:  # settled meanwhile, invalid, or the store is down: the runner's timeout stands
             logger.info("budget question of %s asked here not applied: %s", campaign_id, exc.message)
         except Exception:  # spawned in the job manager's task group: never let it end the other campaigns
             logger.exception("asking the budget question of %s here failed", campaign_id)
         finally:
-            asking.discard(campaign_id)
+            offering.discard(campaign_id)
 
     async def _ask(self, campaign: Campaign, question: BudgetQuestion) -> None:
-        assert self.ask_budget is not None
-        decision = await self.ask_budget(campaign, question)
+        decision = await self._put(campaign, question)
         if decision is None:
             return
         try:

@@ -84,6 +84,11 @@ class JobManager:
         self.decide = self._desk.decide
         """Settle the campaign's open budget question (here, or through the record when another replica runs it)."""
 
+    def subscribed(self, campaign_id: str) -> None:
+        """A connection here subscribed to the campaign's status: an open budget question is put to it now."""
+        if self._tg is not None:
+            self._desk.subscribed(self._tg.start_soon, campaign_id)
+
     async def __aenter__(self) -> JobManager:
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()

@@ -223,6 +223,13 @@ class Notifier:
     def subscriber_count(self, uri: str) -> int:
         return len(self._by_uri.get(uri, ())) + self._listen_counts.get(uri, 0)
 
+    def counts(self) -> dict[str, int]:
+        """Every URI with a subscriber here and how many (both eras): what replicas publish to each other."""
+        totals = {uri: len(ids) for uri, ids in self._by_uri.items() if ids}
+        for uri, n in self._listen_counts.items():
+            totals[uri] = totals.get(uri, 0) + n
+        return totals
+
     # -- publishing ------------------------------------------------------------------------
 
     async def publish(self, uri: str) -> str:

@@ -7,7 +7,7 @@ its result after the handler (its own tools and upstream ones alike); ``object_g
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from deepr_mcp.auth.principals import LOCAL
@@ -15,7 +15,7 @@ from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.gateway.spec import ToolSpec
 from deepr_mcp.objects.paths import Ref, ReferenceProblem, parse_ref, walk
-from deepr_mcp.objects.preview import dumps, shrink
+from deepr_mcp.objects.preview import claimed_output_schema, dumps, shrink
 from deepr_mcp.objects.store import ObjectStore, StoredObject, kind_of
 
 __all__ = ["MAX_REFS_PER_CALL", "Objects"]
@@ -50,8 +50,20 @@ class Objects:
     preview_chars: int
     max_object_bytes: int
     ttl_s: float
+    _claims: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = field(default_factory=dict, repr=False)
 
     # -- the gateway's hooks ---------------------------------------------------------------
+
+    def output_schema(self, spec: ToolSpec) -> dict[str, Any] | None:
+        """What ``tools/list`` may claim for ``spec``: its results can be previews (``finish``)."""
+        if spec.output_schema is None or spec.handles_objects:
+            return spec.output_schema
+        key = id(spec.output_schema)
+        if key not in self._claims:  # the schema object is kept in the entry, so its id stays its own
+            if len(self._claims) >= 10_000:  # upstreams re-listed many times: start over
+                self._claims.clear()
+            self._claims[key] = (spec.output_schema, claimed_output_schema(spec.output_schema))
+        return self._claims[key][1]
 
     async def finish(self, ctx: Any, spec: ToolSpec, outcome: ToolOutcome) -> ToolOutcome:
         """A result over ``threshold_bytes`` of text is stored and answered with a preview."""

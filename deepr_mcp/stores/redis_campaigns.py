@@ -7,8 +7,12 @@ and ties fall to the id, as SQLite's ``ORDER BY created_at DESC, id``. An unfilt
 range of that set; a filtered one (phases, ``visible_to``) scans the set's small hash fields in
 one script, never the JSON records (about 8 ms per 2,000 campaigns). Writes are one Lua script
 each, so a version check (compare-and-set) and the write are atomic: two replicas never overwrite
-each other's step. A save made while this replica holds the campaign's lease also checks the
-lease's fencing token, so a replica whose lease was taken over cannot write again.
+each other's step. Each write carries a random id, and the record keeps the ids of its last few
+writes (``writes``): when the client retries a script whose reply was lost after it ran, the
+script finds its own id and answers "ok" instead of "stale" or "exists" (a delete leaves its id in
+a short-lived tombstone for the same reason). A save made while this
+replica holds the campaign's lease also checks the lease's fencing token, so a replica whose lease
+was taken over cannot write again.
 """
 
 from __future__ import annotations
@@ -20,13 +24,16 @@ import redis.asyncio as aioredis
 from deepr_mcp.errors import Conflict, NotFound
 from deepr_mcp.jobs.lease import LeaseLost
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
-from deepr_mcp.stores.redis_client import call
+from deepr_mcp.stores.redis_client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
 
 FenceOf = Callable[[str], "tuple[str, int] | None"]
 """For a campaign id: (fence key, token) while this replica holds its lease, else None."""
 
 _WRITE = """
-local cur = redis.call('HGET', KEYS[1], 'version')
+local cur, seen = unpack(redis.call('HMGET', KEYS[1], 'version', 'writes'))
+if cur and seen and string.find(' ' .. seen .. ' ', ' ' .. ARGV[11] .. ' ', 1, true) then
+  return {'ok', ARGV[3]}
+end
 if ARGV[1] == 'create' and cur then return {'exists', cur} end
 if ARGV[1] == 'save' and not cur then return {'missing', ''} end
 if ARGV[2] ~= '' and cur and cur ~= ARGV[2] then return {'stale', cur} end
@@ -34,8 +41,13 @@ if ARGV[9] ~= '' then
   local fence = redis.call('GET', KEYS[3])
   if fence ~= ARGV[9] then return {'fenced', fence or ''} end
 end
+local writes, n = ARGV[11], 1
+for id in string.gmatch(seen or '', '%S+') do
+  if n >= tonumber(ARGV[12]) then break end
+  writes, n = writes .. ' ' .. id, n + 1
+end
 redis.call('HSET', KEYS[1], 'version', ARGV[3], 'record', ARGV[4], 'phase', ARGV[5], 'owner', ARGV[6],
-  'shared', ARGV[7])
+  'shared', ARGV[7], 'writes', writes)
 redis.call('ZADD', KEYS[2], ARGV[8], ARGV[10])
 return {'ok', ARGV[3]}
 """
@@ -75,8 +87,11 @@ return {total, page}
 """
 
 _DELETE = """
-if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+if redis.call('DEL', KEYS[1]) == 0 then
+  return redis.call('GET', KEYS[3]) == ARGV[2] and 1 or 0 -- 1: a retry of this very delete
+end
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
 return 1
 """
 
@@ -121,6 +136,8 @@ class RedisCampaignStore:
             str(score),
             "" if token is None else str(token),
             updated.id,
+            write_id(),
+            str(REMEMBERED_WRITES),
         ]
         keys = [self._key(campaign.id), self._index, fence_key or self._index]
         outcome, found = await call(self._url, lambda: self._write_script(keys=keys, args=args))
@@ -168,8 +185,9 @@ class RedisCampaignStore:
         return sorted(campaigns, key=lambda c: (c.created_at, c.id))
 
     async def delete(self, campaign_id: str) -> None:
-        keys = [self._key(campaign_id), self._index]
-        if not await call(self._url, lambda: self._delete_script(keys=keys, args=[campaign_id])):
+        keys = [self._key(campaign_id), self._index, f"{self._prefix}campaign-deleted:{campaign_id}"]
+        args = [campaign_id, write_id(), str(TOMBSTONE_MS)]
+        if not await call(self._url, lambda: self._delete_script(keys=keys, args=args)):
             raise NotFound(f"no campaign {campaign_id!r}")
 
     async def ids(self) -> set[str]:

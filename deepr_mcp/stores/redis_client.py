@@ -7,6 +7,7 @@ that needs it raises ``StoreUnavailable`` naming the engine, never a driver trac
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 from urllib.parse import unquote, urlsplit
@@ -20,11 +21,34 @@ from deepr_mcp.errors import DeeprError
 from deepr_mcp.jobs.store import StoreUnavailable
 from deepr_mcp.stores.url import redact
 
-__all__ = ["SCHEMA_VERSION", "StoreUnavailable", "call", "connect", "open_checked"]
+__all__ = [
+    "REMEMBERED_WRITES",
+    "SCHEMA_VERSION",
+    "TOMBSTONE_MS",
+    "StoreUnavailable",
+    "call",
+    "connect",
+    "open_checked",
+    "write_id",
+]
 
 T = TypeVar("T")
 SCHEMA_VERSION = "1"
 """The layout of deepr-mcp's keys in the engine; another value there means another version's data."""
+REMEMBERED_WRITES = 16
+"""How many of a record's latest write ids it keeps, so a retried write script can recognise its own."""
+TOMBSTONE_MS = 60_000
+"""How long a deleted record's tombstone (the delete's write id) stays, for a retried delete to find."""
+
+
+def write_id() -> str:
+    """A fresh id for one write, sent with its compare-and-set script.
+
+    ``connect`` retries a command after a connection error; if the error came after Redis ran the
+    script, the retry runs it again. A script that stores this id with the record finds it on that
+    second run and answers success, instead of reporting its own write as a concurrent one.
+    """
+    return secrets.token_hex(8)
 
 
 def connect(url: str, password: str | None = None, *, timeout_s: float = 2.0) -> aioredis.Redis:

@@ -3,7 +3,10 @@
 Layout (under the prefix): ``expert:{id}`` is a hash of ``version`` and the JSON ``record``;
 ``expert-names`` maps each name to its id, so a name is unique across replicas. Each write is one
 Lua script, so the name check, the version check (compare-and-set) and the write are atomic: two
-replicas feeding one expert never lose each other's beliefs.
+replicas feeding one expert never lose each other's beliefs. A save's random write id is kept with
+the record (its last few, ``writes``) and a create's is the new expert's id, so a script the client
+retries after losing its reply recognises its own write and answers "ok", not "stale" or "taken"
+(a delete leaves its id in a short-lived tombstone, so its retry answers "deleted", not "not found").
 """
 
 from __future__ import annotations
@@ -14,29 +17,41 @@ from deepr_mcp.errors import Conflict
 from deepr_mcp.experts.models import Expert
 from deepr_mcp.experts.store import name_taken, new_expert, not_found, stale
 from deepr_mcp.jobs.models import utcnow
-from deepr_mcp.stores.redis_client import call
+from deepr_mcp.stores.redis_client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
 
 __all__ = ["RedisExpertStore"]
 
 _CREATE = """
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 'taken' end
+local holder = redis.call('HGET', KEYS[2], ARGV[1])
+if holder == ARGV[2] then return 'ok' end -- a retry of this very create (its id is new and random)
+if holder then return 'taken' end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[1], 'version', ARGV[3], 'record', ARGV[4])
 return 'ok'
 """
 
 _SAVE = """
-local cur = redis.call('HGET', KEYS[1], 'version')
+local cur, seen = unpack(redis.call('HMGET', KEYS[1], 'version', 'writes'))
 if not cur then return {'missing', ''} end
+if seen and string.find(' ' .. seen .. ' ', ' ' .. ARGV[3] .. ' ', 1, true) then return {'ok', ARGV[1]} end
 if cur ~= ARGV[1] then return {'stale', cur} end
-redis.call('HSET', KEYS[1], 'version', tostring(tonumber(cur) + 1), 'record', ARGV[2])
+local writes, n = ARGV[3], 1
+for id in string.gmatch(seen or '', '%S+') do
+  if n >= tonumber(ARGV[4]) then break end
+  writes, n = writes .. ' ' .. id, n + 1
+end
+redis.call('HSET', KEYS[1], 'version', tostring(tonumber(cur) + 1), 'record', ARGV[2], 'writes', writes)
 return {'ok', cur}
 """
 
 _DELETE = """
 local record = redis.call('HGET', KEYS[1], 'record')
-if not record then return 0 end
+if not record then
+  return redis.call('GET', KEYS[3]) == ARGV[2] and 1 or 0 -- 1: a retry of this very delete
+end
 redis.call('DEL', KEYS[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
 return 1
 """
 
@@ -81,7 +96,8 @@ class RedisExpertStore:
 
     async def _save_at(self, expert: Expert, version: int) -> Expert:
         saved = expert.model_copy(update={"updated_at": utcnow(), "version": version + 1})
-        keys, args = [self._key(expert.id)], [str(version), saved.model_dump_json()]
+        keys = [self._key(expert.id)]
+        args = [str(version), saved.model_dump_json(), write_id(), str(REMEMBERED_WRITES)]
         outcome, found = await call(self._url, lambda: self._save(keys=keys, args=args))
         if outcome == "missing":
             raise not_found(expert.id)
@@ -99,8 +115,9 @@ class RedisExpertStore:
 
     async def delete(self, expert_id: str) -> None:
         expert = await self.get(expert_id)
-        keys = [self._key(expert_id), self._names]
-        if not await call(self._url, lambda: self._delete(keys=keys, args=[expert.name])):
+        keys = [self._key(expert_id), self._names, f"{self._prefix}expert-deleted:{expert_id}"]
+        args = [expert.name, write_id(), str(TOMBSTONE_MS)]
+        if not await call(self._url, lambda: self._delete(keys=keys, args=args)):
             raise not_found(expert_id)
 
     def close(self) -> None:

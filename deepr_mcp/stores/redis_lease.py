@@ -1,7 +1,8 @@
 """Who runs a campaign across replicas: a lease in Redis with a heartbeat and a fencing token.
 
 ``hold`` takes ``lease:{id}`` with ``SET NX PX`` and a random token, and in the same script
-increments ``fence:{id}``: the fencing token, which grows with every new holder. While held, a
+increments ``fence:{id}``: the fencing token, which grows with every new holder (a retry of that
+script whose first reply was lost finds its own random token and answers the same fencing token). While held, a
 heartbeat renews the lease every third of ``lease_s`` (only if the token is still ours); leaving
 deletes it only if still ours (a Lua compare-and-delete), so a replica never frees a lease another
 one took over. A replica that dies stops heartbeating; its lease expires after ``lease_s`` and a
@@ -32,6 +33,7 @@ logger = logging.getLogger(__name__)
 
 _ACQUIRE = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return tonumber(redis.call('GET', KEYS[2])) end -- a retry
 return false
 """
 _RENEW = """

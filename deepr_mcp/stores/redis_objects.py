@@ -43,6 +43,12 @@ redis.call('HSET', sizes, ARGV[8], ARGV[3])
 return 1
 """
 
+_GET = """
+local f = redis.call('HMGET', KEYS[1], 'owner', 'value', 'size')
+if f[1] ~= ARGV[1] or not f[2] then return false end -- another owner's value never leaves the engine
+return {f[2], f[3] or '0', redis.call('PTTL', KEYS[1])}
+"""
+
 
 class RedisObjectStore:
     """The ``ObjectStore`` of several replicas: same owners, TTL and per-owner limit as in memory."""
@@ -56,6 +62,7 @@ class RedisObjectStore:
         self.max_bytes_per_owner = max_bytes_per_owner
         self._prefix = prefix
         self._put = client.register_script(_PUT)
+        self._get = client.register_script(_GET)
 
     def _key(self, object_id: str) -> str:
         return f"{self._prefix}obj:{object_id}"
@@ -71,9 +78,9 @@ class RedisObjectStore:
         return StoredObject(object_id, owner, value, size_bytes, now + self.ttl_s)
 
     async def get(self, owner: str, object_id: str) -> StoredObject | None:
-        key = self._key(object_id)
-        found = await call(self._url, lambda: self._redis.hmget(key, "owner", "value", "size"))
-        if found[0] != owner or found[1] is None:
+        """One round trip: the owner check, the value and its time left, in one script."""
+        found = await call(self._url, lambda: self._get(keys=[self._key(object_id)], args=[owner]))
+        if not found:
             return None  # unknown, expired, or another owner's: the same answer
-        left_ms = await call(self._url, lambda: self._redis.pttl(key))
-        return StoredObject(object_id, owner, json.loads(found[1]), int(found[2]), time.time() + max(left_ms, 0) / 1000)
+        value, size, left_ms = found
+        return StoredObject(object_id, owner, json.loads(value), int(size), time.time() + max(int(left_ms), 0) / 1000)

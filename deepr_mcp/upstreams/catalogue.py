@@ -3,7 +3,9 @@
 Each upstream tool becomes a ``ToolSpec`` named ``prefix + name`` (characters outside letters,
 digits, ``_`` and ``-`` become ``_``, so every client accepts the name; a name past 64
 characters is cut and given a short hash). It keeps its own ``inputSchema``, title,
-annotations and ``outputSchema``, and its handler passes the upstream's result on unchanged.
+annotations and ``outputSchema``, and its handler passes the upstream's result on unchanged
+(``tools/list`` shows that ``outputSchema`` widened to also admit the preview a big result becomes:
+``Gateway.as_listed``).
 The last listing is kept in ``<data_dir>/upstreams/<name>.tools.json``: an upstream that is down
 at start-up is still found by ``tool_search``, and calling it says why it cannot answer.
 A name already taken by a local tool (or another upstream's) is left out and reported.

@@ -40,7 +40,7 @@ def test_list_reads_the_config_only(tmp_path: Path) -> None:
 def test_check_connects_reports_what_is_published_and_fails_on_a_dead_upstream(tmp_path: Path) -> None:
     done = run(tmp_path, "check")
     assert done.returncode == 1
-    assert "fx: ok, fixture-upstream 1.0, 8 tools published" in done.stdout
+    assert "fx: ok, fixture-upstream 1.0, 10 tools published" in done.stdout
     assert "left out corpus_search: 'corpus_search' is already a local tool's name" in done.stdout
     assert "left out crash: left out by allow/deny" in done.stdout
     assert "left out tool_search: 'tool_search' is the gateway's own tool" in done.stdout

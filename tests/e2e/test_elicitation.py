@@ -111,3 +111,43 @@ async def test_asked_on_another_subscriber_when_the_starter_is_gone(data_dir: Pa
                 decision = status["decisions"][0]
                 assert (decision["decision"], decision["channel"]) == ("approve_override", "elicitation")
                 assert_spend_within_budget(status)
+
+
+class HeldHuman(Human):
+    """Answers only once released, so the test can act while the question is on its screen."""
+
+    def __init__(self, *answers: types.ElicitResult) -> None:
+        super().__init__(*answers)
+        self.release, self.on_screen = anyio.Event(), anyio.Event()
+
+    async def __call__(self, context: Any, params: Any) -> types.ElicitResult:
+        self.asked.append(params)
+        self.on_screen.set()
+        await self.release.wait()
+        return self.answers[0]
+
+
+async def test_a_subscriber_arriving_after_the_question_is_asked_when_it_subscribes(data_dir: Path) -> None:
+    """The question was raised with nobody to ask; a capable client subscribing later is asked then, once."""
+    first = HeldHuman(accept(decision="approve_override", new_budget=1.0))
+    second = Human(accept(decision="abort"))
+    async with fake_llm() as llm, http_server(data_dir, **config_env(priced(llm.url))) as base:
+        async with (
+            Client(f"{base}/mcp", mode="legacy") as starter,  # declares no elicitation
+            Client(f"{base}/mcp", mode="legacy", elicitation_callback=first) as b,
+            Client(f"{base}/mcp", mode="legacy", elicitation_callback=second) as c,
+        ):
+            started = await call(starter, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET})
+            cid, uri = started["campaign_id"], started["resources"]["status"]
+            pending = await call(starter, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 20})
+            assert pending["decision_pending"], pending  # raised while nobody could be asked
+            await b.subscribe_resource(uri)
+            with anyio.fail_after(30):
+                await first.on_screen.wait()  # asked now, not at the campaign's next change (there is none)
+            await c.subscribe_resource(uri)  # while B is being asked: C waits its turn, as if it had been there
+            await b.subscribe_resource(uri)  # subscribing again asks nobody twice
+            first.release.set()
+            status = await finish(starter, cid)
+    assert status["phase"] == "complete" and len(first.asked) == 1 and not second.asked
+    assert [(d["decision"], d["channel"]) for d in status["decisions"]] == [("approve_override", "elicitation")]
+    assert_spend_within_budget(status)

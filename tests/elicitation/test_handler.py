@@ -108,3 +108,16 @@ async def test_an_unknown_connection_principal_is_never_asked() -> None:
     conns = {"ghost": FakeConnection(accept(decision="abort"))}
     found = ElicitationHandler(conns.get, lambda uri: ["ghost"], timeout_s=5, principal_of=Who())  # type: ignore[arg-type]
     assert await found.ask(new_campaign(), QUESTION) is None and not conns["ghost"].asked
+
+
+async def test_a_connection_already_put_the_question_is_skipped_and_each_asked_is_noted() -> None:
+    broken, late = FakeConnection(anyio.BrokenResourceError()), FakeConnection(accept(decision="abort"))
+    found = handler({"a": broken, "b": late}, ["a", "b"])
+    asked: set[str] = set()
+    campaign = new_campaign()
+    found.subscribers_of = lambda uri: ["a"]  # only "a" subscribes yet: its channel fails
+    assert await found.ask(campaign, QUESTION, asked) is None and asked == {"a"}
+    found.subscribers_of = lambda uri: ["a", "b"]  # "b" subscribes later: asked, "a" not again
+    decision = await found.ask(campaign, QUESTION, asked)
+    assert decision is not None and decision.answered_by == "connection b"
+    assert len(broken.asked) == 1 and len(late.asked) == 1 and asked == {"a", "b"}

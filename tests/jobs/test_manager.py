@@ -98,7 +98,7 @@ async def test_budget_stop_without_an_answer_applies_the_default_after_the_timeo
 async def test_the_answer_from_ask_budget_is_recorded_and_applied() -> None:
     questions: list[str] = []
 
-    async def ask_budget(campaign: Campaign, question: Any) -> BudgetDecision:
+    async def ask_budget(campaign: Campaign, question: Any, asked: set[str]) -> BudgetDecision:
         questions.append(question.id)
         return BudgetDecision(decision="approve_override", new_budget=1.0, channel="elicitation", answered_by="test")
 

@@ -105,3 +105,19 @@ async def test_more_stalled_subscribers_than_writers_still_never_delay_the_other
                 await notifier.publish("u:2")  # work to do makes idle spares notice they can retire
                 await anyio.sleep(0.05)
         assert all(s.delivered == 1 for s in notifier.subscribers_of("u:1"))
+
+
+async def test_counts_lists_every_uri_with_subscribers_in_both_eras() -> None:
+    async def send(update: Update) -> None:
+        pass
+
+    async with Notifier() as notifier:
+        notifier.subscribe("a", "u:1", send)
+        notifier.subscribe("b", "u:1", send)
+        notifier.subscribe("b", "u:2", send)
+        notifier.listen_opened(["u:2", "u:3"])
+        assert notifier.counts() == {"u:1": 2, "u:2": 2, "u:3": 1}
+        notifier.unsubscribe("a", "u:1")
+        notifier.remove("b")
+        notifier.listen_closed(["u:2", "u:3"])
+        assert notifier.counts() == {}

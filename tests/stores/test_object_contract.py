@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import AsyncIterator
 
 import anyio
@@ -61,4 +62,29 @@ async def test_objects_expire(kind: str, request: pytest.FixtureRequest) -> None
     await anyio.sleep(0.6)  # past the TTL (no time is asserted, only that it is gone after it)
     assert await short.get("alice", made.id) is None
     if client is not None:
+        await client.aclose()
+
+
+async def test_a_redis_read_is_one_round_trip_and_owner_checked_in_the_engine(redis_server: object) -> None:
+    url = redis_server.url  # type: ignore[attr-defined]
+    client = await open_checked(url, None, "deepr:")
+    store = RedisObjectStore(client, url=url, ttl_s=600, max_bytes_per_owner=1000)
+    try:
+        made = await store.put("alice", {"report": "x" * 50}, 60)
+        await store.get("alice", made.id)  # the script is loaded now (a first call may add SCRIPT LOAD)
+        sent: list[str] = []
+        real = client.execute_command
+
+        async def counting(*args: object, **options: object) -> object:
+            sent.append(str(args[0]))
+            return await real(*args, **options)
+
+        client.execute_command = counting  # type: ignore[method-assign]
+        got = await store.get("alice", made.id)
+        assert got is not None and got.value == {"report": "x" * 50} and got.size_bytes == 60
+        assert 0 < got.expires_at - time.time() <= 600
+        assert sent == ["EVALSHA"]  # one command, one round trip
+        assert await store.get("bob", made.id) is None and await store.get("alice", "obj_" + "f" * 24) is None
+        assert sent == ["EVALSHA"] * 3
+    finally:
         await client.aclose()

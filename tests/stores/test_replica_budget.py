@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 from mcp import Client
 
 from tests.support import (
@@ -175,3 +176,45 @@ async def test_a_handshake_client_on_another_replica_is_asked_by_elicitation(
         assert human.asked and done["phase"] == "complete", (human.asked, done)
         assert [(d["decision"], d["channel"]) for d in status["decisions"]] == [("approve_override", "elicitation")]
         assert_spend_within_budget(status)
+
+
+async def test_a_client_subscribing_on_another_replica_after_the_question_is_asked_at_once(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """The question was raised on the runner; capable clients that subscribe on the other replica later are
+    asked when they subscribe, each once: B's channel fails (asked once, not again when it re-subscribes),
+    then C subscribes and answers. Nothing changes on the campaign meanwhile, so no change could trigger it."""
+    failed: list[Any] = []
+    asked_b = anyio.Event()
+
+    async def broken(context: Any, params: Any) -> types.ErrorData:
+        failed.append(params)
+        asked_b.set()
+        return types.ErrorData(code=-32603, message="this client's dialog is broken")
+
+    human = Human(accept(decision="approve_override", new_budget=1.0))
+    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
+    async with fake_llm() as llm, AsyncExitStack() as stack:
+        env = config_env(priced(llm.url))
+        store = ("--store", redis_server.url)
+        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
+        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+        a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))  # cannot elicit
+        started = await call(a, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET})
+        cid, uri = started["campaign_id"], started["resources"]["status"]
+        pending = await call(a, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 30})
+        assert pending["decision_pending"], pending
+        b = await stack.enter_async_context(Client(f"{other}/mcp", mode="legacy", elicitation_callback=broken))
+        await b.subscribe_resource(uri)
+        with anyio.fail_after(30):
+            await asked_b.wait()
+        await b.subscribe_resource(uri)  # again: B was put this question already
+        c = await stack.enter_async_context(Client(f"{other}/mcp", mode="legacy", elicitation_callback=human))
+        await c.subscribe_resource(uri)
+        with anyio.fail_after(60):
+            while (done := await call(a, "campaign_wait", {"campaign_id": cid, "until": "complete"}))["timed_out"]:
+                pass
+        status = await call(a, "campaign_status", {"campaign_id": cid})
+    assert done["phase"] == "complete" and len(human.asked) == 1 and len(failed) == 1, (done, failed)
+    assert [(d["decision"], d["channel"]) for d in status["decisions"]] == [("approve_override", "elicitation")]
+    assert_spend_within_budget(status)

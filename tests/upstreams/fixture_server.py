@@ -31,6 +31,24 @@ EMPTY: dict[str, Any] = {"type": "object"}
 TEXT_ARG = {"type": "object", "properties": {"text": {"type": "string", "description": "What to echo"}}}
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
 
+RECORDS_SCHEMA: dict[str, Any] = {
+    "$defs": {
+        "record": {
+            "type": "object",
+            "properties": {"id": {"type": "integer"}, "title": {"type": "string"}},
+            "required": ["id", "title"],
+        }
+    },
+    "type": "object",
+    "properties": {"records": {"type": "array", "items": {"$ref": "#/$defs/record"}}},
+    "required": ["records"],
+}
+POINTER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"a": {"type": "string"}, "b": {"$ref": "#/properties/a"}},
+    "required": ["a", "b"],
+}
+
 
 def base_tools() -> list[types.Tool]:
     return [
@@ -41,6 +59,18 @@ def base_tools() -> list[types.Tool]:
             input_schema={**TEXT_ARG, "required": ["text"]},
             output_schema={"type": "object", "properties": {"echo": {"type": "string"}}, "required": ["echo"]},
             annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False),
+        ),
+        types.Tool(
+            name="records",
+            description="List this many numbered records (structured content whose schema uses $defs).",
+            input_schema={"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]},
+            output_schema=RECORDS_SCHEMA,
+        ),
+        types.Tool(
+            name="pointer",
+            description="Answer two copies of a long text (a schema with a JSON pointer into its own properties).",
+            input_schema={"type": "object", "properties": {"chars": {"type": "integer"}}, "required": ["chars"]},
+            output_schema=POINTER_SCHEMA,
         ),
         types.Tool(
             name="picture", description="Return a one-pixel PNG picture and a caption.", input_schema={"type": "object"}
@@ -136,6 +166,14 @@ def build(args: argparse.Namespace) -> Server[Any]:
         if name == "echo":
             text = str(arguments.get("text", ""))
             return types.CallToolResult(content=[types.TextContent(text=text)], structured_content={"echo": text})
+        if name == "records":
+            found = {
+                "records": [{"id": i, "title": f"Record {i} of the archive"} for i in range(int(arguments["count"]))]
+            }
+            return types.CallToolResult(content=[types.TextContent(text=json.dumps(found))], structured_content=found)
+        if name == "pointer":
+            long = {"a": "p" * int(arguments["chars"]), "b": "q" * int(arguments["chars"])}
+            return types.CallToolResult(content=[types.TextContent(text=json.dumps(long))], structured_content=long)
         if name == "picture":
             return types.CallToolResult(
                 content=[types.ImageContent(data=PNG_1PX, mime_type="image/png"), types.TextContent(text="one pixel")]
