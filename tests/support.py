@@ -790,6 +790,10 @@ async def modern_client(base: str, token: str | None = None) -> AsyncIterator[Mo
         yield Modern(http, f"{base}/mcp")
 
 
+class PortTaken(Exception):
+    """The free port picked for a test engine was taken before it could bind: pick another."""
+
+
 @dataclass
 class RedisServer:
     """A real ``redis-server`` on a free loopback port, in a temp dir, never a system service.
@@ -808,21 +812,35 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
+        """Start it and wait until *this* process answers on the port.
+
+        Raises :class:`PortTaken` when it exits at once (another process took the port between
+        the probe and the bind) or when the port is answered by another process (a second test
+        run on the machine): a test must never talk to someone else's engine.
+        """
         import shutil
-        import socket
+
+        import redis
 
         cmd = [shutil.which("redis-server") or "redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
         cmd += ["--save", "", "--appendonly", "no", "--dir", str(self.workdir), "--protected-mode", "yes", *self.args]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.workdir)
         deadline = time.monotonic() + 10
+        password = next((a for k, a in zip(self.args, self.args[1:], strict=False) if k == "--requirepass"), None)
         while True:
-            assert self.proc.poll() is None, f"redis-server exited with {self.proc.returncode}"
+            if self.proc.poll() is not None:
+                raise PortTaken(f"redis-server exited with {self.proc.returncode} (port {self.port} taken?)")
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
+                with redis.Redis(port=self.port, password=password, socket_timeout=0.5) as probe:
+                    pid = int(probe.info("server")["process_id"])
+            except (redis.RedisError, OSError):
                 assert time.monotonic() < deadline, "redis-server did not listen within 10 s"
                 time.sleep(0.02)
+                continue
+            if pid != self.proc.pid:
+                self.stop()
+                raise PortTaken(f"port {self.port} is answered by another redis-server (pid {pid})")
+            return
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -856,11 +874,17 @@ def running_redis(workdir: Path, *args: str) -> Iterator[RedisServer]:
     import socket
 
     redis_or_skip()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = RedisServer(port=port, workdir=workdir, args=args)
-    server.start()
+    for attempt in range(5):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = RedisServer(port=port, workdir=workdir, args=args)
+        try:
+            server.start()
+            break
+        except PortTaken:
+            if attempt == 4:
+                raise
     try:
         yield server
     finally:
