@@ -11,7 +11,8 @@ against "files are created outside of path") and returns five near-copies of one
    those APIs' own reference entries, which rarely share a word with a question worded unlike
    the docs ("visit every file in subfolders");
 4. every candidate is scored on the weighted terms (sub-question > question > feedback), its
-   heading, and, when the question is about safety, on carrying a warning;
+   heading, and, when the question is about safety, on carrying a warning; a sub-question that
+   names both sides of a comparison prefers passages that speak of both (``signals``);
 5. an optional embedding re-ranker blends in meaning (``research.reranker``);
 6. maximal marginal relevance picks passages that add something the others do not say.
 """
@@ -28,14 +29,14 @@ from typing import Protocol
 
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.diversity import COMMON, mmr
+from deepr_mcp.research.feedback import feedback_terms
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
+from deepr_mcp.research.signals import COVER_BOOST, covered, names_all, sides
 from deepr_mcp.research.terms import GENERIC
 from deepr_mcp.research.vectors import VectorStore, passage_text
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
 POOL_PER_QUERY = 60
-FEEDBACK_DOCS = 5
-FEEDBACK_TERMS = 6
 RERANK_DEPTH = 30
 """Candidates the embedding re-ranker sees: the BM25 top this many (vectors are cached in the corpus)."""
 CAVEAT = re.compile(
@@ -149,6 +150,7 @@ class Retriever:
         self.corpus = corpus
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
+        self._sides: list[frozenset[str]] = []
         self._cue: re.Pattern[str] | None = None
         self.reranker = reranker if reranker is not None and reranker.name != "none" else None
         self.rerank_weight = rerank_weight
@@ -159,6 +161,8 @@ class Retriever:
         weights = self._weights(sub_question, analysis)
         self._remember_spelling(" ".join([sub_question, analysis.question, *analysis.entities, analysis.action]))
         self._named = {t for e in analysis.entities for t in tokenize(e)}
+        compared = sides(analysis.entities[:2]) if analysis.type == "comparison" else []
+        self._sides = compared if names_all(sub_question, compared) else []
         safety = is_safety_sub_question(sub_question, analysis)
         joined = self._compounds(f"{sub_question} {analysis.question}")
         for word in joined:
@@ -170,7 +174,7 @@ class Retriever:
         version = analysis.type == "version"
         self._cue = ANSWER_CUES.get(analysis.type)
         self._score(pool, weights, safety, version)
-        feedback = self._feedback(pool, weights)
+        feedback = feedback_terms(pool.values(), weights)
         if feedback:
             extra = " ".join(feedback)
             self._remember_spelling(extra)
@@ -329,6 +333,8 @@ class Retriever:
                 score *= LEAD_BOOST
             if is_named:
                 score *= NAMED_BOOST
+            if self._sides and covered(candidate.terms.keys(), self._sides) == len(self._sides):
+                score *= COVER_BOOST
             raw.append(score)
         top = max(raw, default=0.0) or 1.0
         for candidate, score in zip(pool.values(), raw, strict=True):
@@ -347,28 +353,6 @@ class Retriever:
             return n, {t: counter(self._spelling.get(t, t)) for t in weights}
         local = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
         return len(pool), dict(local)
-
-    @staticmethod
-    def _feedback(pool: dict[str, Candidate], weights: dict[str, float]) -> list[str]:
-        """Words of the best passages that the rest of the pool rarely has (Rocchio-style feedback)."""
-        ranked = sorted(pool.values(), key=lambda c: -c.score)
-        top, rest = ranked[:FEEDBACK_DOCS], ranked[FEEDBACK_DOCS:]
-        if len(top) < 2:
-            return []
-        in_top = Counter(t for c in top for t in c.terms)
-        in_rest = Counter(t for c in rest for t in c.terms)
-        words = {}
-        for c in top:
-            for raw in re.findall(r"[A-Za-z_]\w+", c.passage.text):
-                words.setdefault(tokenize(raw)[0] if tokenize(raw) else "", raw.lower())
-        scored = []
-        for term, count in in_top.items():
-            if term in weights or term in GENERIC or term in COMMON or len(term) < 4 or count < 2 or term.isdigit():
-                continue
-            share_top, share_rest = count / len(top), (in_rest[term] + 0.5) / (len(rest) + 1)
-            scored.append((share_top * math.log(1 + share_top / share_rest), term))
-        scored.sort(reverse=True)
-        return [words.get(t, t) for _, t in scored[:FEEDBACK_TERMS] if t in words]
 
     def _vector_store(self) -> VectorStore | None:
         """The corpus's table of passage vectors, when the re-ranker can use one and the corpus is a file."""
