@@ -30,6 +30,7 @@ from typing import Protocol
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.diversity import COMMON, mmr
 from deepr_mcp.research.feedback import feedback_terms
+from deepr_mcp.research.operators import operator_words
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
 from deepr_mcp.research.signals import COVER_BOOST, covered, names_all, sides
 from deepr_mcp.research.terms import GENERIC
@@ -161,13 +162,23 @@ class Retriever:
         weights = self._weights(sub_question, analysis)
         self._remember_spelling(" ".join([sub_question, analysis.question, *analysis.entities, analysis.action]))
         self._named = {t for e in analysis.entities for t in tokenize(e)}
-        compared = sides(analysis.entities[:2]) if analysis.type == "comparison" else []
-        self._sides = compared if names_all(sub_question, compared) else []
+        # each side with the names of the operators it is written as: "==" is "equality" to the docs
+        named = [f"{e} {' '.join(operator_words(e))}" for e in analysis.entities[:2]]
+        compared = sides(named) if analysis.type == "comparison" else []
+        self._sides = (
+            compared if names_all(f"{sub_question} {' '.join(operator_words(sub_question))}", compared) else []
+        )
         safety = is_safety_sub_question(sub_question, analysis)
         joined = self._compounds(f"{sub_question} {analysis.question}")
         for word in joined:
             for term in tokenize(word):
                 weights[term] = max(weights.get(term, 0.0), WEIGHT_SUB_QUESTION)
+        for text, weight in ((analysis.question, WEIGHT_QUESTION), (sub_question, WEIGHT_SUB_QUESTION)):
+            for word in operator_words(text):
+                joined.append(word)
+                for term in tokenize(word):
+                    weights[term] = max(weights.get(term, 0.0), weight)
+        self._remember_spelling(" ".join(joined))
         pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety)
         if not pool:
             return Evidence([], [])
