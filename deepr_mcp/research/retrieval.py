@@ -12,7 +12,8 @@ against "files are created outside of path") and returns five near-copies of one
    the docs ("visit every file in subfolders");
 4. every candidate is scored on the weighted terms (sub-question > question > feedback), its
    heading, and, when the question is about safety, on carrying a warning; a sub-question that
-   names both sides of a comparison prefers passages that speak of both (``signals``);
+   names both sides of a comparison prefers passages that speak of both, and every score is
+   scaled by the share of the main terms the passage holds (coordination, ``signals``);
 5. an optional embedding re-ranker blends in meaning (``research.reranker``);
 6. maximal marginal relevance picks passages that add something the others do not say.
 """
@@ -32,7 +33,7 @@ from deepr_mcp.research.diversity import COMMON, mmr
 from deepr_mcp.research.feedback import feedback_terms
 from deepr_mcp.research.operators import operator_words
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
-from deepr_mcp.research.signals import COVER_BOOST, covered, names_all, sides
+from deepr_mcp.research.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.research.terms import GENERIC
 from deepr_mcp.research.vectors import VectorStore, passage_text
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
@@ -346,6 +347,7 @@ class Retriever:
                 score *= NAMED_BOOST
             if self._sides and covered(candidate.terms.keys(), self._sides) == len(self._sides):
                 score *= COVER_BOOST
+            score *= coordination(weights, candidate.terms.keys() | candidate.heading) ** COORD_POWER
             raw.append(score)
         top = max(raw, default=0.0) or 1.0
         for candidate, score in zip(pool.values(), raw, strict=True):

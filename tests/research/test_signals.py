@@ -10,7 +10,7 @@ from deepr_mcp.research import retrieval
 from deepr_mcp.research.analysis import analyse
 from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.retrieval import Retriever
-from deepr_mcp.research.signals import covered, names_all, sides
+from deepr_mcp.research.signals import coordination, covered, names_all, sides
 
 
 def test_sides_keep_the_words_that_tell_them_apart() -> None:
@@ -83,5 +83,37 @@ def test_a_comparison_prefers_the_passage_that_speaks_of_both_sides(
     # a sub-question about one side alone is not pulled towards passages about both
     one_side = Retriever(corpus).retrieve("What does subprocess.Popen do?", analysis, 1).passages
     assert "Popen" in one_side[0].location
-    monkeypatch.setattr(retrieval, "COVER_BOOST", 1.0)  # without the signal the side entries crowd it out
+    monkeypatch.setattr(retrieval, "coordination", lambda weights, words: 1.0)
+    assert any("recommended approach" in t for t in top(2))  # the side coverage alone brings it
+    monkeypatch.setattr(retrieval, "COVER_BOOST", 1.0)  # without either signal the side entries crowd it out
     assert not any("recommended approach" in t for t in top(2))
+
+
+def test_coordination_is_the_weighted_share_of_main_terms_held() -> None:
+    weights = {"copi": 1.0, "file": 1.0, "timestamp": 2.0, "use": 0.3, "feedback": 0.35}
+    assert coordination(weights, {"copi", "file", "timestamp"}) == 1.0
+    assert coordination(weights, {"timestamp"}) == 0.5
+    assert coordination(weights, {"use", "feedback"}) == 0.0  # optional words do not count
+    assert coordination({"use": 0.3}, set()) == 1.0  # nothing main asked: no penalty
+
+
+def test_a_passage_with_every_question_term_beats_one_term_repeated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "docs.md").write_text(
+        "# pyc\n\n## TIMESTAMP\n\nThe timestamp mode stores the timestamp of the source and compares timestamps.\n\n"
+        "# shutil\n\n## shutil.copystat\n\nCopy the permission bits and modification times from one file to another, "
+        "so that a copied file has the same timestamp.\n"
+    )
+    for i in range(4):  # "copy" and "file" are common words of this corpus, "timestamp" is rarer
+        (tmp_path / f"other{i}.md").write_text(f"# other {i}\n\nCopy a file {i} to another file; the copy is a file.\n")
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path)
+    analysis = analyse("How do I copy a file and keep its timestamp?")
+
+    def first() -> str:
+        return Retriever(corpus).retrieve(analysis.question, analysis, 1).passages[0].location
+
+    assert first().endswith("shutil.copystat")
+    monkeypatch.setattr(retrieval, "coordination", lambda weights, words: 1.0)
+    assert first().endswith("TIMESTAMP")
