@@ -1,4 +1,4 @@
-"""Operators a question writes as symbols or keywords, searched by their names.
+"""Operators and keywords a question writes as code, searched by their names and as code.
 
 A word index cannot find ``==`` (punctuation is no token) nor ``is`` (a stop word, in every
 passage), yet documentation explains operators in words: "Identity comparisons", "equality",
@@ -6,6 +6,11 @@ passage), yet documentation explains operators in words: "Identity comparisons",
 standard glossary of programming-language operator names, the way a reader would look them up.
 An operator counts as named when it is written as a symbol (``==``, ``**``), in backticks
 (`` `is` ``), or as a keyword called an operator ("the is operator", "the in keyword").
+
+Keywords that are also English function words ("with", "for", "is") are dropped as stop words,
+so "What happens when a with block is entered?" loses its subject. When the question names such a
+word as a construct ("a with block", "the for loop", `` `with` ``), passages that write it as a
+construct too (`` `with` ``, "The with statement") are about it.
 """
 
 from __future__ import annotations
@@ -75,3 +80,28 @@ def named_operators(text: str) -> list[str]:
 def operator_words(text: str) -> list[str]:
     """The names of the operators ``text`` names ("==" -> "equality", "equal"), without duplicates."""
     return list(dict.fromkeys(w for op in named_operators(text) for w in NAMES[op].split()))
+
+
+KEYWORDS = frozenset(
+    "and as async await del elif else except for from if import in is not or pass while with yield".split()
+)
+"""Keywords of common programming languages that prose also uses as plain words."""
+_CONSTRUCT = r"(?:statements?|operators?|keywords?|blocks?|clauses?|loops?|expressions?)"
+_KEYWORD_CONSTRUCT = re.compile(r"\b(" + "|".join(sorted(KEYWORDS)) + r")\s+" + _CONSTRUCT + r"\b", re.I)
+
+
+def named_keywords(text: str) -> list[str]:
+    """The keywords ``text`` names as constructs ("a with block" -> "with"), in order, once each."""
+    found = [m.group(1).lower() for m in _BACKTICKED.finditer(text) if m.group(1).strip().lower() in KEYWORDS]
+    found += [m.group(1).lower() for m in _KEYWORD_CONSTRUCT.finditer(_BACKTICKED.sub(" ", text))]
+    return list(dict.fromkeys(found))
+
+
+def writes_keyword(text: str, keyword: str) -> bool:
+    """Whether ``text`` writes ``keyword`` as code (`` `with` ``, `` `with open(p) as f:` ``) or as a
+    construct ("The with statement", "With Statement Context Managers")."""
+    word = re.escape(keyword)
+    return bool(
+        re.search(r"`" + word + r"(?:`|\s[^`\n]*`)", text)
+        or re.search(r"\b" + word + r"\s+" + _CONSTRUCT + r"\b", text, re.I)
+    )

@@ -31,7 +31,7 @@ from typing import Protocol
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.diversity import COMMON, mmr
 from deepr_mcp.research.feedback import feedback_terms
-from deepr_mcp.research.operators import operator_words
+from deepr_mcp.research.operators import named_keywords, operator_words, writes_keyword
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
 from deepr_mcp.research.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.research.terms import GENERIC
@@ -79,6 +79,8 @@ SECTION_WEIGHT = 1.5
 LEAD_BOOST = 1.25
 """A page's opening passage, when the page title matches: how the documentation introduces it."""
 NAMED_BOOST = 1.3
+KEYWORD_BOOST = 1.3
+"""A passage writing as code a keyword the question names as a construct (stop words are not searchable)."""
 """A section headed by exactly what the question names ("Glossary > generator")."""
 CUE_BOOST = 1.15
 FIRST_STAGE_SHARE = 0.2
@@ -153,6 +155,7 @@ class Retriever:
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
         self._sides: list[frozenset[str]] = []
+        self._keywords: list[str] = []
         self._cue: re.Pattern[str] | None = None
         self.reranker = reranker if reranker is not None and reranker.name != "none" else None
         self.rerank_weight = rerank_weight
@@ -169,6 +172,7 @@ class Retriever:
         self._sides = (
             compared if names_all(f"{sub_question} {' '.join(operator_words(sub_question))}", compared) else []
         )
+        self._keywords = named_keywords(f"{sub_question} {analysis.question}")
         safety = is_safety_sub_question(sub_question, analysis)
         joined = self._compounds(f"{sub_question} {analysis.question}")
         for word in joined:
@@ -348,6 +352,9 @@ class Retriever:
             if self._sides and covered(candidate.terms.keys(), self._sides) == len(self._sides):
                 score *= COVER_BOOST
             score *= coordination(weights, candidate.terms.keys() | candidate.heading) ** COORD_POWER
+            where = f"{candidate.passage.location}\n{candidate.passage.text}"
+            if any(writes_keyword(where, k) for k in self._keywords):
+                score *= KEYWORD_BOOST  # "a with block": this passage writes `with` as code or a construct
             raw.append(score)
         top = max(raw, default=0.0) or 1.0
         for candidate, score in zip(pool.values(), raw, strict=True):
