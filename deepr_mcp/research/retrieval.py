@@ -4,7 +4,8 @@ Plain BM25 over the sub-question's words misses evidence phrased differently ("p
 against "files are created outside of path") and returns five near-copies of one paragraph. So:
 
 1. the pool comes from several corpus searches: the sub-question, the whole question's key
-   terms, and, for "safely / should I" questions, the key terms with caveat words;
+   terms, each compared side on its own, and, for "safely / should I" questions, the key terms
+   with caveat words;
 2. pseudo-relevance feedback: words that are frequent in the best few passages and rare in the
    rest of the pool (the corpus's own vocabulary for the topic, e.g. "tarfile") widen the pool;
 3. how-tos (not safety ones) follow the dotted API names the best passages use ("os.walk") to
@@ -239,6 +240,8 @@ class Retriever:
             queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_WORDS]))
         pool: dict[str, Candidate] = {}
         searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
+        if analysis.type == "comparison":  # each side's own evidence, not only what the joint query favours
+            searches += [(f"{e} {' '.join(operator_words(e))}", False) for e in analysis.entities[:2]]
         for query, headings_only in searches:
             # the corpus builds the FTS5 query from the words and drops stop words itself
             hits = list(self.corpus.search_passages(query, POOL_PER_QUERY, headings_only=headings_only))

@@ -117,3 +117,22 @@ def test_a_passage_with_every_question_term_beats_one_term_repeated(
     assert first().endswith("shutil.copystat")
     monkeypatch.setattr(retrieval, "coordination", lambda weights, words: 1.0)
     assert first().endswith("TIMESTAMP")
+
+
+class _Recording:
+    """A corpus that records the searches made and finds nothing."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def search_passages(self, query: str, limit: int, *, headings_only: bool = False) -> list:
+        self.queries.append(query)
+        return []
+
+
+def test_a_comparison_pools_each_side_on_its_own() -> None:
+    corpus = _Recording()
+    analysis = analyse("What is the difference between the is operator and == ?")
+    Retriever(corpus).retrieve(analysis.question, analysis, 3)
+    assert "the is operator identity" in corpus.queries  # a stop word side, searched by its name
+    assert "== equality equal" in corpus.queries
