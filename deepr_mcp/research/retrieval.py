@@ -32,6 +32,7 @@ from typing import Protocol
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.diversity import COMMON, mmr
 from deepr_mcp.research.feedback import feedback_terms
+from deepr_mcp.research.follow import follow_names
 from deepr_mcp.research.operators import named_keywords, operator_words, writes_keyword
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
 from deepr_mcp.research.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
@@ -86,15 +87,6 @@ KEYWORD_BOOST = 1.3
 CUE_BOOST = 1.15
 FIRST_STAGE_SHARE = 0.2
 """Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
-FOLLOW_DOCS = 8
-"""How-tos: the best passages whose code names are followed to their own reference entries."""
-FOLLOW_NAMES = 5
-FOLLOW_HITS = 2
-"""Passages taken per followed entry (its signature and first paragraphs)."""
-FOLLOW_SHARE = 0.9
-"""A followed reference entry ranks at this share of the best passage that named it."""
-API_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+)\b(?!\.\w)")
-"""A dotted API name ("os.walk", "shutil.copy2"); one-letter parts are example variables ("t.tzname", "e.g")."""
 
 
 class PassageLike(Protocol):
@@ -201,7 +193,7 @@ class Retriever:
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
             self._score(pool, weights, safety, version)
         if analysis.type == "how_to" and not safety:  # a safety answer is the warning, not the reference
-            self._follow_names(pool, weights)
+            follow_names(self.corpus, pool, weights, self._candidate)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         if self.reranker is not None:
             ranked = ranked[: max(RERANK_DEPTH, 3 * k)]
@@ -251,35 +243,6 @@ class Retriever:
                 candidate.first_stage = max(candidate.first_stage, hit.score / top)
                 pool[hit.id] = candidate
         return pool
-
-    def _follow_names(self, pool: dict[str, Candidate], weights: dict[str, float]) -> None:
-        """The reference entries of the APIs the best passages use ("os.walk" for "visit every file in
-        subfolders"): a how-to worded unlike the docs is answered where the docs define the call."""
-        best = sorted(pool.values(), key=lambda c: -c.score)[:FOLLOW_DOCS]
-        named: dict[str, float] = {}
-        for candidate in best:
-            for name in dict.fromkeys(API_NAME.findall(candidate.passage.text)):
-                if not set(tokenize(name)) <= weights.keys():
-                    named[name] = named.get(name, 0.0) + candidate.score
-        top = max((c.score for c in best), default=0.0)
-        for name, score in sorted(named.items(), key=lambda item: -item[1])[:FOLLOW_NAMES]:
-            owner, short = name.lower().split(".", 1)[0], name.rsplit(".", 1)[-1].lower()
-            found = 0
-            for hit in self.corpus.search_passages(name, 10, headings_only=True):
-                location = hit.location.lower()
-                entry = location.rsplit(" > ", 1)[-1]
-                # the entry of this very API: its full name, or its short name on its module's page
-                if entry != name.lower() and not (entry.endswith(short) and location.startswith(owner)):
-                    continue
-                candidate = pool.get(hit.id) or self._candidate(hit)
-                pool[hit.id] = candidate
-                # an entry that also speaks of the question's words is the likelier answer
-                said = sum(w for t, w in weights.items() if t in candidate.terms or t in candidate.heading)
-                share = said / (sum(weights.values()) or 1.0)
-                candidate.score = max(candidate.score, FOLLOW_SHARE * min(score, top) * (0.5 + share))
-                found += 1
-                if found == FOLLOW_HITS:
-                    break
 
     @staticmethod
     def _candidate(passage: PassageLike) -> Candidate:
