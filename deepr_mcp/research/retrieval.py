@@ -4,14 +4,17 @@ Plain BM25 over the sub-question's words misses evidence phrased differently ("p
 against "files are created outside of path") and returns five near-copies of one paragraph. So:
 
 1. the pool comes from several corpus searches: the sub-question, the whole question's key
-   terms, and, for "safely / should I" questions, the key terms with caveat words;
+   terms, each compared side on its own, and, for "safely / should I" questions, the key terms
+   with caveat words;
 2. pseudo-relevance feedback: words that are frequent in the best few passages and rare in the
    rest of the pool (the corpus's own vocabulary for the topic, e.g. "tarfile") widen the pool;
 3. how-tos (not safety ones) follow the dotted API names the best passages use ("os.walk") to
    those APIs' own reference entries, which rarely share a word with a question worded unlike
    the docs ("visit every file in subfolders");
 4. every candidate is scored on the weighted terms (sub-question > question > feedback), its
-   heading, and, when the question is about safety, on carrying a warning;
+   heading, and, when the question is about safety, on carrying a warning; a sub-question that
+   names both sides of a comparison prefers passages that speak of both, and every score is
+   scaled by the share of the main terms the passage holds (coordination, ``signals``);
 5. an optional embedding re-ranker blends in meaning (``research.reranker``);
 6. maximal marginal relevance picks passages that add something the others do not say.
 """
@@ -28,14 +31,16 @@ from typing import Protocol
 
 from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.diversity import COMMON, mmr
+from deepr_mcp.research.feedback import feedback_terms
+from deepr_mcp.research.follow import follow_names
+from deepr_mcp.research.operators import named_keywords, operator_words, writes_keyword
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
+from deepr_mcp.research.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.research.terms import GENERIC
 from deepr_mcp.research.vectors import VectorStore, passage_text
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
 POOL_PER_QUERY = 60
-FEEDBACK_DOCS = 5
-FEEDBACK_TERMS = 6
 RERANK_DEPTH = 30
 """Candidates the embedding re-ranker sees: the BM25 top this many (vectors are cached in the corpus)."""
 CAVEAT = re.compile(
@@ -76,19 +81,12 @@ SECTION_WEIGHT = 1.5
 LEAD_BOOST = 1.25
 """A page's opening passage, when the page title matches: how the documentation introduces it."""
 NAMED_BOOST = 1.3
+KEYWORD_BOOST = 1.3
+"""A passage writing as code a keyword the question names as a construct (stop words are not searchable)."""
 """A section headed by exactly what the question names ("Glossary > generator")."""
 CUE_BOOST = 1.15
 FIRST_STAGE_SHARE = 0.2
 """Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
-FOLLOW_DOCS = 8
-"""How-tos: the best passages whose code names are followed to their own reference entries."""
-FOLLOW_NAMES = 5
-FOLLOW_HITS = 2
-"""Passages taken per followed entry (its signature and first paragraphs)."""
-FOLLOW_SHARE = 0.9
-"""A followed reference entry ranks at this share of the best passage that named it."""
-API_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+)\b(?!\.\w)")
-"""A dotted API name ("os.walk", "shutil.copy2"); one-letter parts are example variables ("t.tzname", "e.g")."""
 
 
 class PassageLike(Protocol):
@@ -149,6 +147,8 @@ class Retriever:
         self.corpus = corpus
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
+        self._sides: list[frozenset[str]] = []
+        self._keywords: list[str] = []
         self._cue: re.Pattern[str] | None = None
         self.reranker = reranker if reranker is not None and reranker.name != "none" else None
         self.rerank_weight = rerank_weight
@@ -159,18 +159,31 @@ class Retriever:
         weights = self._weights(sub_question, analysis)
         self._remember_spelling(" ".join([sub_question, analysis.question, *analysis.entities, analysis.action]))
         self._named = {t for e in analysis.entities for t in tokenize(e)}
+        # each side with the names of the operators it is written as: "==" is "equality" to the docs
+        named = [f"{e} {' '.join(operator_words(e))}" for e in analysis.entities[:2]]
+        compared = sides(named) if analysis.type == "comparison" else []
+        self._sides = (
+            compared if names_all(f"{sub_question} {' '.join(operator_words(sub_question))}", compared) else []
+        )
+        self._keywords = named_keywords(f"{sub_question} {analysis.question}")
         safety = is_safety_sub_question(sub_question, analysis)
         joined = self._compounds(f"{sub_question} {analysis.question}")
         for word in joined:
             for term in tokenize(word):
                 weights[term] = max(weights.get(term, 0.0), WEIGHT_SUB_QUESTION)
+        for text, weight in ((analysis.question, WEIGHT_QUESTION), (sub_question, WEIGHT_SUB_QUESTION)):
+            for word in operator_words(text):
+                joined.append(word)
+                for term in tokenize(word):
+                    weights[term] = max(weights.get(term, 0.0), weight)
+        self._remember_spelling(" ".join(joined))
         pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety)
         if not pool:
             return Evidence([], [])
         version = analysis.type == "version"
         self._cue = ANSWER_CUES.get(analysis.type)
         self._score(pool, weights, safety, version)
-        feedback = self._feedback(pool, weights)
+        feedback = feedback_terms(pool.values(), weights)
         if feedback:
             extra = " ".join(feedback)
             self._remember_spelling(extra)
@@ -180,7 +193,7 @@ class Retriever:
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
             self._score(pool, weights, safety, version)
         if analysis.type == "how_to" and not safety:  # a safety answer is the warning, not the reference
-            self._follow_names(pool, weights)
+            follow_names(self.corpus, pool, weights, self._candidate)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         if self.reranker is not None:
             ranked = ranked[: max(RERANK_DEPTH, 3 * k)]
@@ -219,6 +232,8 @@ class Retriever:
             queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_WORDS]))
         pool: dict[str, Candidate] = {}
         searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
+        if analysis.type == "comparison":  # each side's own evidence, not only what the joint query favours
+            searches += [(f"{e} {' '.join(operator_words(e))}", False) for e in analysis.entities[:2]]
         for query, headings_only in searches:
             # the corpus builds the FTS5 query from the words and drops stop words itself
             hits = list(self.corpus.search_passages(query, POOL_PER_QUERY, headings_only=headings_only))
@@ -228,35 +243,6 @@ class Retriever:
                 candidate.first_stage = max(candidate.first_stage, hit.score / top)
                 pool[hit.id] = candidate
         return pool
-
-    def _follow_names(self, pool: dict[str, Candidate], weights: dict[str, float]) -> None:
-        """The reference entries of the APIs the best passages use ("os.walk" for "visit every file in
-        subfolders"): a how-to worded unlike the docs is answered where the docs define the call."""
-        best = sorted(pool.values(), key=lambda c: -c.score)[:FOLLOW_DOCS]
-        named: dict[str, float] = {}
-        for candidate in best:
-            for name in dict.fromkeys(API_NAME.findall(candidate.passage.text)):
-                if not set(tokenize(name)) <= weights.keys():
-                    named[name] = named.get(name, 0.0) + candidate.score
-        top = max((c.score for c in best), default=0.0)
-        for name, score in sorted(named.items(), key=lambda item: -item[1])[:FOLLOW_NAMES]:
-            owner, short = name.lower().split(".", 1)[0], name.rsplit(".", 1)[-1].lower()
-            found = 0
-            for hit in self.corpus.search_passages(name, 10, headings_only=True):
-                location = hit.location.lower()
-                entry = location.rsplit(" > ", 1)[-1]
-                # the entry of this very API: its full name, or its short name on its module's page
-                if entry != name.lower() and not (entry.endswith(short) and location.startswith(owner)):
-                    continue
-                candidate = pool.get(hit.id) or self._candidate(hit)
-                pool[hit.id] = candidate
-                # an entry that also speaks of the question's words is the likelier answer
-                said = sum(w for t, w in weights.items() if t in candidate.terms or t in candidate.heading)
-                share = said / (sum(weights.values()) or 1.0)
-                candidate.score = max(candidate.score, FOLLOW_SHARE * min(score, top) * (0.5 + share))
-                found += 1
-                if found == FOLLOW_HITS:
-                    break
 
     @staticmethod
     def _candidate(passage: PassageLike) -> Candidate:
@@ -329,6 +315,12 @@ class Retriever:
                 score *= LEAD_BOOST
             if is_named:
                 score *= NAMED_BOOST
+            if self._sides and covered(candidate.terms.keys(), self._sides) == len(self._sides):
+                score *= COVER_BOOST
+            score *= coordination(weights, candidate.terms.keys() | candidate.heading) ** COORD_POWER
+            where = f"{candidate.passage.location}\n{candidate.passage.text}"
+            if any(writes_keyword(where, k) for k in self._keywords):
+                score *= KEYWORD_BOOST  # "a with block": this passage writes `with` as code or a construct
             raw.append(score)
         top = max(raw, default=0.0) or 1.0
         for candidate, score in zip(pool.values(), raw, strict=True):
@@ -347,28 +339,6 @@ class Retriever:
             return n, {t: counter(self._spelling.get(t, t)) for t in weights}
         local = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
         return len(pool), dict(local)
-
-    @staticmethod
-    def _feedback(pool: dict[str, Candidate], weights: dict[str, float]) -> list[str]:
-        """Words of the best passages that the rest of the pool rarely has (Rocchio-style feedback)."""
-        ranked = sorted(pool.values(), key=lambda c: -c.score)
-        top, rest = ranked[:FEEDBACK_DOCS], ranked[FEEDBACK_DOCS:]
-        if len(top) < 2:
-            return []
-        in_top = Counter(t for c in top for t in c.terms)
-        in_rest = Counter(t for c in rest for t in c.terms)
-        words = {}
-        for c in top:
-            for raw in re.findall(r"[A-Za-z_]\w+", c.passage.text):
-                words.setdefault(tokenize(raw)[0] if tokenize(raw) else "", raw.lower())
-        scored = []
-        for term, count in in_top.items():
-            if term in weights or term in GENERIC or term in COMMON or len(term) < 4 or count < 2 or term.isdigit():
-                continue
-            share_top, share_rest = count / len(top), (in_rest[term] + 0.5) / (len(rest) + 1)
-            scored.append((share_top * math.log(1 + share_top / share_rest), term))
-        scored.sort(reverse=True)
-        return [words.get(t, t) for _, t in scored[:FEEDBACK_TERMS] if t in words]
 
     def _vector_store(self) -> VectorStore | None:
         """The corpus's table of passage vectors, when the re-ranker can use one and the corpus is a file."""

@@ -15,7 +15,7 @@ GENERIC = frozenset(
         # the words of the planner's sub-questions, which say what kind of answer is wanted, not what about
         "functions methods used options parameters change example shows documentation documented warn warnings "
         "protect caveats errors caused differ difference rather instead deprecated replaces version added changed "
-        "known say says use using safely safe"
+        "known say says use using safely safe between"
     )
 )
 
