@@ -25,7 +25,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["GetStreamLanes", "Lane", "lane_of"]
+__all__ = ["GetStreamLanes", "Lane", "lane_of", "open_lanes"]
 
 _SESSION_HEADER = b"mcp-session-id"
 _SSE = b"text/event-stream"
@@ -66,6 +66,11 @@ def lane_of(stream: object) -> Lane | None:
     """The open lane of the session whose outbound write stream is ``stream``, if any."""
     lane = _lanes.get(stream)
     return lane if lane is not None and not lane.closed else None
+
+
+def open_lanes() -> int:
+    """How many GET event streams have an open lane now (in this process)."""
+    return len(_lanes)
 
 
 class GetStreamLanes:
