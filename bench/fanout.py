@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import json
 import os
+import select
 import shutil
 import socket
 import statistics
@@ -34,6 +35,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -72,9 +74,10 @@ async def serve(data_dir: str) -> None:
         notifier = services.notifier
 
         async def run(request: Request) -> JSONResponse:
-            mode = request.query_params["mode"]
-            published = []
+            mode, interval = request.query_params["mode"], float(request.query_params["interval"])
+            published, written_ms = [], []
             for _ in range(int(request.query_params["updates"])):
+                began = time.monotonic()
                 if mode == "bus":  # through the subscription bus: with a store, every replica's subscribers
                     stamp = datetime.now(UTC).isoformat()
                     await services.bus.publish(ResourceUpdated(uri=URI))
@@ -87,8 +90,19 @@ async def serve(data_dir: str) -> None:
                     notifier.share_updates = mode != "previous"
                     stamp = await notifier.publish(URI)
                 published.append(stamp)
-                await asyncio.sleep(float(request.query_params["interval"]))
-            return JSONResponse({"published": published, "subscribers": notifier.subscriber_count(URI)})
+                if mode != "bus":
+                    written_ms.append(await written(began, interval) * 1000)
+                await asyncio.sleep(max(0.0, interval - (time.monotonic() - began)))  # updates `interval` apart
+            count = notifier.subscriber_count(URI)
+            return JSONResponse({"published": published, "subscribers": count, "written_ms": written_ms})
+
+        async def written(began: float, limit: float) -> float:
+            """Seconds from the publish until the update was handed to every measured subscriber's socket
+            (polled every 2 ms, ~1% of a core at 1,000 subscribers; the stalled one is left out)."""
+            subs = [s for s in notifier.subscribers_of(URI) if CLOG_URI not in s.uris]
+            while any(URI in s.pending or s.sending for s in subs) and time.monotonic() - began < limit:  # noqa: ASYNC110
+                await asyncio.sleep(0.002)
+            return time.monotonic() - began
 
         async def clog(_: Request) -> JSONResponse:
             """Publish to the stalled client's own URI until one send to it stays blocked for 1 s."""
@@ -119,6 +133,7 @@ async def serve(data_dir: str) -> None:
             lifespan="on",
             backlog=4096,
             limit_concurrency=None,
+            timeout_keep_alive=300,  # set-up under load is slow: a pooled connection closed at 5 s was reset
             http=os.environ.get("BENCH_HTTP", "auto"),
         )
         await uvicorn.Server(config).serve(sockets=[sock])
@@ -133,7 +148,7 @@ async def subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: l
     counted: list[bool] = []
     try:
         await _subscriber(http, base, stall, out, counted)
-    except (aiohttp.ClientError, KeyError, TimeoutError) as exc:
+    except Exception as exc:  # whatever it was, it must be counted, or the barrier waits forever
         print(f"  a subscriber failed: {type(exc).__name__}: {exc}"[:200], file=sys.stderr)
         if not counted:  # failed before it was counted as ready
             out.append([])
@@ -153,7 +168,12 @@ async def _subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: 
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     async with http.post(f"{base}/mcp", json=note, headers=headers) as resp:
         await resp.read()
-    stream = await http.get(f"{base}/mcp", headers={**headers, "Accept": "text/event-stream"})
+    if CLIENT == "raw":
+        stream: Any = await asyncio.wait_for(open_raw_stream(base, {**headers, "Accept": "text/event-stream"}), 120)
+    else:
+        stream = await http.get(
+            f"{base}/mcp", headers={**headers, "Accept": "text/event-stream"}, timeout=STREAM_TIMEOUT
+        )
     sub = {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": URI}}
     async with http.post(f"{base}/mcp", json=sub, headers=headers) as resp:
         await resp.read()
@@ -166,6 +186,9 @@ async def _subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: 
     counted.append(True)
     if stall:
         await asyncio.sleep(3600)  # holds the stream open and never reads it: buffers fill, then sends block
+    if CLIENT == "raw":
+        await read_raw_stream(stream, received)
+        return
     async for raw in stream.content:
         line = raw.decode().strip()
         if line.startswith("data:") and "resources/updated" in line:
@@ -173,13 +196,56 @@ async def _subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: 
             received.append((time.time(), meta.get("deepr/publishedAt", "")))
 
 
+SETUP_S = 300
+"""Every wait in a run is bounded: subscribers not set up by then are counted with nothing received."""
+STREAM_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=120)
+"""The aiohttp GET stream stays open for the whole run (set-up requests: 120 s each)."""
+CLIENT = os.environ.get("BENCH_CLIENT", "raw")
+"""How subscribers read their GET stream: ``raw`` (asyncio socket, frames split and JSON-parsed by
+hand) or ``aiohttp`` (its line reader); the set-up requests go through aiohttp either way."""
+
+
+async def open_raw_stream(base: str, headers: dict[str, str]) -> asyncio.StreamReader:
+    """The GET event stream as a plain socket: request written, status and headers read (200 or raise)."""
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    lines = ["GET /mcp HTTP/1.1", f"Host: {host}:{port}", *(f"{k}: {v}" for k, v in headers.items())]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    head = await reader.readuntil(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 200"):
+        raise aiohttp.ClientError(f"GET stream refused: {head[:60]!r}")
+    reader._bench_writer = writer  # type: ignore[attr-defined]  # keeps the socket open with the reader
+    return reader
+
+
+async def read_raw_stream(reader: asyncio.StreamReader, received: list) -> None:
+    """Each read's arrival time is the receipt time of every whole SSE frame in it; each
+    ``resources/updated`` frame is parsed (JSON) after the time is taken. The HTTP chunk-size lines
+    between frames are skipped (each frame is one chunk, so a frame is never split by them)."""
+    buffer = b""
+    while chunk := await reader.read(1 << 16):
+        at = time.time()
+        buffer += chunk
+        *frames, buffer = buffer.split(b"\r\n\r\n")
+        for frame in frames:
+            start = frame.find(b"data: ")
+            if start < 0 or b"resources/updated" not in frame:
+                continue  # a chunk-size line, a ping, another message
+            message = json.loads(frame[start + 6 :])
+            if message["method"] == "notifications/resources/updated" and message["params"]["uri"] == URI:
+                received.append((at, message["params"].get("_meta", {}).get("deepr/publishedAt", "")))
+
+
 async def subscribers_main(base: str, count: int, stall: int, result_path: str) -> None:
     out: list = []
     connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None)) as http:
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=120)) as http:
         tasks = [asyncio.create_task(subscriber(http, base, i < stall, out)) for i in range(count)]
-        while len(out) < count:  # noqa: ASYNC110 - a bench's start-up barrier, polled
+        deadline = time.monotonic() + SETUP_S
+        while len(out) < count and time.monotonic() < deadline:  # noqa: ASYNC110 - a start-up barrier, polled
             await asyncio.sleep(0.05)
+        if len(out) < count:
+            print(f"  {count - len(out)} subscribers not set up after {SETUP_S} s", file=sys.stderr)
         print("ready", flush=True)
         await asyncio.to_thread(sys.stdin.readline)  # the orchestrator says when the run is over
         await asyncio.to_thread(Path(result_path).write_text, json.dumps([r for r in out if r is not None]))
@@ -207,14 +273,14 @@ def run_case(
 ) -> dict:
     """One run: ``replicas`` servers (sharing ``store`` when more than one), ``n`` subscribers spread
     evenly over them, ``updates`` published on the first server ``interval`` seconds apart."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _reaped() as procs:
         env = {**os.environ, "BENCH_STORE": store or ""}
         servers, bases = [], []
         for r in range(replicas):
             os.mkdir(f"{tmp}/r{r}")
             cmd = [sys.executable, "-m", "bench.fanout", "--serve", f"{tmp}/r{r}"]
-            servers.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env))
-            bases.append(servers[-1].stdout.readline().strip())  # type: ignore[union-attr]
+            servers.append(_started(procs, cmd, env=env))
+            bases.append(_line(servers[-1], 120, "a server to start"))
         base = bases[0]
         workers, results = [], []
         count = min(n, replicas * -(-4 // replicas))  # 4 client processes, or a multiple of the replicas
@@ -223,23 +289,12 @@ def run_case(
             path = f"{tmp}/w{i}.json"
             results.append(path)
             args = ["--subscribers", bases[i % replicas], str(k), str(stall if i == 0 else 0), path]
-            workers.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "bench.fanout", *args],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                )
-            )
+            workers.append(_started(procs, [sys.executable, "-m", "bench.fanout", *args], stdin=subprocess.PIPE))
         for w in workers:
-            assert w.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
+            assert _line(w, SETUP_S + 60, "subscribers to set up") == "ready"
         clogged = None
         if stall:
-            clogged = json.loads(
-                subprocess.run(
-                    ["curl", "-s", "-X", "POST", f"{base}/bench/clog"], capture_output=True, text=True, check=True
-                ).stdout
-            )
+            clogged = json.loads(_post(f"{base}/bench/clog", 180))
             print(
                 f"  stalled client: a send to it blocked after {clogged['sent']:,} notifications "
                 f"({clogged['seconds']:.1f} s)"
@@ -249,11 +304,10 @@ def run_case(
             )
         params = f"mode={mode}&updates={updates}&interval={interval}"
         started = time.time()
-        out = subprocess.run(
-            ["curl", "-s", "-X", "POST", f"{base}/bench/run?{params}"], capture_output=True, text=True, check=True
-        ).stdout
+        answer = json.loads(_post(f"{base}/bench/run?{params}", updates * interval * 3 + 120))
         total_s = time.time() - started - updates * interval
-        published = [datetime.fromisoformat(p).timestamp() for p in json.loads(out)["published"]]
+        published = [datetime.fromisoformat(p).timestamp() for p in answer["published"]]
+        written_ms = answer.get("written_ms") or [float("nan")]
         time.sleep(1.0 + replicas * 0.5)
         for w in workers:
             w.stdin.write("done\n")  # type: ignore[union-attr]
@@ -289,7 +343,46 @@ def run_case(
             "per_subscriber": statistics.median(delivered) if delivered else 0,
             "published": len(published),
             "clogged": bool(clogged and clogged["blocked"]),
+            "written_ms": statistics.median(written_ms),
         }
+
+
+@contextlib.contextmanager
+def _reaped() -> Iterator[list[subprocess.Popen]]:
+    """The processes a run starts; whatever is still running when it ends (a timeout, an error) is killed."""
+    procs: list[subprocess.Popen] = []
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+        for proc in procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=10)
+
+
+def _started(procs: list[subprocess.Popen], cmd: list[str], **kwargs: Any) -> subprocess.Popen:
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, **kwargs)
+    procs.append(proc)
+    return proc
+
+
+def _line(proc: subprocess.Popen, timeout: float, waiting_for: str) -> str:
+    """The next line ``proc`` prints, within ``timeout`` seconds (TimeoutError naming what was awaited)."""
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    if not ready:
+        raise TimeoutError(f"waited {timeout:.0f} s for {waiting_for}")
+    line = proc.stdout.readline()
+    if not line:
+        raise RuntimeError(f"a process exited (code {proc.wait()}) while waiting for {waiting_for}")
+    return line.strip()
+
+
+def _post(url: str, timeout: float) -> str:
+    cmd = ["curl", "-sf", "--max-time", str(int(timeout)), "-X", "POST", url]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout + 10).stdout
 
 
 def published_before(published: list[float], marked: float) -> float:
@@ -329,7 +422,11 @@ def main() -> None:
     parser.add_argument("--store", help="redis://HOST:PORT/DB for --replicas, or 'auto' (a temporary redis-server)")
     parser.add_argument("--rate", type=float, default=0, help="rate mode: updates per second (with --replicas)")
     parser.add_argument("--duration", type=float, default=30, help="rate mode: seconds of updates")
+    parser.add_argument(
+        "--client", choices=["raw", "aiohttp"], default="raw", help="how subscribers read their event stream"
+    )
     args = parser.parse_args()
+    os.environ["BENCH_CLIENT"] = args.client
     if args.serve:
         with asyncio.Runner(loop_factory=_loop_factory()) as runner:
             runner.run(serve(args.serve))
@@ -353,13 +450,16 @@ def main() -> None:
     runs: dict[tuple[int, str, int], list[dict]] = {case: [] for case in cases}
     for _ in range(args.repeat):  # interleaved, so drift on a shared machine hits every case alike
         for case in cases:
-            runs[case].append(run_case(*case))
+            try:
+                runs[case].append(run_case(*case))
+            except (TimeoutError, RuntimeError, subprocess.SubprocessError, AssertionError) as exc:
+                print(f"  run {case} failed, left out: {type(exc).__name__}: {exc}", file=sys.stderr)
     loop = "uvloop" if use_uvloop(os.environ.get("BENCH_LOOP", "auto")) else "asyncio"
     http = os.environ.get("BENCH_HTTP", "auto")
     http = ("httptools" if _has("httptools") else "h11") if http == "auto" else http
     print(
-        f"{UPDATES} updates {INTERVAL_S} s apart, one URI, subscribers in 4 processes, {os.cpu_count()} cores, "
-        f"server loop {loop}, http {http}; "
+        f"{UPDATES} updates {INTERVAL_S} s apart, one URI, subscribers in 4 processes ({args.client} stream reads), "
+        f"{os.cpu_count()} cores, server loop {loop}, http {http}; "
         f"median of {args.repeat} runs (p99 range in brackets)"
     )
     print()
@@ -374,14 +474,17 @@ NAMES = {
 
 def print_table(runs: dict[tuple[int, str, int], list[dict]], writers: str) -> None:
     """One row per case, each p99 next to the naive loop's (and the stalled row next to its unstalled one)."""
-    med = {case: statistics.median(r["p99"] for r in rs) for case, rs in runs.items()}
+    med = {case: statistics.median(r["p99"] for r in rs) for case, rs in runs.items() if rs}
     print(
         "| subscribers | fan-out | stalled subscriber | p50 ms | p99 ms | p99 vs naive | p99 vs no stall "
-        "| publish overrun s | got final update | notifications |"
+        "| server wrote all ms | publish overrun s | got final update | notifications |"
     )
-    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for (n, mode, stall), rs in runs.items():
         name = NAMES.get(mode, f"deepr Notifier (one prepared message per update, {writers} writers)")
+        if not rs:
+            print(f"| {n:,} | {name} | {stall or 'none'} | every run failed (see above) |")
+            continue
         if stall:
             blocked = sum(r["clogged"] for r in rs)
             stalled = f"1, its sends blocked ({blocked}/{len(rs)} runs)"
@@ -396,6 +499,7 @@ def print_table(runs: dict[tuple[int, str, int], list[dict]], writers: str) -> N
         print(
             f"| {n:,} | {name} | {stalled} | {statistics.median(r['p50'] for r in rs):.1f} | "
             f"{med[(n, mode, stall)]:.1f} [{min(p99s):.0f}-{max(p99s):.0f}] | {vs_naive} | {vs_calm} | "
+            f"{statistics.median(r['written_ms'] for r in rs):.1f} | "
             f"{statistics.median(r['extra_s'] for r in rs):.2f} | {final[0]:,}/{final[1]:,} | "
             f"{sum(r['notifications'] for r in rs):,} |"
         )
