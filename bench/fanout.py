@@ -2,8 +2,11 @@
 
 Run: ``.venv/bin/python -m bench.fanout`` (a few minutes). For N = 1, 100, 1,000 subscribers the
 bench starts a deepr-mcp HTTP server (the real app plus a bench-only trigger route) and light
-subscriber clients in separate processes (raw JSON-RPC over aiohttp: initialize, the GET event
-stream, resources/subscribe). It publishes M updates 0.5 s apart two ways on the same sessions:
+subscriber clients in 4 separate processes (raw JSON-RPC over aiohttp: initialize,
+resources/subscribe; the GET event stream read from a plain socket, each ``resources/updated``
+frame JSON-parsed, or with ``--client aiohttp`` through aiohttp's line reader, which costs the
+clients about a third more CPU per notification on the cores the server also needs). It publishes
+M updates 0.5 s apart several ways on the same sessions:
 
 - ``deepr Notifier``: publish marks each subscriber's coalescing slot; one writer per session;
 - ``previous Notifier``: the same, but one message built and serialised per subscriber (as before);
@@ -12,9 +15,13 @@ stream, resources/subscribe). It publishes M updates 0.5 s apart two ways on the
 
 The table shows each row's p50/p99 next to the naive loop's from the same run.
 
-Latency is a client's receipt time minus the publish time the notification carries. The last
-column checks that every subscriber received the final update. A run with one stalled subscriber
-(it stops reading its stream) shows what it costs the others.
+Latency is a client's receipt time (when the read that brought the frame returned) minus the
+publish time the notification carries. "server wrote all" is the server's side alone: from the
+publish until the update was handed to the last subscriber's socket; the rest of the latency is
+the kernel and the clients (4 processes sharing the same cores). The last columns check that every
+subscriber received the final update. A run with one stalled subscriber (it stops reading its
+stream) shows what it costs the others. Every wait is bounded: a run that cannot finish (a server
+or subscribers that never come up, a trigger that never answers) is reported and left out.
 """
 
 from __future__ import annotations
@@ -98,10 +105,16 @@ async def serve(data_dir: str) -> None:
 
         async def written(began: float, limit: float) -> float:
             """Seconds from the publish until the update was handed to every measured subscriber's socket
-            (polled every 2 ms, ~1% of a core at 1,000 subscribers; the stalled one is left out)."""
-            subs = [s for s in notifier.subscribers_of(URI) if CLOG_URI not in s.uris]
-            while any(URI in s.pending or s.sending for s in subs) and time.monotonic() - began < limit:  # noqa: ASYNC110
-                await asyncio.sleep(0.002)
+            (the writers' state polled every 1 ms; the stalled subscriber is left out)."""
+            stalled = {s.connection_id for s in notifier.subscribers_of(CLOG_URI)}
+
+            def busy() -> bool:  # O(writers): something queued, or a writer sending to a measured subscriber
+                if notifier._ready:
+                    return True
+                return any(w.subscriber and w.subscriber.connection_id not in stalled for w in notifier._writers)
+
+            while busy() and time.monotonic() - began < limit:  # noqa: ASYNC110 - a bench probe
+                await asyncio.sleep(0.001)
             return time.monotonic() - began
 
         async def clog(_: Request) -> JSONResponse:
@@ -168,8 +181,10 @@ async def _subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: 
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     async with http.post(f"{base}/mcp", json=note, headers=headers) as resp:
         await resp.read()
+    received: list[tuple[float, str]] = []
     if CLIENT == "raw":
-        stream: Any = await asyncio.wait_for(open_raw_stream(base, {**headers, "Accept": "text/event-stream"}), 120)
+        sse = {**headers, "Accept": "text/event-stream"}
+        stream: Any = await asyncio.wait_for(open_raw_stream(base, sse, received, stall=stall), 120)
     else:
         stream = await http.get(
             f"{base}/mcp", headers={**headers, "Accept": "text/event-stream"}, timeout=STREAM_TIMEOUT
@@ -181,14 +196,12 @@ async def _subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: 
         clog = {"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {"uri": CLOG_URI}}
         async with http.post(f"{base}/mcp", json=clog, headers=headers) as resp:
             await resp.read()
-    received: list[tuple[float, str]] = []
     out.append(None if stall else received)  # a stalled one is not measured, only counted as ready
     counted.append(True)
     if stall:
         await asyncio.sleep(3600)  # holds the stream open and never reads it: buffers fill, then sends block
     if CLIENT == "raw":
-        await read_raw_stream(stream, received)
-        return
+        await asyncio.sleep(3600)  # RawFrames records what arrives; the stream stays open until cancelled
     async for raw in stream.content:
         line = raw.decode().strip()
         if line.startswith("data:") and "resources/updated" in line:
@@ -205,35 +218,52 @@ CLIENT = os.environ.get("BENCH_CLIENT", "raw")
 hand) or ``aiohttp`` (its line reader); the set-up requests go through aiohttp either way."""
 
 
-async def open_raw_stream(base: str, headers: dict[str, str]) -> asyncio.StreamReader:
-    """The GET event stream as a plain socket: request written, status and headers read (200 or raise)."""
+async def open_raw_stream(base: str, headers: dict[str, str], received: list, *, stall: bool) -> asyncio.Transport:
+    """The GET event stream as a plain socket read by ``RawFrames`` (200 or raise); a stalled one stops reading."""
     host, port = base.removeprefix("http://").split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
+    loop = asyncio.get_running_loop()
+    head: asyncio.Future[bytes] = loop.create_future()
+    transport, _ = await loop.create_connection(lambda: RawFrames(head, received), host, int(port))
     lines = ["GET /mcp HTTP/1.1", f"Host: {host}:{port}", *(f"{k}: {v}" for k, v in headers.items())]
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
-    head = await reader.readuntil(b"\r\n\r\n")
-    if not head.startswith(b"HTTP/1.1 200"):
-        raise aiohttp.ClientError(f"GET stream refused: {head[:60]!r}")
-    reader._bench_writer = writer  # type: ignore[attr-defined]  # keeps the socket open with the reader
-    return reader
+    transport.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    status = await head
+    if not status.startswith(b"HTTP/1.1 200"):
+        transport.close()
+        raise aiohttp.ClientError(f"GET stream refused: {status[:60]!r}")
+    if stall:
+        transport.pause_reading()  # never reads again: buffers fill, then sends to it block
+    return transport  # type: ignore[return-value]
 
 
-async def read_raw_stream(reader: asyncio.StreamReader, received: list) -> None:
-    """Each read's arrival time is the receipt time of every whole SSE frame in it; each
-    ``resources/updated`` frame is parsed (JSON) after the time is taken. The HTTP chunk-size lines
-    between frames are skipped (each frame is one chunk, so a frame is never split by them)."""
-    buffer = b""
-    while chunk := await reader.read(1 << 16):
+class RawFrames(asyncio.Protocol):
+    """Reads one event stream in the loop's data callback (no task wake-up per frame): each read's
+    arrival time is the receipt time of every whole SSE frame in it, and each ``resources/updated``
+    frame is JSON-parsed after the time is taken. HTTP chunk-size lines between frames are skipped
+    (each frame is one chunk, so a frame is never split by them)."""
+
+    def __init__(self, head: asyncio.Future[bytes], received: list) -> None:
+        self.head, self.received, self.buffer = head, received, b""
+
+    def data_received(self, data: bytes) -> None:
         at = time.time()
-        buffer += chunk
-        *frames, buffer = buffer.split(b"\r\n\r\n")
+        self.buffer += data
+        if not self.head.done():
+            if b"\r\n\r\n" not in self.buffer:
+                return
+            status, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+            self.head.set_result(status)
+        *frames, self.buffer = self.buffer.split(b"\r\n\r\n")
         for frame in frames:
             start = frame.find(b"data: ")
             if start < 0 or b"resources/updated" not in frame:
                 continue  # a chunk-size line, a ping, another message
             message = json.loads(frame[start + 6 :])
             if message["method"] == "notifications/resources/updated" and message["params"]["uri"] == URI:
-                received.append((at, message["params"].get("_meta", {}).get("deepr/publishedAt", "")))
+                self.received.append((at, message["params"].get("_meta", {}).get("deepr/publishedAt", "")))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.head.done():
+            self.head.set_exception(exc or ConnectionError("closed before the response"))
 
 
 async def subscribers_main(base: str, count: int, stall: int, result_path: str) -> None:
