@@ -147,6 +147,7 @@ async def serve(data_dir: str) -> None:
             backlog=4096,
             limit_concurrency=None,
             timeout_keep_alive=300,  # set-up under load is slow: a pooled connection closed at 5 s was reset
+            timeout_graceful_shutdown=5,  # open event streams must not hold a terminated server up
             http=os.environ.get("BENCH_HTTP", "auto"),
         )
         await uvicorn.Server(config).serve(sockets=[sock])
