@@ -2,8 +2,11 @@
 
 Run: ``.venv/bin/python -m bench.fanout`` (a few minutes). For N = 1, 100, 1,000 subscribers the
 bench starts a deepr-mcp HTTP server (the real app plus a bench-only trigger route) and light
-subscriber clients in separate processes (raw JSON-RPC over aiohttp: initialize, the GET event
-stream, resources/subscribe). It publishes M updates 0.5 s apart two ways on the same sessions:
+subscriber clients in 4 separate processes (raw JSON-RPC over aiohttp: initialize,
+resources/subscribe; the GET event stream read from a plain socket, each ``resources/updated``
+frame JSON-parsed, or with ``--client aiohttp`` through aiohttp's line reader, which costs the
+clients about a third more CPU per notification on the cores the server also needs). It publishes
+M updates 0.5 s apart several ways on the same sessions:
 
 - ``deepr Notifier``: publish marks each subscriber's coalescing slot; one writer per session;
 - ``previous Notifier``: the same, but one message built and serialised per subscriber (as before);
@@ -12,9 +15,13 @@ stream, resources/subscribe). It publishes M updates 0.5 s apart two ways on the
 
 The table shows each row's p50/p99 next to the naive loop's from the same run.
 
-Latency is a client's receipt time minus the publish time the notification carries. The last
-column checks that every subscriber received the final update. A run with one stalled subscriber
-(it stops reading its stream) shows what it costs the others.
+Latency is a client's receipt time (when the read that brought the frame returned) minus the
+publish time the notification carries. "server wrote all" is the server's side alone: from the
+publish until the update was handed to the last subscriber's socket; the rest of the latency is
+the kernel and the clients (4 processes sharing the same cores). The last columns check that every
+subscriber received the final update. A run with one stalled subscriber (it stops reading its
+stream) shows what it costs the others. Every wait is bounded: a run that cannot finish (a server
+or subscribers that never come up, a trigger that never answers) is reported and left out.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import asyncio
 import contextlib
 import json
 import os
+import select
 import shutil
 import socket
 import statistics
@@ -34,6 +42,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -72,9 +81,10 @@ async def serve(data_dir: str) -> None:
         notifier = services.notifier
 
         async def run(request: Request) -> JSONResponse:
-            mode = request.query_params["mode"]
-            published = []
+            mode, interval = request.query_params["mode"], float(request.query_params["interval"])
+            published, written_ms = [], []
             for _ in range(int(request.query_params["updates"])):
+                began = time.monotonic()
                 if mode == "bus":  # through the subscription bus: with a store, every replica's subscribers
                     stamp = datetime.now(UTC).isoformat()
                     await services.bus.publish(ResourceUpdated(uri=URI))
@@ -87,8 +97,25 @@ async def serve(data_dir: str) -> None:
                     notifier.share_updates = mode != "previous"
                     stamp = await notifier.publish(URI)
                 published.append(stamp)
-                await asyncio.sleep(float(request.query_params["interval"]))
-            return JSONResponse({"published": published, "subscribers": notifier.subscriber_count(URI)})
+                if mode != "bus":
+                    written_ms.append(await written(began, interval) * 1000)
+                await asyncio.sleep(max(0.0, interval - (time.monotonic() - began)))  # updates `interval` apart
+            count = notifier.subscriber_count(URI)
+            return JSONResponse({"published": published, "subscribers": count, "written_ms": written_ms})
+
+        async def written(began: float, limit: float) -> float:
+            """Seconds from the publish until the update was handed to every measured subscriber's socket
+            (the writers' state polled every 1 ms; the stalled subscriber is left out)."""
+            stalled = {s.connection_id for s in notifier.subscribers_of(CLOG_URI)}
+
+            def busy() -> bool:  # O(writers): something queued, or a writer sending to a measured subscriber
+                if notifier._ready:
+                    return True
+                return any(w.subscriber and w.subscriber.connection_id not in stalled for w in notifier._writers)
+
+            while busy() and time.monotonic() - began < limit:  # noqa: ASYNC110 - a bench probe
+                await asyncio.sleep(0.001)
+            return time.monotonic() - began
 
         async def clog(_: Request) -> JSONResponse:
             """Publish to the stalled client's own URI until one send to it stays blocked for 1 s."""
@@ -119,6 +146,8 @@ async def serve(data_dir: str) -> None:
             lifespan="on",
             backlog=4096,
             limit_concurrency=None,
+            timeout_keep_alive=300,  # set-up under load is slow: a pooled connection closed at 5 s was reset
+            timeout_graceful_shutdown=5,  # open event streams must not hold a terminated server up
             http=os.environ.get("BENCH_HTTP", "auto"),
         )
         await uvicorn.Server(config).serve(sockets=[sock])
@@ -133,7 +162,7 @@ async def subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: l
     counted: list[bool] = []
     try:
         await _subscriber(http, base, stall, out, counted)
-    except (aiohttp.ClientError, KeyError, TimeoutError) as exc:
+    except Exception as exc:  # whatever it was, it must be counted, or the barrier waits forever
         print(f"  a subscriber failed: {type(exc).__name__}: {exc}"[:200], file=sys.stderr)
         if not counted:  # failed before it was counted as ready
             out.append([])
@@ -153,7 +182,14 @@ async def _subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: 
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     async with http.post(f"{base}/mcp", json=note, headers=headers) as resp:
         await resp.read()
-    stream = await http.get(f"{base}/mcp", headers={**headers, "Accept": "text/event-stream"})
+    received: list[tuple[float, str]] = []
+    if CLIENT == "raw":
+        sse = {**headers, "Accept": "text/event-stream"}
+        stream: Any = await asyncio.wait_for(open_raw_stream(base, sse, received, stall=stall), 120)
+    else:
+        stream = await http.get(
+            f"{base}/mcp", headers={**headers, "Accept": "text/event-stream"}, timeout=STREAM_TIMEOUT
+        )
     sub = {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": URI}}
     async with http.post(f"{base}/mcp", json=sub, headers=headers) as resp:
         await resp.read()
@@ -161,11 +197,12 @@ async def _subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: 
         clog = {"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {"uri": CLOG_URI}}
         async with http.post(f"{base}/mcp", json=clog, headers=headers) as resp:
             await resp.read()
-    received: list[tuple[float, str]] = []
     out.append(None if stall else received)  # a stalled one is not measured, only counted as ready
     counted.append(True)
     if stall:
         await asyncio.sleep(3600)  # holds the stream open and never reads it: buffers fill, then sends block
+    if CLIENT == "raw":
+        await asyncio.sleep(3600)  # RawFrames records what arrives; the stream stays open until cancelled
     async for raw in stream.content:
         line = raw.decode().strip()
         if line.startswith("data:") and "resources/updated" in line:
@@ -173,13 +210,73 @@ async def _subscriber(http: aiohttp.ClientSession, base: str, stall: bool, out: 
             received.append((time.time(), meta.get("deepr/publishedAt", "")))
 
 
+SETUP_S = 300
+"""Every wait in a run is bounded: subscribers not set up by then are counted with nothing received."""
+STREAM_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=120)
+"""The aiohttp GET stream stays open for the whole run (set-up requests: 120 s each)."""
+CLIENT = os.environ.get("BENCH_CLIENT", "raw")
+"""How subscribers read their GET stream: ``raw`` (asyncio socket, frames split and JSON-parsed by
+hand) or ``aiohttp`` (its line reader); the set-up requests go through aiohttp either way."""
+
+
+async def open_raw_stream(base: str, headers: dict[str, str], received: list, *, stall: bool) -> asyncio.Transport:
+    """The GET event stream as a plain socket read by ``RawFrames`` (200 or raise); a stalled one stops reading."""
+    host, port = base.removeprefix("http://").split(":")
+    loop = asyncio.get_running_loop()
+    head: asyncio.Future[bytes] = loop.create_future()
+    transport, _ = await loop.create_connection(lambda: RawFrames(head, received), host, int(port))
+    lines = ["GET /mcp HTTP/1.1", f"Host: {host}:{port}", *(f"{k}: {v}" for k, v in headers.items())]
+    transport.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    status = await head
+    if not status.startswith(b"HTTP/1.1 200"):
+        transport.close()
+        raise aiohttp.ClientError(f"GET stream refused: {status[:60]!r}")
+    if stall:
+        transport.pause_reading()  # never reads again: buffers fill, then sends to it block
+    return transport  # type: ignore[return-value]
+
+
+class RawFrames(asyncio.Protocol):
+    """Reads one event stream in the loop's data callback (no task wake-up per frame): each read's
+    arrival time is the receipt time of every whole SSE frame in it, and each ``resources/updated``
+    frame is JSON-parsed after the time is taken. HTTP chunk-size lines between frames are skipped
+    (each frame is one chunk, so a frame is never split by them)."""
+
+    def __init__(self, head: asyncio.Future[bytes], received: list) -> None:
+        self.head, self.received, self.buffer = head, received, b""
+
+    def data_received(self, data: bytes) -> None:
+        at = time.time()
+        self.buffer += data
+        if not self.head.done():
+            if b"\r\n\r\n" not in self.buffer:
+                return
+            status, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+            self.head.set_result(status)
+        *frames, self.buffer = self.buffer.split(b"\r\n\r\n")
+        for frame in frames:
+            start = frame.find(b"data: ")
+            if start < 0 or b"resources/updated" not in frame:
+                continue  # a chunk-size line, a ping, another message
+            message = json.loads(frame[start + 6 :])
+            if message["method"] == "notifications/resources/updated" and message["params"]["uri"] == URI:
+                self.received.append((at, message["params"].get("_meta", {}).get("deepr/publishedAt", "")))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.head.done():
+            self.head.set_exception(exc or ConnectionError("closed before the response"))
+
+
 async def subscribers_main(base: str, count: int, stall: int, result_path: str) -> None:
     out: list = []
     connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None)) as http:
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=120)) as http:
         tasks = [asyncio.create_task(subscriber(http, base, i < stall, out)) for i in range(count)]
-        while len(out) < count:  # noqa: ASYNC110 - a bench's start-up barrier, polled
+        deadline = time.monotonic() + SETUP_S
+        while len(out) < count and time.monotonic() < deadline:  # noqa: ASYNC110 - a start-up barrier, polled
             await asyncio.sleep(0.05)
+        if len(out) < count:
+            print(f"  {count - len(out)} subscribers not set up after {SETUP_S} s", file=sys.stderr)
         print("ready", flush=True)
         await asyncio.to_thread(sys.stdin.readline)  # the orchestrator says when the run is over
         await asyncio.to_thread(Path(result_path).write_text, json.dumps([r for r in out if r is not None]))
@@ -207,14 +304,14 @@ def run_case(
 ) -> dict:
     """One run: ``replicas`` servers (sharing ``store`` when more than one), ``n`` subscribers spread
     evenly over them, ``updates`` published on the first server ``interval`` seconds apart."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _reaped() as procs:
         env = {**os.environ, "BENCH_STORE": store or ""}
         servers, bases = [], []
         for r in range(replicas):
             os.mkdir(f"{tmp}/r{r}")
             cmd = [sys.executable, "-m", "bench.fanout", "--serve", f"{tmp}/r{r}"]
-            servers.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env))
-            bases.append(servers[-1].stdout.readline().strip())  # type: ignore[union-attr]
+            servers.append(_started(procs, cmd, env=env))
+            bases.append(_line(servers[-1], 120, "a server to start"))
         base = bases[0]
         workers, results = [], []
         count = min(n, replicas * -(-4 // replicas))  # 4 client processes, or a multiple of the replicas
@@ -223,23 +320,12 @@ def run_case(
             path = f"{tmp}/w{i}.json"
             results.append(path)
             args = ["--subscribers", bases[i % replicas], str(k), str(stall if i == 0 else 0), path]
-            workers.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "bench.fanout", *args],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                )
-            )
+            workers.append(_started(procs, [sys.executable, "-m", "bench.fanout", *args], stdin=subprocess.PIPE))
         for w in workers:
-            assert w.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
+            assert _line(w, SETUP_S + 60, "subscribers to set up") == "ready"
         clogged = None
         if stall:
-            clogged = json.loads(
-                subprocess.run(
-                    ["curl", "-s", "-X", "POST", f"{base}/bench/clog"], capture_output=True, text=True, check=True
-                ).stdout
-            )
+            clogged = json.loads(_post(f"{base}/bench/clog", 180))
             print(
                 f"  stalled client: a send to it blocked after {clogged['sent']:,} notifications "
                 f"({clogged['seconds']:.1f} s)"
@@ -249,11 +335,10 @@ def run_case(
             )
         params = f"mode={mode}&updates={updates}&interval={interval}"
         started = time.time()
-        out = subprocess.run(
-            ["curl", "-s", "-X", "POST", f"{base}/bench/run?{params}"], capture_output=True, text=True, check=True
-        ).stdout
+        answer = json.loads(_post(f"{base}/bench/run?{params}", updates * interval * 3 + 120))
         total_s = time.time() - started - updates * interval
-        published = [datetime.fromisoformat(p).timestamp() for p in json.loads(out)["published"]]
+        published = [datetime.fromisoformat(p).timestamp() for p in answer["published"]]
+        written_ms = answer.get("written_ms") or [float("nan")]
         time.sleep(1.0 + replicas * 0.5)
         for w in workers:
             w.stdin.write("done\n")  # type: ignore[union-attr]
@@ -289,7 +374,46 @@ def run_case(
             "per_subscriber": statistics.median(delivered) if delivered else 0,
             "published": len(published),
             "clogged": bool(clogged and clogged["blocked"]),
+            "written_ms": statistics.median(written_ms),
         }
+
+
+@contextlib.contextmanager
+def _reaped() -> Iterator[list[subprocess.Popen]]:
+    """The processes a run starts; whatever is still running when it ends (a timeout, an error) is killed."""
+    procs: list[subprocess.Popen] = []
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+        for proc in procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=10)
+
+
+def _started(procs: list[subprocess.Popen], cmd: list[str], **kwargs: Any) -> subprocess.Popen:
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, **kwargs)
+    procs.append(proc)
+    return proc
+
+
+def _line(proc: subprocess.Popen, timeout: float, waiting_for: str) -> str:
+    """The next line ``proc`` prints, within ``timeout`` seconds (TimeoutError naming what was awaited)."""
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    if not ready:
+        raise TimeoutError(f"waited {timeout:.0f} s for {waiting_for}")
+    line = proc.stdout.readline()
+    if not line:
+        raise RuntimeError(f"a process exited (code {proc.wait()}) while waiting for {waiting_for}")
+    return line.strip()
+
+
+def _post(url: str, timeout: float) -> str:
+    cmd = ["curl", "-sf", "--max-time", str(int(timeout)), "-X", "POST", url]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout + 10).stdout
 
 
 def published_before(published: list[float], marked: float) -> float:
@@ -329,7 +453,11 @@ def main() -> None:
     parser.add_argument("--store", help="redis://HOST:PORT/DB for --replicas, or 'auto' (a temporary redis-server)")
     parser.add_argument("--rate", type=float, default=0, help="rate mode: updates per second (with --replicas)")
     parser.add_argument("--duration", type=float, default=30, help="rate mode: seconds of updates")
+    parser.add_argument(
+        "--client", choices=["raw", "aiohttp"], default="raw", help="how subscribers read their event stream"
+    )
     args = parser.parse_args()
+    os.environ["BENCH_CLIENT"] = args.client
     if args.serve:
         with asyncio.Runner(loop_factory=_loop_factory()) as runner:
             runner.run(serve(args.serve))
@@ -353,13 +481,16 @@ def main() -> None:
     runs: dict[tuple[int, str, int], list[dict]] = {case: [] for case in cases}
     for _ in range(args.repeat):  # interleaved, so drift on a shared machine hits every case alike
         for case in cases:
-            runs[case].append(run_case(*case))
+            try:
+                runs[case].append(run_case(*case))
+            except (TimeoutError, RuntimeError, subprocess.SubprocessError, AssertionError) as exc:
+                print(f"  run {case} failed, left out: {type(exc).__name__}: {exc}", file=sys.stderr)
     loop = "uvloop" if use_uvloop(os.environ.get("BENCH_LOOP", "auto")) else "asyncio"
     http = os.environ.get("BENCH_HTTP", "auto")
     http = ("httptools" if _has("httptools") else "h11") if http == "auto" else http
     print(
-        f"{UPDATES} updates {INTERVAL_S} s apart, one URI, subscribers in 4 processes, {os.cpu_count()} cores, "
-        f"server loop {loop}, http {http}; "
+        f"{UPDATES} updates {INTERVAL_S} s apart, one URI, subscribers in 4 processes ({args.client} stream reads), "
+        f"{os.cpu_count()} cores, server loop {loop}, http {http}; "
         f"median of {args.repeat} runs (p99 range in brackets)"
     )
     print()
@@ -374,14 +505,17 @@ NAMES = {
 
 def print_table(runs: dict[tuple[int, str, int], list[dict]], writers: str) -> None:
     """One row per case, each p99 next to the naive loop's (and the stalled row next to its unstalled one)."""
-    med = {case: statistics.median(r["p99"] for r in rs) for case, rs in runs.items()}
+    med = {case: statistics.median(r["p99"] for r in rs) for case, rs in runs.items() if rs}
     print(
         "| subscribers | fan-out | stalled subscriber | p50 ms | p99 ms | p99 vs naive | p99 vs no stall "
-        "| publish overrun s | got final update | notifications |"
+        "| server wrote all ms | publish overrun s | got final update | notifications |"
     )
-    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for (n, mode, stall), rs in runs.items():
         name = NAMES.get(mode, f"deepr Notifier (one prepared message per update, {writers} writers)")
+        if not rs:
+            print(f"| {n:,} | {name} | {stall or 'none'} | every run failed (see above) |")
+            continue
         if stall:
             blocked = sum(r["clogged"] for r in rs)
             stalled = f"1, its sends blocked ({blocked}/{len(rs)} runs)"
@@ -396,6 +530,7 @@ def print_table(runs: dict[tuple[int, str, int], list[dict]], writers: str) -> N
         print(
             f"| {n:,} | {name} | {stalled} | {statistics.median(r['p50'] for r in rs):.1f} | "
             f"{med[(n, mode, stall)]:.1f} [{min(p99s):.0f}-{max(p99s):.0f}] | {vs_naive} | {vs_calm} | "
+            f"{statistics.median(r['written_ms'] for r in rs):.1f} | "
             f"{statistics.median(r['extra_s'] for r in rs):.2f} | {final[0]:,}/{final[1]:,} | "
             f"{sum(r['notifications'] for r in rs):,} |"
         )

@@ -47,6 +47,9 @@ META_COUNT = "deepr/subscriberCount"
 META_AT = "deepr/publishedAt"
 UPDATED = "notifications/resources/updated"
 WIRE_DUMP = {"by_alias": True, "exclude_unset": True}
+SLICE_S = 0.005
+"""A writer yields to the event loop after sending this long: a send that completes without
+waiting (a socket write) never yields by itself, and 1,000 of them would hold the loop ~50 ms."""
 """How every SDK transport serialises an outgoing message (stdio, streamable HTTP, legacy SSE)."""
 
 
@@ -75,13 +78,16 @@ class PreparedNotification(JSONRPCNotification):
 class Update:
     """One publish of one URI, shared by every subscriber it reaches (and kept by coalescing)."""
 
-    __slots__ = ("_message", "count", "published_at", "uri")
+    __slots__ = ("_message", "count", "frame", "published_at", "uri")
 
     def __init__(self, uri: str, published_at: str, count: int) -> None:
         self.uri = uri
         self.published_at = published_at
         self.count = count
         self._message: PreparedNotification | None = None
+        self.frame: Any = None
+        """A transport's wire form of ``message``, made by the first send that needs it, then shared
+        (``transports/push.py``: the SSE body message for a GET event stream)."""
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -281,13 +287,18 @@ class Notifier:
         """
         with writer.scope:
             try:
+                slice_start = time.monotonic()
                 while True:
+                    if writer.since - slice_start > SLICE_S:
+                        await anyio.lowlevel.checkpoint()  # let requests and the other writers in
+                        slice_start = time.monotonic()
                     while not self._ready:
                         if len(self._writers) - self._stuck > self.writers:
                             return  # a spare whose stalled colleague came back or was dropped
                         if self._ready_event.is_set():
                             self._ready_event = anyio.Event()
                         await self._ready_event.wait()
+                        slice_start = time.monotonic()
                     subscriber = self._ready.popleft()
                     subscriber.queued = False
                     if subscriber.closed or not subscriber.pending:

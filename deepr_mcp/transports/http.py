@@ -38,6 +38,7 @@ from deepr_mcp.transports.auth import auth_middleware, require_auth
 from deepr_mcp.transports.jsonrpc_guard import guard_jsonrpc
 from deepr_mcp.transports.origin import HostOriginGuard
 from deepr_mcp.transports.sessions import ReapingSessionManager, StreamCap
+from deepr_mcp.transports.sse_lane import GetStreamLanes
 
 logger = logging.getLogger(__name__)
 
@@ -113,9 +114,10 @@ def build_http_app(services: Root) -> Starlette:
         protected = require_auth(app, verifier, **protection)
         return HostOriginGuard(protected, security.allowed_hosts, security.allowed_origins)
 
+    streamable = GetStreamLanes(StreamableHTTPASGIApp(manager), manager.push_stream_of)  # pushes skip the SDK's chain
     return Starlette(
         routes=[
-            Route(MCP_PATH, endpoint=guarded(guard_jsonrpc(StreamableHTTPASGIApp(manager), **guard, transport="HTTP"))),
+            Route(MCP_PATH, endpoint=guarded(guard_jsonrpc(streamable, **guard, transport="HTTP"))),
             Route(SSE_PATH, endpoint=guarded(sse_streams), methods=["GET"]),
             Mount(
                 SSE_MESSAGES_PATH,

@@ -13,7 +13,8 @@ client closes the stream; its keep-alive pings find dead peers). An open stream 
 the cap refuses new streams with 503 rather than cutting an open one.
 
 This module is the one place that reads the SDK manager's private session table
-(``_server_instances``, ``_requests_in_flight``, ``_admit_session``): an SDK change breaks here only.
+(``_server_instances``, ``_requests_in_flight``, ``_admit_session``, a transport's ``_event_store``
+and ``_write_stream``): an SDK change breaks here only.
 """
 
 from __future__ import annotations
@@ -35,6 +36,15 @@ class ReapingSessionManager(StreamableHTTPSessionManager):
     @property
     def live_sessions(self) -> int:
         return len(self._server_instances)
+
+    def push_stream_of(self, session_id: str) -> object | None:
+        """The session's outbound write stream (what its dispatcher writes to), for its GET stream's
+        lane (``transports/sse_lane.py``); ``None`` for an unknown session or one with an event store
+        (whose every message must be stored for replay, which only the SDK's path does)."""
+        transport = self._server_instances.get(session_id)
+        if transport is None or transport._event_store is not None:
+            return None
+        return transport._write_stream
 
     def _admit_session(self, requestor: Any) -> StreamableHTTPServerTransport | None:
         # Called under the manager's session-creation lock, so admissions never race each other.
