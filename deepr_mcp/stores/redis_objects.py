@@ -2,7 +2,8 @@
 
 Layout (under the prefix): ``obj:{id}`` is a hash of ``owner``, ``size`` and the JSON ``value``,
 expiring after ``ttl_s`` (Redis drops it); ``obj-owner:{owner}`` is a sorted set of that owner's
-ids scored by creation time, with each id's size in ``obj-size``, so one Lua script can enforce the
+ids scored by creation order (milliseconds x 1000 plus a per-owner counter, so two puts in the same
+millisecond keep their order), with each id's size in ``obj-size``, so one Lua script can enforce the
 per-owner byte limit by dropping the owner's oldest objects, never another owner's.
 """
 
@@ -23,7 +24,7 @@ _PUT = """
 local owner_key, sizes = KEYS[2], KEYS[3]
 local now, ttl_ms, size, limit = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6])
 -- forget what has expired, then make room by dropping this owner's oldest
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', owner_key, '-inf', now - ttl_ms)) do
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', owner_key, '-inf', (now - ttl_ms) * 1000)) do
   redis.call('ZREM', owner_key, id); redis.call('HDEL', sizes, id)
 end
 local total = 0
@@ -37,7 +38,9 @@ for _, id in ipairs(held) do
 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'value', ARGV[2], 'size', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ttl_ms)
-redis.call('ZADD', owner_key, now, ARGV[8])
+local seq = redis.call('INCR', KEYS[4]) % 1000
+redis.call('PEXPIRE', KEYS[4], ttl_ms)
+redis.call('ZADD', owner_key, now * 1000 + seq, ARGV[8])
 redis.call('PEXPIRE', owner_key, ttl_ms)
 redis.call('HSET', sizes, ARGV[8], ARGV[3])
 return 1
@@ -72,6 +75,7 @@ class RedisObjectStore:
             raise ValueError(f"{size_bytes} bytes is over the per-owner limit of {self.max_bytes_per_owner}")
         object_id, now = new_object_id(), time.time()
         keys = [self._key(object_id), f"{self._prefix}obj-owner:{owner}", f"{self._prefix}obj-size:{owner}"]
+        keys.append(f"{self._prefix}obj-seq:{owner}")
         args = [owner, json.dumps(value), str(size_bytes), str(int(now * 1000)), str(int(self.ttl_s * 1000))]
         args += [str(self.max_bytes_per_owner), f"{self._prefix}obj:", object_id]
         await call(self._url, lambda: self._put(keys=keys, args=args))

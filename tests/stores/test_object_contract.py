@@ -48,6 +48,13 @@ async def test_an_owner_over_its_limit_loses_its_own_oldest_only(store: ObjectSt
         await store.put("alice", "x", 5000)
 
 
+async def test_puts_in_the_same_millisecond_are_evicted_oldest_first(store: ObjectStore) -> None:
+    """Scored by time alone, same-millisecond puts were ordered by their random ids: a newer one could go."""
+    made = [await store.put("carol", i, 100) for i in range(30)]
+    kept = [o.id for o in made if await store.get("carol", o.id) is not None]
+    assert kept == [o.id for o in made[-len(kept) :]] and len(kept) >= 10
+
+
 @pytest.mark.parametrize("kind", ["memory", "redis"])
 async def test_objects_expire(kind: str, request: pytest.FixtureRequest) -> None:
     if kind == "memory":
