@@ -16,7 +16,7 @@ from deepr_mcp.replication import outbox
 __all__ = ["Journal"]
 
 
-class Journal:
+class Journal(outbox.LockedOutbox):
     """Thread-safe; the sandbox records through it and the follower drains it."""
 
     def __init__(self, path: Path) -> None:
@@ -35,18 +35,6 @@ class Journal:
     def record(self, change: str) -> None:
         with self._lock:
             outbox.record(self._db, change)
-
-    def outbox(self, limit: int = 100) -> list[tuple[int, str]]:
-        with self._lock:
-            return outbox.pending(self._db, limit)
-
-    def mark_published(self, seq: int) -> None:
-        with self._lock:
-            outbox.published(self._db, seq)
-
-    def sync_cursor(self) -> str:
-        with self._lock:
-            return outbox.cursor(self._db)
 
     def set_cursor(self, entry_id: str) -> None:
         with self._lock:

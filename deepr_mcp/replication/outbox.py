@@ -9,9 +9,10 @@ origin id (its own changes coming back are skipped) and how far it has applied t
 from __future__ import annotations
 
 import sqlite3
+import threading
 import uuid
 
-__all__ = ["SCHEMA_STATEMENTS", "cursor", "origin", "pending", "published", "record", "set_cursor"]
+__all__ = ["SCHEMA_STATEMENTS", "LockedOutbox", "cursor", "origin", "pending", "published", "record", "set_cursor"]
 
 SCHEMA_STATEMENTS = (
     "CREATE TABLE IF NOT EXISTS replication_outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, change TEXT NOT NULL)",
@@ -52,3 +53,23 @@ def set_cursor(db: sqlite3.Connection, entry_id: str) -> None:
         "INSERT INTO replication_state (k, v) VALUES ('cursor', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
         (entry_id,),
     )
+
+
+class LockedOutbox:
+    """The follower's side of an outbox held in ``self._db`` under ``self._lock`` (the corpus, a journal)."""
+
+    _db: sqlite3.Connection
+    _lock: threading.Lock
+
+    def outbox(self, limit: int = 100) -> list[tuple[int, str]]:
+        """Logged changes not yet published, oldest first, as (sequence, JSON)."""
+        with self._lock:
+            return pending(self._db, limit)
+
+    def mark_published(self, seq: int) -> None:
+        with self._lock:
+            published(self._db, seq)
+
+    def sync_cursor(self) -> str:
+        with self._lock:
+            return cursor(self._db)

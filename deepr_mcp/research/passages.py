@@ -60,7 +60,7 @@ class Document:
     """The path relative to the folder it was added from (what sources are shown as)."""
 
 
-class Corpus:
+class Corpus(outbox.LockedOutbox):
     """Thread-safe (one connection, one lock); async callers use ``anyio.to_thread``."""
 
     def __init__(self, path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
@@ -234,19 +234,6 @@ class Corpus:
     def _log(self, change: CorpusChange) -> None:
         if self._origin is not None:
             outbox.record(self._db, replace(change, origin=self._origin).to_json())
-
-    def outbox(self, limit: int = 100) -> list[tuple[int, str]]:
-        """Logged changes not yet published, oldest first, as (sequence, JSON)."""
-        with self._lock:
-            return outbox.pending(self._db, limit)
-
-    def mark_published(self, seq: int) -> None:
-        with self._lock:
-            outbox.published(self._db, seq)
-
-    def sync_cursor(self) -> str:
-        with self._lock:
-            return outbox.cursor(self._db)
 
     def apply_entry(self, entry_id: str, change: str) -> bool:
         """Another replica's change and the cursor past it, in one transaction (see ``corpus_changes.apply``);

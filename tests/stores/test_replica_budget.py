@@ -36,6 +36,16 @@ from tests.support import (
 )
 
 
+async def priced_replicas(stack: AsyncExitStack, tmp_path: Path, redis_server: RedisServer) -> tuple[str, str]:
+    """Two ``serve --http`` replicas on one Redis, each with the sample and a priced loopback LLM: the
+    runner (where campaigns are started) and the other; both stop with ``stack``."""
+    llm = await stack.enter_async_context(fake_llm())
+    env, store = config_env(priced(llm.url)), ("--store", redis_server.url)
+    runner = await stack.enter_async_context(http_server(with_sample(tmp_path / "runner"), *store, **env))
+    other = await stack.enter_async_context(http_server(with_sample(tmp_path / "other"), *store, **env))
+    return runner, other
+
+
 async def attempt(client: Client, arguments: dict[str, Any]) -> tuple[bool, str]:
     result = await client.call_tool("tool_call", {"name": "budget_decide", "arguments": arguments})
     return not result.is_error, text_of(result)
@@ -44,12 +54,8 @@ async def attempt(client: Client, arguments: dict[str, Any]) -> tuple[bool, str]
 async def test_a_question_raised_on_one_replica_is_answered_on_another(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
-    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
-    async with fake_llm() as llm, AsyncExitStack() as stack:
-        env = config_env(priced(llm.url))
-        store = ("--store", redis_server.url)
-        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
-        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+    async with AsyncExitStack() as stack:
+        runner, other = await priced_replicas(stack, tmp_path, redis_server)
         a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))
         c = await stack.enter_async_context(Client(f"{other}/mcp", mode="legacy"))
         c2 = await stack.enter_async_context(Client(f"{other}/mcp", mode="legacy"))
@@ -95,13 +101,9 @@ async def test_a_question_raised_on_one_replica_is_answered_on_another(
 
 async def test_a_2026_client_on_another_replica_answers_inline(tmp_path: Path, redis_server: RedisServer) -> None:
     """The 2026-07-28 channel: C's own call on the other replica comes back input-required; its retry answers."""
-    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
     human = Human(accept(decision="approve_override", new_budget=1.0))
-    async with fake_llm() as llm, AsyncExitStack() as stack:
-        env = config_env(priced(llm.url))
-        store = ("--store", redis_server.url)
-        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
-        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+    async with AsyncExitStack() as stack:
+        runner, other = await priced_replicas(stack, tmp_path, redis_server)
         a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))
         c = await stack.enter_async_context(Client(f"{other}/mcp", mode="auto", elicitation_callback=human))
         cid = (await call(a, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
@@ -123,12 +125,8 @@ async def test_a_2026_client_on_another_replica_answers_inline(tmp_path: Path, r
 
 async def test_a_2026_retry_may_land_on_another_replica(tmp_path: Path, redis_server: RedisServer) -> None:
     """``requestState`` names the question in the shared record, not anything one process holds."""
-    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
-    async with fake_llm() as llm, AsyncExitStack() as stack:
-        env = config_env(priced(llm.url))
-        store = ("--store", redis_server.url)
-        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
-        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+    async with AsyncExitStack() as stack:
+        runner, other = await priced_replicas(stack, tmp_path, redis_server)
         a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))
         cid = (await call(a, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
         await call(a, "campaign_wait", {"campaign_id": cid, "until": "decision", "timeout_s": 30})
@@ -156,13 +154,9 @@ async def test_a_handshake_client_on_another_replica_is_asked_by_elicitation(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
     """B, subscribed on the replica that does not run the campaign, gets ``elicitation/create`` there."""
-    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
     human = Human(accept(decision="approve_override", new_budget=1.0))
-    async with fake_llm() as llm, AsyncExitStack() as stack:
-        env = config_env(priced(llm.url))
-        store = ("--store", redis_server.url)
-        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
-        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+    async with AsyncExitStack() as stack:
+        runner, other = await priced_replicas(stack, tmp_path, redis_server)
         a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))  # cannot elicit
         b = await stack.enter_async_context(Client(f"{other}/mcp", mode="legacy", elicitation_callback=human))
         started = await call(a, "campaign_start", {"question": QUESTION, "budget": 1.0})
@@ -196,12 +190,8 @@ async def test_a_client_subscribing_on_another_replica_after_the_question_is_ask
         return types.ErrorData(code=-32603, message="this client's dialog is broken")
 
     human = Human(accept(decision="approve_override", new_budget=1.0))
-    runner_dir, other_dir = with_sample(tmp_path / "runner"), with_sample(tmp_path / "other")
-    async with fake_llm() as llm, AsyncExitStack() as stack:
-        env = config_env(priced(llm.url))
-        store = ("--store", redis_server.url)
-        runner = await stack.enter_async_context(http_server(runner_dir, *store, **env))
-        other = await stack.enter_async_context(http_server(other_dir, *store, **env))
+    async with AsyncExitStack() as stack:
+        runner, other = await priced_replicas(stack, tmp_path, redis_server)
         a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))  # cannot elicit
         started = await call(a, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET})
         cid, uri = started["campaign_id"], started["resources"]["status"]
