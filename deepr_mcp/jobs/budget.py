@@ -55,6 +55,8 @@ class Asking:
     busy: bool = False
     again: bool = False
     """A connection subscribed while the asking ran: ask on when the current one did not answer."""
+    answered: bool = False
+    """A connection here answered: nobody else is asked while that answer is being applied."""
 
 
 def _no_question(campaign: Campaign) -> Conflict:
@@ -221,6 +223,8 @@ class BudgetDesk:
         state = self._asking.get(campaign.id)
         if state is None or state.question_id != question.id:
             state = self._asking[campaign.id] = Asking(question.id)
+        if state.answered:
+            return None  # answered here, being applied (``decide`` reads the record first): ask nobody else
         if state.busy:
             state.again = True  # the running asking reaches the newcomer once its current connection fails
             return None
@@ -229,6 +233,8 @@ class BudgetDesk:
             while True:
                 state.again = False
                 decision = await self.ask_budget(campaign, question, state.asked)
+                if decision is not None:
+                    state.answered = True
                 if decision is not None or not state.again:
                     return decision
         finally:

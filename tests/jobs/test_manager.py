@@ -236,3 +236,54 @@ async def test_a_share_while_the_budget_question_is_saved_keeps_both() -> None:
         asked = await rig.until(campaign.id, "decision")  # the share is done; the question is open
         assert asked.open_question is not None and asked.shared_with == ["approver"]
         await manager.cancel(campaign.id)
+
+
+class HeldReadStore(MemoryCampaignStore):
+    """Holds the next read once ``hold_next`` is set (the read ``decide`` makes before applying an answer)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold_next = False
+        self.held, self.gate = anyio.Event(), anyio.Event()
+
+    async def get(self, campaign_id: str) -> Any:
+        if self.hold_next:
+            self.hold_next = False
+            self.held.set()
+            await self.gate.wait()
+        return await super().get(campaign_id)
+
+
+async def test_an_answer_being_applied_is_not_put_to_a_connection_subscribing_meanwhile() -> None:
+    # Regression (seen once in CI, e2e): between a connection's answer and ``decide`` applying it
+    # (it reads the record first), a connection that subscribed was put the settled question too.
+    store, asked, b_on_screen, release = HeldReadStore(), [], anyio.Event(), anyio.Event()
+
+    async def ask_budget(campaign: Campaign, question: Any, already: set[str]) -> BudgetDecision | None:
+        left = [c for c in ("b", "c") if c not in already]  # the capable subscribers, in the handler's order
+        if not left:
+            return None
+        who = left[0]
+        already.add(who)
+        asked.append(who)
+        if who == "c":
+            return BudgetDecision(decision="abort", channel="elicitation", answered_by="c")
+        b_on_screen.set()
+        await release.wait()
+        store.hold_next = True  # the next read is decide's: held while C subscribes
+        return BudgetDecision(decision="approve_override", new_budget=1.0, channel="elicitation", answered_by="b")
+
+    rig = Rig(store, step_cost=0.01)
+    async with running(rig, ask_budget=ask_budget, budget_timeout_s=10) as manager:
+        campaign = await start(manager, budget=0.015)
+        with anyio.fail_after(10):
+            await b_on_screen.wait()
+            release.set()
+            await store.held.wait()
+        manager.subscribed(campaign.id)  # C subscribes while B's answer is being applied
+        await anyio.wait_all_tasks_blocked()  # C's offer has run: asked C, or nobody
+        store.gate.set()
+        done = await rig.until(campaign.id)
+    assert asked == ["b"]
+    assert done.phase == CampaignPhase.COMPLETE
+    assert [(d.decision, d.answered_by) for d in done.decisions] == [("approve_override", "b")]
