@@ -152,3 +152,37 @@ def test_a_safety_how_to_does_not_trade_its_warnings_for_reference_entries(corpu
     analysis = analyse("How do I safely extract a tar archive against path traversal?")
     evidence = Retriever(corpus).retrieve("What does the documentation warn about?", analysis, 2)
     assert any("outside of path" in p.text for p in evidence.passages)
+
+
+METADATA_DOCS = {
+    "shutil.md": """# shutil
+
+## shutil.copy2
+
+Identical to copy() except that copy2() also attempts to preserve file metadata such as the last
+modification time of the copied file.
+
+## shutil.copyfile
+
+Copy the contents of the file named src to a file named dst, in the most efficient way possible.
+""",
+    "py_compile.md": """# py_compile
+
+## TIMESTAMP
+
+The pyc file includes the timestamp and size of the source file, which Python will compare against the
+metadata of the source file at runtime to determine if the pyc file needs to be regenerated.
+""",
+}
+
+
+def test_an_everyday_word_also_finds_the_documentation_word_for_it(tmp_path: Path) -> None:
+    for name, text in METADATA_DOCS.items():
+        (tmp_path / name).write_text(text)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path)
+    analysis = analyse("How do I copy a file and keep its timestamps?")
+    evidence = Retriever(corpus).retrieve(analysis.question, analysis, 1)
+    # "keep its timestamps" is "preserve file metadata" to the documentation
+    assert "preserve file metadata" in evidence.passages[0].text
+    assert "preserve" in evidence.related
