@@ -57,11 +57,14 @@ def follow_names(
     best = sorted(pool.values(), key=lambda c: -c.score)[:FOLLOW_DOCS]
     written = set(re.findall(r"\w+", asked.lower()))
     named: dict[str, float] = {}
+    under: dict[str, set[str]] = {}
     for candidate in best:
         # the entry a paragraph belongs to counts as named by it: a later paragraph of "os.walk" that
         # matches the question leads to the entry's own opening ("Generate the file names ...")
         entry = candidate.passage.location.rsplit(" > ", 1)[-1].strip()
         own = [entry] if API_NAME.fullmatch(entry) else []
+        if own:  # (never to itself: a passage does not lift its own score by naming its own entry)
+            under.setdefault(entry, set()).add(candidate.passage.id)
         for name in dict.fromkeys([*own, *API_NAME.findall(candidate.passage.text)]):
             if not set(name.lower().split(".")) <= written:
                 named[name] = named.get(name, 0.0) + candidate.score
@@ -74,7 +77,7 @@ def follow_names(
             entry = location.rsplit(" > ", 1)[-1]
             # the entry of this very API: its full name, or its short name on its module's page
             if entry == name.lower() or (entry.endswith(short) and location.startswith(owner)):
-                if not _bare_signature(hit.text):
+                if not _bare_signature(hit.text) and hit.id not in under.get(name, ()):
                     entries.append(hit)
         # the entry's signature with its description first ("`os.environ` A mapping object ..."): a
         # later paragraph of the same entry may be only a version note

@@ -70,6 +70,13 @@ ANSWER_CUES = {
     ),
 }
 """Sentences that answer a kind of question tend to use these words: cues, not requirements."""
+HOW_TO_CUE = re.compile(
+    r"\b(?:you can|you could|you may|you should|you need to|can be used to|is used to|are used to|"
+    r"the (?:simplest|easiest|usual|recommended|preferred) way)\b",
+    re.I,
+)
+"""A how-to is answered where the documentation addresses the reader ("you can loop over the file
+object"); retrieval only (the report side keeps ``ANSWER_CUES``)."""
 CAVEAT_WORDS = "warning never untrusted security malicious unsafe outside caution"
 WEIGHT_SUB_QUESTION = 1.0
 WEIGHT_QUESTION = 0.8
@@ -186,7 +193,7 @@ class Retriever:
         if not pool:
             return Evidence([], [])
         version = analysis.type == "version"
-        self._cue = ANSWER_CUES.get(analysis.type)
+        self._cue = ANSWER_CUES.get(analysis.type) or (HOW_TO_CUE if analysis.type == "how_to" else None)
         self._score(pool, weights, safety, version)
         feedback = feedback_terms(pool.values(), weights)
         if feedback:
