@@ -3,6 +3,8 @@
 A how-to worded unlike the documentation ("visit every file in subfolders") still retrieves a few
 passages that use the right call ("os.walk"); the call's own reference entry rarely shares a word
 with the question, so it is fetched by name and ranked at a share of the passage that named it.
+A paragraph under an entry's heading names that entry too (a matching note of "os.walk" leads to
+the entry's opening), and of an entry's passages the signature with its description comes first.
 """
 
 from __future__ import annotations
