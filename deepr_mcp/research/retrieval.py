@@ -71,12 +71,13 @@ ANSWER_CUES = {
 }
 """Sentences that answer a kind of question tend to use these words: cues, not requirements."""
 HOW_TO_CUE = re.compile(
-    r"\b(?:you can|you could|you may|you should|you need to|can be used to|is used to|are used to|"
+    r"\b(?:you can|you could|you may|you should|you need to|"
     r"the (?:simplest|easiest|usual|recommended|preferred) way)\b",
     re.I,
 )
 """A how-to is answered where the documentation addresses the reader ("you can loop over the file
-object"); retrieval only (the report side keeps ``ANSWER_CUES``)."""
+object"); retrieval only (the report side keeps ``ANSWER_CUES``). Not "can be used to": reference
+entries say it of every API ("asyncio.wait ... can be used to"), so it lifted neighbours of the answer."""
 CAVEAT_WORDS = "warning never untrusted security malicious unsafe outside caution"
 WEIGHT_SUB_QUESTION = 1.0
 WEIGHT_QUESTION = 0.8
