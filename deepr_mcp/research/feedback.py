@@ -3,6 +3,8 @@
 A question worded unlike the documentation ("path traversal") still retrieves a few right
 passages; the words those passages share and the rest of the pool rarely has ("tarfile",
 "outside") are how the documentation says it, and widen the pool (Rocchio-style feedback).
+Words are taken from the passages' prose, not their code blocks: the made-up data of an example
+("jane", "dave" in a sorting example) is no vocabulary of the topic.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from deepr_mcp.text.tokenizer import tokenize
 
 FEEDBACK_DOCS = 5
 FEEDBACK_TERMS = 6
+_FENCE = re.compile(r"^```[^\n]*\n.*?^```[ \t]*$", re.S | re.M)
+"""A fenced code block, left out where feedback words are taken."""
 
 
 class _Text(Protocol):
@@ -41,7 +45,7 @@ def feedback_terms(pool: Iterable[Ranked], weights: dict[str, float]) -> list[st
     in_rest = Counter(t for c in rest for t in c.terms)
     words: dict[str, str] = {}
     for c in top:
-        for raw in re.findall(r"[A-Za-z_]\w+", c.passage.text):
+        for raw in re.findall(r"[A-Za-z_]\w+", _FENCE.sub(" ", c.passage.text)):
             words.setdefault(tokenize(raw)[0] if tokenize(raw) else "", raw.lower())
     scored = []
     for term, count in in_top.items():

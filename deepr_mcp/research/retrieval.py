@@ -5,12 +5,14 @@ against "files are created outside of path") and returns five near-copies of one
 
 1. the pool comes from several corpus searches: the sub-question, the whole question's key
    terms, each compared side on its own, and, for "safely / should I" questions, the key terms
-   with caveat words;
+   with caveat words; everyday words the documentation says otherwise ("folder", "keep") are searched
+   as the documentation's words too ("directory", "preserve": ``terms.DOC_WORDS``);
 2. pseudo-relevance feedback: words that are frequent in the best few passages and rare in the
    rest of the pool (the corpus's own vocabulary for the topic, e.g. "tarfile") widen the pool;
 3. how-tos (not safety ones) follow the dotted API names the best passages use ("os.walk") to
    those APIs' own reference entries, which rarely share a word with a question worded unlike
-   the docs ("visit every file in subfolders");
+   the docs ("visit every file in subfolders"), and a matching paragraph of an entry leads to the
+   entry's opening (signature and description);
 4. every candidate is scored on the weighted terms (sub-question > question > feedback), its
    heading, and, when the question is about safety, on carrying a warning; a sub-question that
    names both sides of a comparison prefers passages that speak of both, and every score is
@@ -36,7 +38,7 @@ from deepr_mcp.research.follow import follow_names
 from deepr_mcp.research.operators import named_keywords, operator_words, writes_keyword
 from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
 from deepr_mcp.research.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
-from deepr_mcp.research.terms import GENERIC
+from deepr_mcp.research.terms import GENERIC, weigh_doc_words
 from deepr_mcp.research.vectors import VectorStore, passage_text
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
@@ -68,6 +70,14 @@ ANSWER_CUES = {
     ),
 }
 """Sentences that answer a kind of question tend to use these words: cues, not requirements."""
+HOW_TO_CUE = re.compile(
+    r"\b(?:you can|you could|you may|you should|you need to|"
+    r"the (?:simplest|easiest|usual|recommended|preferred) way)\b",
+    re.I,
+)
+"""A how-to is answered where the documentation addresses the reader ("you can loop over the file
+object"); retrieval only (the report side keeps ``ANSWER_CUES``). Not "can be used to": reference
+entries say it of every API ("asyncio.wait ... can be used to"), so it lifted neighbours of the answer."""
 CAVEAT_WORDS = "warning never untrusted security malicious unsafe outside caution"
 WEIGHT_SUB_QUESTION = 1.0
 WEIGHT_QUESTION = 0.8
@@ -105,7 +115,8 @@ class SearchBackend(Protocol):
 class Evidence:
     passages: list[PassageLike]
     related: list[str]
-    """Words the feedback step took from the corpus (shown to the model as related terms)."""
+    """The documentation's words for the question's everyday ones ("directory" for "folder") and the
+    words the feedback step took from the corpus (shown to the model as related terms)."""
 
 
 @dataclass(slots=True)
@@ -176,12 +187,14 @@ class Retriever:
                 joined.append(word)
                 for term in tokenize(word):
                     weights[term] = max(weights.get(term, 0.0), weight)
+        aliases = weigh_doc_words(f"{sub_question} {analysis.question}", weights, WEIGHT_QUESTION)
+        joined += aliases
         self._remember_spelling(" ".join(joined))
-        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety)
+        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety, " ".join(aliases))
         if not pool:
             return Evidence([], [])
         version = analysis.type == "version"
-        self._cue = ANSWER_CUES.get(analysis.type)
+        self._cue = ANSWER_CUES.get(analysis.type) or (HOW_TO_CUE if analysis.type == "how_to" else None)
         self._score(pool, weights, safety, version)
         feedback = feedback_terms(pool.values(), weights)
         if feedback:
@@ -193,13 +206,13 @@ class Retriever:
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
             self._score(pool, weights, safety, version)
         if analysis.type == "how_to" and not safety:  # a safety answer is the warning, not the reference
-            follow_names(self.corpus, pool, weights, self._candidate)
+            follow_names(self.corpus, pool, weights, self._candidate, f"{sub_question} {analysis.question}")
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         if self.reranker is not None:
             ranked = ranked[: max(RERANK_DEPTH, 3 * k)]
             self._rerank(sub_question, ranked)
         ranked = ranked[: max(3 * k, 12)]
-        return Evidence([c.passage for c in mmr(ranked, k)], feedback)
+        return Evidence([c.passage for c in mmr(ranked, k)], [*aliases, *feedback])
 
     def _compounds(self, text: str) -> list[str]:
         """Two adjacent words written as one where the corpus has that word ("context manager" ->
@@ -226,8 +239,13 @@ class Retriever:
 
     # -- the pool ------------------------------------------------------------------------------
 
-    def _pool(self, sub_question: str, analysis: QuestionAnalysis, safety: bool) -> dict[str, Candidate]:
-        queries = [sub_question, " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic])]
+    def _pool(
+        self, sub_question: str, analysis: QuestionAnalysis, safety: bool, aliases: str = ""
+    ) -> dict[str, Candidate]:
+        queries = [
+            sub_question,
+            " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic, aliases]).strip(),
+        ]
         if safety:
             queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_WORDS]))
         pool: dict[str, Candidate] = {}

@@ -152,3 +152,66 @@ def test_a_safety_how_to_does_not_trade_its_warnings_for_reference_entries(corpu
     analysis = analyse("How do I safely extract a tar archive against path traversal?")
     evidence = Retriever(corpus).retrieve("What does the documentation warn about?", analysis, 2)
     assert any("outside of path" in p.text for p in evidence.passages)
+
+
+METADATA_DOCS = {
+    "shutil.md": """# shutil
+
+## shutil.copy2
+
+Identical to copy() except that copy2() also attempts to preserve file metadata such as the last
+modification time of the copied file.
+
+## shutil.copyfile
+
+Copy the contents of the file named src to a file named dst, in the most efficient way possible.
+""",
+    "py_compile.md": """# py_compile
+
+## TIMESTAMP
+
+The pyc file includes the timestamp and size of the source file, which Python will compare against the
+metadata of the source file at runtime to determine if the pyc file needs to be regenerated.
+""",
+}
+
+
+def test_an_everyday_word_also_finds_the_documentation_word_for_it(tmp_path: Path) -> None:
+    for name, text in METADATA_DOCS.items():
+        (tmp_path / name).write_text(text)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path)
+    analysis = analyse("How do I copy a file and keep its timestamps?")
+    evidence = Retriever(corpus).retrieve(analysis.question, analysis, 1)
+    # "keep its timestamps" is "preserve file metadata" to the documentation
+    assert "preserve file metadata" in evidence.passages[0].text
+    assert "preserve" in evidence.related
+
+
+LINES_DOCS = {
+    "linereader.md": """# LineReader
+
+## LineReader.readline
+
+Read a single logical line from the current text file; a file line ending in a backslash joins the next
+line.
+""",
+    "tutorial.md": """# Input and Output
+
+## Methods of File Objects
+
+For reading lines from a text file, you can loop over the file object. This is memory efficient, fast,
+and leads to simple code.
+""",
+}
+
+
+def test_a_how_to_prefers_the_passage_that_tells_the_reader_what_to_do(tmp_path: Path) -> None:
+    for name, text in LINES_DOCS.items():
+        (tmp_path / name).write_text(text)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path)
+    analysis = analyse("How do I read a text file line by line?")
+    evidence = Retriever(corpus).retrieve(analysis.question, analysis, 1)
+    # both hold every word of the question; the tutorial addresses the reader ("you can ...")
+    assert "you can loop over the file object" in evidence.passages[0].text
