@@ -178,6 +178,8 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     for value, _, _, unit, number in scored:
         if (number, unit.index) in taken or any(same_claim(unit.text, k) for k in known):
             continue
+        if dangling(unit.text, unit.code):
+            continue  # "Two problems exist:" with nothing after it; it must not take in a neighbour either
         merged = _with_neighbour(unit, value, by_passage[number], taken, number)
         if not merged.code and not (terms(merged.text) | headed[number]) & everything:
             continue  # neither it nor its heading says anything of what is asked: filler
@@ -237,6 +239,7 @@ def _with_neighbour(
             abs(other.index - unit.index) == 1
             and other.code is None
             and not _ADMONITION.match(other.text)  # a warning is a claim of its own, read whole
+            and not dangling(other.text, other.code)  # "Two problems exist:" would leave the claim hanging
             and other_value >= NEIGHBOUR_SHARE * value
             and (number, other.index) not in taken
             and len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS

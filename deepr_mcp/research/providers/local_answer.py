@@ -13,6 +13,7 @@ import re
 
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import QuestionAnalysis, analyse
+from deepr_mcp.research.claims import contrasts
 from deepr_mcp.research.relevance import HARM as _HARM
 from deepr_mcp.research.relevance import PROTECT_CUE
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT
@@ -95,6 +96,32 @@ def says_something(claim: str) -> bool:
     return len(re.findall(r"[A-Za-z]{2,}", prose)) >= MIN_WORDS and claim.count("(") <= claim.count(")")
 
 
+CONTRAST_WORDS = 50
+"""Words beyond the answer's budget a contrast's other half may take: half an answer misleads."""
+
+
+def with_contrasts(chosen: list[str], findings: list[str]) -> list[str]:
+    """The chosen lines, each followed by the finding that states the same about another subject:
+    "A shallow copy constructs ... references" leads, and "A deep copy constructs ... copies" is
+    the other half of that answer, wherever the plan put it."""
+    out: list[str] = []
+    words = sum(len(line.split()) for line in chosen)
+    for line in chosen:
+        if line in out:
+            continue
+        out.append(line)
+        claim = prompts.CITE.sub("", line).strip()
+        for other in findings:
+            extra = 0 if other in chosen else len(other.split())
+            if other in out or words + extra > ANSWER_WORDS + CONTRAST_WORDS:
+                continue
+            if contrasts(claim, prompts.CITE.sub("", other).strip()):
+                out.append(other)  # a chosen other half moves up next to its pair
+                words += extra
+                break
+    return out
+
+
 def answer_text(user: str) -> str:
     """The direct answer: the best finding of each sub-question in plan order, warnings first if asked.
 
@@ -167,6 +194,7 @@ def answer_text(user: str) -> str:
             used_groups.add(-neg_group)
             words += len(line.split())
     chosen.sort(key=findings.index)
+    chosen = with_contrasts(chosen, findings)
     if "safety" in focus:
         chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))
     return " ".join(chosen)
