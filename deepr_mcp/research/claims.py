@@ -69,32 +69,55 @@ _LIST_MARK = re.compile(r"^[-*\u2022]\s+")
 _ITEM_START = re.compile(r"\n[ \t]*(?=(?:[-*\u2022]|\d{1,2}[.)])[ \t]+\S)")
 """Where a list item begins: a new line opening with a bullet or a number ("- ", "* ", "2. ")."""
 _ITEM_MARK = re.compile(r"^[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+")
-_WHOLE_SENTENCE = re.compile(r"^[\"'(`*_\[]*[A-Z0-9`].*[.!?][)\"']*$", re.S)
-"""A list item that is a sentence of its own: it opens with a capital (or code) and ends with a full stop."""
+_FRAGMENT = re.compile(r"^[\"'(*_\[]*[a-z]|(?:[;,]|\band|\bor)$")
+"""A list item that only completes the sentence before it: it opens in lower case ("- on a bytecode
+boundary;") or runs on (";", ",", "and")."""
+_FULL_STOP = re.compile(r"[.!?][)\"'\u201d]*$")
+SHORT_LIST_CHARS = 400
+"""A list of entries that are not sentences ("Using a pair of parentheses: `()`") reads as one claim
+with its introduction up to this length; a longer one is a list of separate notes."""
 _NEEDS_ITEMS = re.compile(r"\b(?:following|as follows|below|these|those)\b[^.!?]*:$", re.I)
 
 
+def _runs(pieces: list[str]) -> list[tuple[list[str], str]]:
+    """List items grouped into runs, each with the prose that follows its last item."""
+    runs: list[tuple[list[str], str]] = []
+    items: list[str] = []
+    for piece in pieces:
+        first, _, tail = _ITEM_MARK.sub("", piece).partition("\n\n")
+        items.append(" ".join(first.split()))
+        if tail.strip():
+            runs.append((items, tail.strip()))
+            items = []
+    if items:
+        runs.append((items, ""))
+    return runs
+
+
 def blocks(prose: str) -> list[str]:
-    """Prose cut into its paragraphs' runs of sentences and its list items that are sentences.
+    """Prose cut into its paragraphs' runs of sentences and its list items that are statements.
 
     A What's New list ("- Unicode strings now use faster code... - The ``with`` statement now
-    stores...") is several statements about different things, so each item is read on its own;
-    an item that is a fragment ("- on a bytecode boundary;") only completes the sentence before it
-    and stays with it. An introduction that ends with a colon before items read on their own
-    ("... only relevant for compound objects (objects that contain other objects):") is a statement
-    of its own, ended with a full stop, unless it only announces them ("the following items:").
+    stores...") is several statements about different things, so each item is read on its own; a
+    list of fragments ("- on a bytecode boundary;") only completes the sentence before it and stays
+    with it. An introduction that ends with a colon before items read on their own ("... only
+    relevant for compound objects (objects that contain other objects):") is a statement of its
+    own, ended with a full stop, unless it only announces them ("the following functions:").
     """
     pieces = _ITEM_START.split(prose)
     out: list[str] = [pieces[0].strip()] if pieces[0].strip() else []
-    for piece in pieces[1:]:
-        item = " ".join(_ITEM_MARK.sub("", piece).split())
-        if not _WHOLE_SENTENCE.match(item) and out:
-            out[-1] = f"{out[-1]} {item}"  # a fragment completes the sentence before it
-            continue
-        if out and out[-1].endswith(":") and not _NEEDS_ITEMS.search(out[-1]):
-            out[-1] = out[-1][:-1] + "."
-        out.append(item)
-    return out
+    for items, tail in _runs(pieces[1:]):
+        glued = " ".join([out[-1], *items]) if out else ""
+        entries = not all(_FULL_STOP.search(item) for item in items)
+        if out and (any(_FRAGMENT.search(item) for item in items) or (entries and len(glued) <= SHORT_LIST_CHARS)):
+            out[-1] = glued  # fragments, or a short list of entries, complete the sentence before them
+        else:
+            if out and out[-1].endswith(":") and not _NEEDS_ITEMS.search(out[-1]):
+                out[-1] = out[-1][:-1] + "."
+            out += items
+        if tail:
+            out.append(tail)
+    return [block for block in out if block]
 
 
 def _sentences(prose: str, start: int) -> list[Unit]:

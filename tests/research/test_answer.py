@@ -168,3 +168,23 @@ def test_list_items_are_read_apart_from_their_introduction() -> None:
     assert lines[0] == "- The difference between shallow and deep copying is only relevant for compound objects. [1]"
     assert any(SHALLOW in line for line in lines) and any(DEEP in line for line in lines)
     assert not any(line.rstrip(" [1]").endswith(":") for line in lines)  # "Two problems ...:" leads nowhere
+
+
+def test_an_answer_names_the_code_the_question_spells_out() -> None:
+    from deepr_mcp.research.providers.local_answer import code_names
+
+    assert code_names("Why is tempfile.mktemp() considered insecure?") == {"tempfile", "mktemp"}
+    assert code_names("How do I sort, e.g. by a key, a list?") == set()  # an abbreviation is no code
+    question = "Why is tempfile.mktemp() considered insecure and what should I use instead?"
+    groups = [
+        (
+            question,
+            [
+                "SSL versions 2 and 3 are considered insecure and are therefore dangerous to use. [1]",
+                "`tempfile`: mktemp is deprecated due to vulnerability to race conditions [2]",
+            ],
+        ),
+        ("What should you use instead?", ["`tempfile.mkstemp()` Creates a temporary file securely. [3]"]),
+    ]
+    out = _answer(question, groups, "why, safety", ["tempfile", "mktemp", "insecure"])
+    assert "SSL" not in out and "mktemp is deprecated" in out

@@ -113,3 +113,28 @@ def test_sentences_about_different_subjects_are_no_duplicates() -> None:
     )
     assert not different_subjects("Note: The extract() method is unsafe.", "The extract() method is unsafe.")
     assert not contrasts("A shallow copy is cheap.", "The tarfile module reads tar archives.")
+
+
+def test_a_long_list_of_entries_is_separate_notes_and_a_short_one_is_one_claim() -> None:
+    notes = "The following modules have specific security considerations:\n\n" + "\n".join(
+        f"- `{name}`: {text}"
+        for name, text in [
+            ("hashlib", "all constructors take a usedforsecurity keyword-only argument disabling insecure algorithms"),
+            ("logging", "Logging configuration uses eval()"),
+            ("pickle", "Restricting globals in pickle"),
+            ("shelve", "shelve is based on pickle and thus unsuitable for dealing with untrusted sources"),
+            ("tempfile", "mktemp is deprecated due to vulnerability to race conditions"),
+            ("zipfile", "maliciously prepared .zip files can cause disk volume exhaustion"),
+        ]
+    )
+    found = [u.text for u in units(notes)]
+    assert "`tempfile`: mktemp is deprecated due to vulnerability to race conditions" in found
+    ways = (
+        "Tuples may be constructed in a number of ways:\n\n- Using a pair of parentheses to denote the empty "
+        "tuple: `()`\n- Using a trailing comma for a singleton tuple: `a,` or `(a,)`\n\nNote that it is the comma."
+    )
+    assert [u.text for u in units(ways)] == [
+        "Tuples may be constructed in a number of ways: Using a pair of parentheses to denote the empty tuple: `()` "
+        "Using a trailing comma for a singleton tuple: `a,` or `(a,)`",
+        "Note that it is the comma.",
+    ]
