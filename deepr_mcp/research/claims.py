@@ -176,7 +176,7 @@ def contrasts(a: str, b: str) -> bool:
     """Whether two sentences are a contrast pair: the same statement about two subjects ("A shallow
     copy constructs ... references" / "A deep copy constructs ... copies"). Each is half of one
     answer, so a reader wants them together."""
-    ta, tb = terms(a), terms(b)
+    ta, tb = _terms(a), _terms(b)
     return bool(ta and tb) and different_subjects(a, b) and len(ta & tb) / len(ta | tb) >= CONTRAST_SHARE
 
 
@@ -200,14 +200,13 @@ def same_claim(a: str, b: str) -> bool:
     the same subject."""
     if normalise(a) == normalise(b):
         return True
-    ta, tb = terms(a), terms(b)
-    if not ta or not tb or about_other_subjects(a, b):
+    ta, tb = _terms(a), _terms(b)
+    if not ta or not tb:
         return False
     overlap = len(ta & tb)
-    if overlap / len(ta | tb) >= DUPLICATE_THRESHOLD:
-        return True
     small = min(len(ta), len(tb))
-    return small >= 4 and overlap / small >= 0.9  # one says all the other does, and a bit more
+    near = overlap / len(ta | tb) >= DUPLICATE_THRESHOLD or (small >= 4 and overlap / small >= 0.9)
+    return near and not about_other_subjects(a, b)  # one says all the other does, about the same subject
 
 
 def adds_nothing(new: str, old: str) -> bool:
@@ -219,8 +218,15 @@ def adds_nothing(new: str, old: str) -> bool:
     """
     if normalise(new) == normalise(old):
         return True
-    tn, to = terms(new), terms(old)
-    if not tn or not to or about_other_subjects(new, old):
+    tn, to = _terms(new), _terms(old)
+    if not tn or not to:
         return False
     overlap = len(tn & to)
-    return overlap / len(tn | to) >= DUPLICATE_THRESHOLD or (len(tn) >= 4 and overlap / len(tn) >= 0.9)
+    near = overlap / len(tn | to) >= DUPLICATE_THRESHOLD or (len(tn) >= 4 and overlap / len(tn) >= 0.9)
+    return near and not about_other_subjects(new, old)
+
+
+@lru_cache(maxsize=16384)
+def _terms(text: str) -> frozenset[str]:
+    """Content terms, cached: dedupe compares each candidate with every claim kept so far."""
+    return frozenset(terms(text))

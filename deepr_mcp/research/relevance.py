@@ -241,6 +241,7 @@ def relevant(
         not dangling(text, code)
         and not stray_change_note(text, question, sub_question)
         and not reference_note(text, question, sub_question)
+        and not pointer(text)
         and (bool(code) or on_topic(text, heading, wanted))
         and (not own or not text or names_action(action, text))
         and answers(ask, text, code, wanted if question else None)
@@ -269,6 +270,22 @@ def reference_note(text: str, question: str, sub_question: str = "") -> bool:
     """Whether a claim is a reference page's boilerplate note the question does not ask about."""
     asked = f"{question} {sub_question}"
     return any(note.search(text.strip()) and not asks.search(asked) for note, asks in _REFERENCE_NOTES)
+
+
+_POINTER = re.compile(
+    r"^(?:see(?: also)?\b|discussion of\b|for (?:more |further )?(?:details|information)\b[^.]*\bsee\b|"
+    r"(?:this|the following|the next|the previous|the examples?) (?:sections?|chapters?|pages?|documents?|"
+    r"tutorials?|howtos?|tables?) (?:below |above )?(?:shows?|showcases?|describes?|explains?|covers?|lists?|"
+    r"documents?|gives?|contains?|presents?|discuss\w*|illustrates?)\b)",
+    re.I,
+)
+
+
+def pointer(text: str) -> bool:
+    """A sentence that only points elsewhere in the documentation ("See the description of module
+    pickle for information on these methods.", "This section shows recipes ...", "Discussion of the
+    special methods ..."): a report cannot follow the link, so it states nothing a reader can use."""
+    return bool(_POINTER.match(text.strip()))
 
 
 _CHANGE_NOTE = re.compile(r"^(?:changed|new|added) in (?:version |python )?\d", re.I)

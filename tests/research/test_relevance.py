@@ -230,3 +230,25 @@ def test_a_sentence_opening_with_a_conjunction_is_read_with_the_one_before() -> 
     )
     out = _findings(QUESTION, [(1, "library/tarfile.html, tarfile > TarFile.extractall", passage)])
     assert "- And," not in out  # never half a statement on its own
+
+
+def test_a_sentence_that_only_points_elsewhere_is_no_finding() -> None:
+    from deepr_mcp.research.relevance import pointer
+
+    for text in (
+        "See the description of module `pickle` for information on these methods.",
+        "See also Binary Sequence Types.",
+        "This section shows recipes and best practices for using `secrets`.",
+        "The following sections describe the protocol for finders and loaders in more detail.",
+        "Discussion of the special methods used to support object state retrieval and restoration.",
+        "For more details on the format, see RFC 4648.",
+    ):
+        assert pointer(text), text
+    assert not pointer("Seeing that sets are unordered, a sorted copy is returned.")
+    assert not pointer("The example script has a simple function that logs at every level.")
+    passage = (
+        "See `TarFile.extractall()` for more details about extracting a tar archive. Never extract archives "
+        "from untrusted sources without prior inspection."
+    )
+    out = _findings(QUESTION, [(1, "library/tarfile.html, tarfile > TarFile.extract", passage)])
+    assert "Never extract archives" in out and "See `TarFile" not in out

@@ -26,6 +26,7 @@ from deepr_mcp.research.relevance import (
     names_action,
     off_subject,
     off_task,
+    pointer,
     reference_note,
     same_question,
     stray_change_note,
@@ -172,7 +173,7 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         for unit in whole_warnings(found):
             if not unit.text or (len(unit.text) < MIN_SENTENCE_CHARS and not unit.code):
                 continue
-            if reference_note(unit.text, question, sub_question):
+            if reference_note(unit.text, question, sub_question) or pointer(unit.text):
                 continue  # "Raises an auditing event ..." where no one asked about auditing: not even a neighbour
             value = score_unit(unit, rank, cover, want, focus, idf)
             if about:
