@@ -252,7 +252,7 @@ def relevant(
 _REFERENCE_NOTES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(note, re.I), re.compile(asks, re.I))
     for note, asks in (
-        (r"\braises an auditing event\b", r"\baudit\w*"),
+        (r"\braises? an auditing event\b", r"\baudit\w*"),
         (
             r"^availability:",
             r"\bavailab\w*|\bplatforms?\b|\bwindows\b|\bunix\b|\blinux\b|\bmacos\b|\bwasi\b|\bemscripten\b",

@@ -195,6 +195,8 @@ def test_reference_notes_are_furniture_unless_asked_about() -> None:
     assert reference_note(AUDIT, QUESTION, options)
     assert not relevant(options, AUDIT, "shutil > unpack_archive", TOPIC, question=QUESTION, action="extract")
     assert not reference_note(AUDIT, "Which auditing events does shutil raise?")
+    popen = "Popen and the functions that use it raise an auditing event `subprocess.Popen` with arguments `args`."
+    assert reference_note(popen, "Should I use subprocess.run or Popen?")
     assert reference_note("Availability: Unix, not Emscripten, not WASI.", QUESTION)
     assert not reference_note("Availability: Unix, not Emscripten, not WASI.", "Does os.fork work on Windows?")
     assert reference_note("Part of the Stable ABI since version 3.9.", "How does the garbage collector work?")
