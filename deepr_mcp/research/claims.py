@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from deepr_mcp.research.terms import terms
+from deepr_mcp.research.terms import GENERIC, terms
+from deepr_mcp.text.tokenizer import tokenize
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bcf\.)(?<!\bvs\.)\s+(?=[A-Z0-9\"'(`*_\[])")
@@ -64,10 +66,66 @@ _LIST_MARK = re.compile(r"^[-*\u2022]\s+")
 """A list item's mark left at the start of a sentence ("- To reduce memory usage, ...")."""
 
 
+_ITEM_START = re.compile(r"\n[ \t]*(?=(?:[-*\u2022]|\d{1,2}[.)])[ \t]+\S)")
+"""Where a list item begins: a new line opening with a bullet or a number ("- ", "* ", "2. ")."""
+_ITEM_MARK = re.compile(r"^[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+")
+_FRAGMENT = re.compile(r"^[\"'(*_\[]*[a-z]|(?:[;,]|\band|\bor)$")
+"""A list item that only completes the sentence before it: it opens in lower case ("- on a bytecode
+boundary;") or runs on (";", ",", "and")."""
+_FULL_STOP = re.compile(r"[.!?][)\"'\u201d]*$")
+SHORT_LIST_CHARS = 400
+"""A list of entries that are not sentences ("Using a pair of parentheses: `()`") reads as one claim
+with its introduction up to this length; a longer one is a list of separate notes."""
+_NEEDS_ITEMS = re.compile(r"\b(?:following|as follows|below|these|those)\b[^.!?]*:$", re.I)
+
+
+def _runs(pieces: list[str]) -> list[tuple[list[str], str]]:
+    """List items grouped into runs, each with the prose that follows its last item."""
+    runs: list[tuple[list[str], str]] = []
+    items: list[str] = []
+    for piece in pieces:
+        first, _, tail = _ITEM_MARK.sub("", piece).partition("\n\n")
+        items.append(" ".join(first.split()))
+        if tail.strip():
+            runs.append((items, tail.strip()))
+            items = []
+    if items:
+        runs.append((items, ""))
+    return runs
+
+
+def blocks(prose: str) -> list[str]:
+    """Prose cut into its paragraphs' runs of sentences and its list items that are statements.
+
+    A What's New list ("- Unicode strings now use faster code... - The ``with`` statement now
+    stores...") is several statements about different things, so each item is read on its own; a
+    list of fragments ("- on a bytecode boundary;") only completes the sentence before it and stays
+    with it. An introduction that ends with a colon before items read on their own ("... only
+    relevant for compound objects (objects that contain other objects):") is a statement of its
+    own, ended with a full stop, unless it only announces them ("the following functions:").
+    """
+    pieces = _ITEM_START.split(prose)
+    out: list[str] = [pieces[0].strip()] if pieces[0].strip() else []
+    for items, tail in _runs(pieces[1:]):
+        glued = " ".join([out[-1], *items]) if out else ""
+        entries = not all(_FULL_STOP.search(item) for item in items)
+        if out and (any(_FRAGMENT.search(item) for item in items) or (entries and len(glued) <= SHORT_LIST_CHARS)):
+            out[-1] = glued  # fragments, or a short list of entries, complete the sentence before them
+        else:
+            if out and out[-1].endswith(":") and not _NEEDS_ITEMS.search(out[-1]):
+                out[-1] = out[-1][:-1] + "."
+            out += items
+        if tail:
+            out.append(tail)
+    return [block for block in out if block]
+
+
 def _sentences(prose: str, start: int) -> list[Unit]:
-    flat = _SOURCE_LINK.sub("", " ".join(_ASIDE.sub("", prose).split()))
-    found = [_LIST_MARK.sub("", s.strip()) for s in _SENTENCE_END.split(flat)]
-    return [Unit(s, None, start + i) for i, s in enumerate(found) if s]
+    found = []
+    for block in blocks(prose):
+        flat = _SOURCE_LINK.sub("", " ".join(_ASIDE.sub("", block).split()))
+        found += [_LIST_MARK.sub("", s.strip()) for s in _SENTENCE_END.split(flat)]
+    return [Unit(s, None, start + i) for i, s in enumerate(s for s in found if s)]
 
 
 def support(claim: str, passage_text: str) -> float:
@@ -86,18 +144,69 @@ def code_in(code: str, passage_text: str) -> bool:
     return bool(squeeze) and squeeze in "".join(passage_text.split())
 
 
+OPENING_TERMS = 3
+"""How many content terms open a sentence: its subject is among them ("A shallow copy constructs")."""
+_LABEL = re.compile(r"^(?:warning|caution|danger|important|note|tip|see also)\s*:\s*", re.I)
+
+
+@lru_cache(maxsize=8192)
+def opening(text: str) -> tuple[str, ...]:
+    """The first content terms of a sentence, in order, after an admonition label ("Note: ...")."""
+    return tuple([t for t in tokenize(_LABEL.sub("", text.translate(_QUOTES))) if t not in GENERIC][:OPENING_TERMS])
+
+
+def different_subjects(a: str, b: str) -> bool:
+    """Whether two sentences say things about different subjects: each opens with a term the
+    other never uses ("A shallow copy constructs a new compound object ..." / "A deep copy
+    constructs a new compound object ..."). However many words they share, one is no repeat of the
+    other: it is the contrast the reader asked about. A reworded sentence ("Never extract archives"
+    / "Archives ... should never be extracted", "The walrus operator := assigns" / "There is new
+    syntax := ... known as the walrus operator") names the other's subject and may still repeat it."""
+    oa, ob = opening(a), opening(b)
+    if not oa or not ob or oa[0] == ob[0]:
+        return False
+    return oa[0] not in tokenize(b.translate(_QUOTES)) and ob[0] not in tokenize(a.translate(_QUOTES))
+
+
+CONTRAST_SHARE = 0.4
+"""Share of their content terms two sentences about different subjects hold in common to be a pair."""
+
+
+def contrasts(a: str, b: str) -> bool:
+    """Whether two sentences are a contrast pair: the same statement about two subjects ("A shallow
+    copy constructs ... references" / "A deep copy constructs ... copies"). Each is half of one
+    answer, so a reader wants them together."""
+    ta, tb = _terms(a), _terms(b)
+    return bool(ta and tb) and different_subjects(a, b) and len(ta & tb) / len(ta | tb) >= CONTRAST_SHARE
+
+
+@lru_cache(maxsize=4096)
+def _sentence_texts(text: str) -> tuple[str, ...]:
+    return tuple(u.text for u in units(text) if u.text)
+
+
+def about_other_subjects(a: str, b: str) -> bool:
+    """Whether two claims are about different subjects, or one holds the other half of a contrast
+    the other states: "The difference ... compound objects. A shallow copy constructs ..." holds
+    nearly every word of "A deep copy constructs ...", and does not say it."""
+    if different_subjects(a, b):
+        return True
+    sa, sb = _sentence_texts(a), _sentence_texts(b)
+    return (len(sa) > 1 or len(sb) > 1) and any(contrasts(x, y) for x in sa for y in sb)
+
+
 def same_claim(a: str, b: str) -> bool:
-    """Near-duplicates: identical after normalising, or content terms that nearly coincide."""
+    """Near-duplicates: identical after normalising, or content terms that nearly coincide about
+    the same subject."""
     if normalise(a) == normalise(b):
         return True
-    ta, tb = terms(a), terms(b)
+    ta, tb = _terms(a), _terms(b)
     if not ta or not tb:
         return False
     overlap = len(ta & tb)
-    if overlap / len(ta | tb) >= DUPLICATE_THRESHOLD:
-        return True
     small = min(len(ta), len(tb))
-    return small >= 4 and overlap / small >= 0.9  # one says all the other does, and a bit more
+    near = overlap / len(ta | tb) >= DUPLICATE_THRESHOLD or (small >= 4 and overlap / small >= 0.9)
+    return near and not about_other_subjects(a, b)  # one says all the other does, about the same subject
 
 
 def adds_nothing(new: str, old: str) -> bool:
@@ -109,8 +218,15 @@ def adds_nothing(new: str, old: str) -> bool:
     """
     if normalise(new) == normalise(old):
         return True
-    tn, to = terms(new), terms(old)
+    tn, to = _terms(new), _terms(old)
     if not tn or not to:
         return False
     overlap = len(tn & to)
-    return overlap / len(tn | to) >= DUPLICATE_THRESHOLD or (len(tn) >= 4 and overlap / len(tn) >= 0.9)
+    near = overlap / len(tn | to) >= DUPLICATE_THRESHOLD or (len(tn) >= 4 and overlap / len(tn) >= 0.9)
+    return near and not about_other_subjects(new, old)
+
+
+@lru_cache(maxsize=16384)
+def _terms(text: str) -> frozenset[str]:
+    """Content terms, cached: dedupe compares each candidate with every claim kept so far."""
+    return frozenset(terms(text))

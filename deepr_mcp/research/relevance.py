@@ -34,7 +34,8 @@ CAVEAT_CUE = (
 PROTECT_CUE = CAVEAT_CUE + r"|\b(?:safe\w*|validat\w*|sanitiz\w*|sanitis\w*|check\w*|filter\w*|verif\w*|absolute)\b"
 PARAMETER_CUE = (
     r"\b(?:parameters?|options?|arguments?|keyword|flags?|defaults?|if (?:the )?(?:optional )?\w+ is (?:given|true|"
-    r"false|none|set|specified|omitted|not)|optional|specif\w+|pass(?:ing|ed)?)\b|\w=\S|--?\w"
+    r"false|none|set|specified|omitted|not)|optional|specif\w+|pass(?:ing|ed)?)\b|\w=\S"
+    r"|(?<![\w-])--?[A-Za-z]"  # a command-line option ("-e", "--extract"), not a hyphenated word ("built-in")
     r"|`[^`]*\w\([^`)]+\)`"  # a signature in the text names the parameters: `asyncio.wait_for(aw, timeout)`
 )
 CODE_NAME_CUE = r"`[^`]+`|\b\w+\.\w+\(|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
@@ -239,11 +240,52 @@ def relevant(
     return (
         not dangling(text, code)
         and not stray_change_note(text, question, sub_question)
+        and not reference_note(text, question, sub_question)
+        and not pointer(text)
         and (bool(code) or on_topic(text, heading, wanted))
         and (not own or not text or names_action(action, text))
         and answers(ask, text, code, wanted if question else None)
         and not off_subject(question, action, text, heading)
     )
+
+
+_REFERENCE_NOTES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (re.compile(note, re.I), re.compile(asks, re.I))
+    for note, asks in (
+        (r"\braises? an auditing event\b", r"\baudit\w*"),
+        (
+            r"^availability:",
+            r"\bavailab\w*|\bplatforms?\b|\bwindows\b|\bunix\b|\blinux\b|\bmacos\b|\bwasi\b|\bemscripten\b",
+        ),
+        (r"^part of the (?:stable abi|limited api)\b", r"\babi\b|\blimited api\b"),
+        (r"^return value: (?:new|borrowed) reference\b", r"\breferences?\b"),
+    )
+)
+"""Reference-page notes (a sentence of this kind -> the words of a question it answers): "Raises an
+auditing event shutil.unpack_archive with arguments ..." is on every page of an API and answers a
+question about auditing, not about how to unpack an archive safely."""
+
+
+def reference_note(text: str, question: str, sub_question: str = "") -> bool:
+    """Whether a claim is a reference page's boilerplate note the question does not ask about."""
+    asked = f"{question} {sub_question}"
+    return any(note.search(text.strip()) and not asks.search(asked) for note, asks in _REFERENCE_NOTES)
+
+
+_POINTER = re.compile(
+    r"^(?:see(?: also)?\b|discussion of\b|for (?:more |further )?(?:details|information)\b[^.]*\bsee\b|"
+    r"(?:this|the following|the next|the previous|the examples?) (?:sections?|chapters?|pages?|documents?|"
+    r"tutorials?|howtos?|tables?) (?:below |above )?(?:shows?|showcases?|describes?|explains?|covers?|lists?|"
+    r"documents?|gives?|contains?|presents?|discuss\w*|illustrates?)\b)",
+    re.I,
+)
+
+
+def pointer(text: str) -> bool:
+    """A sentence that only points elsewhere in the documentation ("See the description of module
+    pickle for information on these methods.", "This section shows recipes ...", "Discussion of the
+    special methods ..."): a report cannot follow the link, so it states nothing a reader can use."""
+    return bool(_POINTER.match(text.strip()))
 
 
 _CHANGE_NOTE = re.compile(r"^(?:changed|new|added) in (?:version |python )?\d", re.I)

@@ -125,3 +125,66 @@ def test_a_claim_documenting_another_api_does_not_answer_a_question_about_this_o
     assert not about_another_api("Plain prose about __str__.", about)
     manager = subjects(analyse("How do I write my own context manager for the with statement?"))
     assert not about_another_api("`contextmanager.__enter__()` Enter the runtime context.", manager)  # joined words
+
+
+SHALLOW = (
+    "A shallow copy constructs a new compound object and then (to the extent possible) inserts references "
+    "into it to the objects found in the original."
+)
+DEEP = (
+    "A deep copy constructs a new compound object and then, recursively, inserts copies into it of the objects "
+    "found in the original."
+)
+
+
+def test_a_comparison_answer_states_both_halves_of_a_contrast() -> None:
+    question = "What is the difference between a shallow copy and a deep copy?"
+    groups = [
+        (question, [f"{SHALLOW} [1]", "`copy.copy(x)` Return a shallow copy of x. [2]"]),
+        ("What is a deep copy?", ["`copy.deepcopy(x)` Return a deep copy of x. [3]", f"{DEEP} [1]"]),
+    ]
+    out = _answer(question, groups, "comparison", ["shallow", "copy", "deep"])
+    assert SHALLOW in out and DEEP in out
+    assert out.index(DEEP) == out.index(SHALLOW) + len(SHALLOW) + len(" [1] ")  # the other half right after
+
+
+def test_list_items_are_read_apart_from_their_introduction() -> None:
+    from deepr_mcp.research.providers.local import findings_text
+
+    passage = (
+        "The difference between shallow and deep copying is only relevant for compound objects:\n\n"
+        f"- {SHALLOW}\n- {DEEP}\n\nTwo problems often exist with deep copy operations:"
+    )
+    messages = prompts.findings_messages(
+        "What is the difference between a shallow copy and a deep copy?",
+        [(1, "library/copy.html, copy \u2014 Shallow and deep copy operations", passage)],
+        question="What is the difference between a shallow copy and a deep copy?",
+        focus="comparison",
+        key_terms=["shallow", "copy", "deep"],
+        related=[],
+        known=[],
+    )
+    lines = findings_text(messages[-1].content).splitlines()
+    assert lines[0] == "- The difference between shallow and deep copying is only relevant for compound objects. [1]"
+    assert any(SHALLOW in line for line in lines) and any(DEEP in line for line in lines)
+    assert not any(line.rstrip(" [1]").endswith(":") for line in lines)  # "Two problems ...:" leads nowhere
+
+
+def test_an_answer_names_the_code_the_question_spells_out() -> None:
+    from deepr_mcp.research.providers.local_answer import code_names
+
+    assert code_names("Why is tempfile.mktemp() considered insecure?") == {"tempfile", "mktemp"}
+    assert code_names("How do I sort, e.g. by a key, a list?") == set()  # an abbreviation is no code
+    question = "Why is tempfile.mktemp() considered insecure and what should I use instead?"
+    groups = [
+        (
+            question,
+            [
+                "SSL versions 2 and 3 are considered insecure and are therefore dangerous to use. [1]",
+                "`tempfile`: mktemp is deprecated due to vulnerability to race conditions [2]",
+            ],
+        ),
+        ("What should you use instead?", ["`tempfile.mkstemp()` Creates a temporary file securely. [3]"]),
+    ]
+    out = _answer(question, groups, "why, safety", ["tempfile", "mktemp", "insecure"])
+    assert "SSL" not in out and "mktemp is deprecated" in out

@@ -49,3 +49,92 @@ def test_adds_nothing_is_one_way() -> None:
     assert not adds_nothing(longer, short)  # ...but the longer one says more, so it is kept
     assert adds_nothing(short, longer)
     assert adds_nothing("Only unpickle data you trust.", "only unpickle data you trust")
+
+
+WHATS_NEW = (
+    "- Unicode strings now use faster code for detecting whitespace. (Contributed by Antoine Pitrou.) "
+    "Memory usage is reduced by using pymalloc for the Unicode string\u2019s data.\n"
+    "- The `with` statement now stores the `__exit__()` method on the stack, producing a small speedup.\n"
+    "- To reduce memory usage, the garbage collector will now clear internal free lists when "
+    "garbage-collecting the highest generation of objects."
+)
+COPY = (
+    "The difference between shallow and deep copying is only relevant for compound objects (objects that "
+    "contain other objects, like lists or class instances):\n\n"
+    "- A shallow copy constructs a new compound object and then (to the extent possible) inserts references "
+    "into it to the objects found in the original.\n"
+    "- A deep copy constructs a new compound object and then, recursively, inserts copies into it of the "
+    "objects found in the original."
+)
+
+
+def test_list_items_that_are_sentences_are_claims_of_their_own() -> None:
+    found = [u.text for u in units(WHATS_NEW)]
+    assert found == [
+        "Unicode strings now use faster code for detecting whitespace.",
+        "Memory usage is reduced by using pymalloc for the Unicode string\u2019s data.",
+        "The `with` statement now stores the `__exit__()` method on the stack, producing a small speedup.",
+        "To reduce memory usage, the garbage collector will now clear internal free lists when "
+        "garbage-collecting the highest generation of objects.",
+    ]
+    assert not any("- " in text for text in found)
+
+
+def test_an_introduction_before_sentence_items_becomes_a_statement() -> None:
+    found = [u.text for u in units(COPY)]
+    assert found[0].endswith("like lists or class instances).")  # no dangling colon
+    assert found[1].startswith("A shallow copy constructs") and found[2].startswith("A deep copy constructs")
+
+
+def test_fragment_items_complete_their_sentence_and_announcements_keep_their_colon() -> None:
+    fragments = "It is called with both these conditions met:\n\n- on a bytecode boundary;\n- with the lock held."
+    assert [u.text for u in units(fragments)] == [
+        "It is called with both these conditions met: on a bytecode boundary; with the lock held."
+    ]
+    announced = "The module defines the following functions:\n\n- `f()` Does one thing.\n- `g()` Does another."
+    assert units(announced)[0].text.endswith("the following functions:")
+    numbered = "Steps:\n1. Create the environment.\n2. Activate it."
+    assert [u.text for u in units(numbered)][1:] == ["Create the environment.", "Activate it."]
+
+
+def test_sentences_about_different_subjects_are_no_duplicates() -> None:
+    from deepr_mcp.research.claims import adds_nothing, contrasts, different_subjects
+
+    intro, shallow, deep = [u.text for u in units(COPY)]
+    assert different_subjects(shallow, deep) and contrasts(shallow, deep)
+    assert not same_claim(shallow, deep) and not adds_nothing(deep, shallow)
+    # a merged claim holding the intro and one half still does not say the other half
+    assert not adds_nothing(deep, f"{intro} {shallow}")
+    assert adds_nothing(shallow, f"{intro} {shallow}")
+    # a reworded statement names the other's subject: still the same claim
+    assert not different_subjects(
+        "Never extract archives from untrusted sources without prior inspection.",
+        "Archives from untrusted sources should never be extracted without prior inspection.",
+    )
+    assert not different_subjects("Note: The extract() method is unsafe.", "The extract() method is unsafe.")
+    assert not contrasts("A shallow copy is cheap.", "The tarfile module reads tar archives.")
+
+
+def test_a_long_list_of_entries_is_separate_notes_and_a_short_one_is_one_claim() -> None:
+    notes = "The following modules have specific security considerations:\n\n" + "\n".join(
+        f"- `{name}`: {text}"
+        for name, text in [
+            ("hashlib", "all constructors take a usedforsecurity keyword-only argument disabling insecure algorithms"),
+            ("logging", "Logging configuration uses eval()"),
+            ("pickle", "Restricting globals in pickle"),
+            ("shelve", "shelve is based on pickle and thus unsuitable for dealing with untrusted sources"),
+            ("tempfile", "mktemp is deprecated due to vulnerability to race conditions"),
+            ("zipfile", "maliciously prepared .zip files can cause disk volume exhaustion"),
+        ]
+    )
+    found = [u.text for u in units(notes)]
+    assert "`tempfile`: mktemp is deprecated due to vulnerability to race conditions" in found
+    ways = (
+        "Tuples may be constructed in a number of ways:\n\n- Using a pair of parentheses to denote the empty "
+        "tuple: `()`\n- Using a trailing comma for a singleton tuple: `a,` or `(a,)`\n\nNote that it is the comma."
+    )
+    assert [u.text for u in units(ways)] == [
+        "Tuples may be constructed in a number of ways: Using a pair of parentheses to denote the empty tuple: `()` "
+        "Using a trailing comma for a singleton tuple: `a,` or `(a,)`",
+        "Note that it is the comma.",
+    ]

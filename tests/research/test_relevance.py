@@ -183,3 +183,74 @@ def test_the_question_itself_is_narrowed_to_warnings_only_when_it_asks_about_dan
     setpassword = "ZipFile.setpassword(pwd) Set pwd as default password to extract encrypted files."
     assert answers(ask, WARNING)
     assert answers(ask, setpassword) is not narrowed
+
+
+AUDIT = "Raises an auditing event `shutil.unpack_archive` with arguments `filename`, `extract_dir`, `format`."
+
+
+def test_reference_notes_are_furniture_unless_asked_about() -> None:
+    from deepr_mcp.research.relevance import reference_note
+
+    options = "Which options or parameters change how you extract a tar archive?"
+    assert reference_note(AUDIT, QUESTION, options)
+    assert not relevant(options, AUDIT, "shutil > unpack_archive", TOPIC, question=QUESTION, action="extract")
+    assert not reference_note(AUDIT, "Which auditing events does shutil raise?")
+    popen = "Popen and the functions that use it raise an auditing event `subprocess.Popen` with arguments `args`."
+    assert reference_note(popen, "Should I use subprocess.run or Popen?")
+    assert reference_note("Availability: Unix, not Emscripten, not WASI.", QUESTION)
+    assert not reference_note("Availability: Unix, not Emscripten, not WASI.", "Does os.fork work on Windows?")
+    assert reference_note("Part of the Stable ABI since version 3.9.", "How does the garbage collector work?")
+    assert not reference_note("Audit hooks can raise an exception to abort an operation.", QUESTION)
+
+
+def test_a_hyphenated_word_is_no_command_line_option() -> None:
+    ask = ask_of("Which options or parameters change how you open a file?")
+    assert not answers(ask, "The built-in open() function reads files in non-blocking mode.")
+    assert answers(ask, "Run python -m tarfile -e monty.tar to extract the archive.")
+    assert answers(ask, "Use --extract to unpack it into the current directory.")
+    assert not answers(ask, "On failure, -1 is returned.")
+
+
+def test_the_local_provider_drops_audit_lines_even_as_a_neighbour() -> None:
+    passage = (
+        "`shutil.unpack_archive(filename[, extract_dir[, format]])` Unpack an archive. extract_dir is the "
+        f"name of the target directory where the archive is unpacked. {AUDIT}"
+    )
+    out = _findings(
+        "Which options or parameters change how you extract a tar archive?",
+        [(1, "library/shutil.html, shutil > shutil.unpack_archive", passage)],
+    )
+    assert "extract_dir" in out and "auditing event" not in out
+
+
+def test_a_sentence_opening_with_a_conjunction_is_read_with_the_one_before() -> None:
+    passage = (
+        "Directory information like owner and permissions is set after all members have been extracted when "
+        "you extract a tar archive. This is done to work around two problems: A directory's modification time "
+        "is reset each time a file is created in it. And, if a directory's permissions do not allow writing, "
+        "extracting files from the tar archive to it will fail."
+    )
+    out = _findings(QUESTION, [(1, "library/tarfile.html, tarfile > TarFile.extractall", passage)])
+    assert "- And," not in out  # never half a statement on its own
+
+
+def test_a_sentence_that_only_points_elsewhere_is_no_finding() -> None:
+    from deepr_mcp.research.relevance import pointer
+
+    for text in (
+        "See the description of module `pickle` for information on these methods.",
+        "See also Binary Sequence Types.",
+        "This section shows recipes and best practices for using `secrets`.",
+        "The following sections describe the protocol for finders and loaders in more detail.",
+        "Discussion of the special methods used to support object state retrieval and restoration.",
+        "For more details on the format, see RFC 4648.",
+    ):
+        assert pointer(text), text
+    assert not pointer("Seeing that sets are unordered, a sorted copy is returned.")
+    assert not pointer("The example script has a simple function that logs at every level.")
+    passage = (
+        "See `TarFile.extractall()` for more details about extracting a tar archive. Never extract archives "
+        "from untrusted sources without prior inspection."
+    )
+    out = _findings(QUESTION, [(1, "library/tarfile.html, tarfile > TarFile.extract", passage)])
+    assert "Never extract archives" in out and "See `TarFile" not in out

@@ -26,6 +26,8 @@ from deepr_mcp.research.relevance import (
     names_action,
     off_subject,
     off_task,
+    pointer,
+    reference_note,
     same_question,
     stray_change_note,
 )
@@ -42,6 +44,10 @@ _CHANGE_NOTE = re.compile(
 )
 _ADMONITION = re.compile(r"^(?:warning|caution|danger|important)\b\s*:?", re.I)
 _ANAPHOR = re.compile(r"^(?:it|this|these|they|that|such|its|their)\b", re.I)
+_CONTINUATION = re.compile(r"^(?:and|but|or|nor|so|yet|also|however|otherwise)\b,?", re.I)
+"""A sentence opening with a conjunction ("And, if a directory's permissions ...") goes on with the one
+before it: alone it is half a statement, so it is read with that sentence or ranked below whole ones."""
+CONTINUATION_FACTOR = 0.75
 _WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
 CUE_BONUS = 0.15
@@ -111,6 +117,8 @@ def score_unit(
         score *= 0.75  # "X now accepts ..." tells what changed, not what X is or how to use it
     if "version" in focus and VERSION_NOTE.search(text):
         score += 0.25
+    if _CONTINUATION.match(text):
+        score *= CONTINUATION_FACTOR
     if _WEAK_START.match(text) or text.endswith("?"):
         score *= 0.4
     words = len(text.split())
@@ -165,6 +173,8 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         for unit in whole_warnings(found):
             if not unit.text or (len(unit.text) < MIN_SENTENCE_CHARS and not unit.code):
                 continue
+            if reference_note(unit.text, question, sub_question) or pointer(unit.text):
+                continue  # "Raises an auditing event ..." where no one asked about auditing: not even a neighbour
             value = score_unit(unit, rank, cover, want, focus, idf)
             if about:
                 # a section headed by what is asked about: its first sentence is what the
@@ -178,6 +188,8 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     for value, _, _, unit, number in scored:
         if (number, unit.index) in taken or any(same_claim(unit.text, k) for k in known):
             continue
+        if dangling(unit.text, unit.code):
+            continue  # "Two problems exist:" with nothing after it; it must not take in a neighbour either
         merged = _with_neighbour(unit, value, by_passage[number], taken, number)
         if not merged.code and not (terms(merged.text) | headed[number]) & everything:
             continue  # neither it nor its heading says anything of what is asked: filler
@@ -226,7 +238,7 @@ def _with_neighbour(
     taken.add((number, unit.index))
     if unit.code:
         return unit
-    for other, _ in siblings if _ANAPHOR.match(unit.text) else ():
+    for other, _ in siblings if _ANAPHOR.match(unit.text) or _CONTINUATION.match(unit.text) else ():
         if other.index == unit.index - 1 and other.code is None and (number, other.index) not in taken:
             # "It is known as the walrus operator" says nothing alone: take in what "it" is
             if len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS:
@@ -237,6 +249,7 @@ def _with_neighbour(
             abs(other.index - unit.index) == 1
             and other.code is None
             and not _ADMONITION.match(other.text)  # a warning is a claim of its own, read whole
+            and not dangling(other.text, other.code)  # "Two problems exist:" would leave the claim hanging
             and other_value >= NEIGHBOUR_SHARE * value
             and (number, other.index) not in taken
             and len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS

@@ -13,6 +13,7 @@ import re
 
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import QuestionAnalysis, analyse
+from deepr_mcp.research.claims import contrasts
 from deepr_mcp.research.relevance import HARM as _HARM
 from deepr_mcp.research.relevance import PROTECT_CUE
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT
@@ -89,10 +90,46 @@ def about_another_api(claim: str, about: list[set[str]]) -> bool:
     return not joined and not any(names(side, parts) for side in about)
 
 
+_CODE_NAME = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|\b[A-Za-z_]\w*(?=\(\))|\b[a-z]+_[a-z_]+\b")
+
+
+def code_names(question: str) -> set[str]:
+    """The parts of the code names a question spells out ("tempfile.mktemp()" -> tempfile, mktemp):
+    an answer to it names one of them, whatever kind of question it is."""
+    names = [name.split(".") for name in _CODE_NAME.findall(question)]
+    return {part.lower() for parts in names if max(map(len, parts)) > 1 for part in parts if part}  # not "e.g"
+
+
 def says_something(claim: str) -> bool:
     """A statement in words, whole: not a bare signature, not a fragment with an open parenthesis."""
     prose = re.sub(r"`[^`]*`", " ", claim)
     return len(re.findall(r"[A-Za-z]{2,}", prose)) >= MIN_WORDS and claim.count("(") <= claim.count(")")
+
+
+CONTRAST_WORDS = 50
+"""Words beyond the answer's budget a contrast's other half may take: half an answer misleads."""
+
+
+def with_contrasts(chosen: list[str], findings: list[str]) -> list[str]:
+    """The chosen lines, each followed by the finding that states the same about another subject:
+    "A shallow copy constructs ... references" leads, and "A deep copy constructs ... copies" is
+    the other half of that answer, wherever the plan put it."""
+    out: list[str] = []
+    words = sum(len(line.split()) for line in chosen)
+    for line in chosen:
+        if line in out:
+            continue
+        out.append(line)
+        claim = prompts.CITE.sub("", line).strip()
+        for other in findings:
+            extra = 0 if other in chosen else len(other.split())
+            if other in out or words + extra > ANSWER_WORDS + CONTRAST_WORDS:
+                continue
+            if contrasts(claim, prompts.CITE.sub("", other).strip()):
+                out.append(other)  # a chosen other half moves up next to its pair
+                words += extra
+                break
+    return out
 
 
 def answer_text(user: str) -> str:
@@ -117,6 +154,7 @@ def answer_text(user: str) -> str:
         return "The corpus holds no evidence that answers this question."
     analysis = analyse(brief.get("Question", "")) if brief.get("Question") else None
     about = subjects(analysis) if analysis is not None else []
+    spelled = code_names(brief.get("Question", ""))
 
     def score(line: str, group: int, place: int) -> float:
         text = prompts.CITE.sub("", line).strip()
@@ -125,6 +163,8 @@ def answer_text(user: str) -> str:
             return 0.0  # about something else, or no statement at all: it stays under its sub-question
         if about_another_api(text, about):
             return 0.0  # about something else, or no statement at all: it stays under its sub-question
+        if spelled and not spelled & set(re.findall(r"[a-z0-9_]+", text.lower())):
+            return 0.0  # "SSL versions 2 and 3 are considered insecure" does not answer about tempfile.mktemp()
         if "safety" in focus and "how_to" in focus and text.endswith(":") and not _PROTECTS.search(text):
             return 0.0  # a plain recipe ("How to extract an archive:") is no answer to doing it safely
         value = max(_share(key, claim), _share(asked[group], claim)) + (ANSWER_FIRST_BONUS if place == 0 else 0.0)
@@ -167,6 +207,7 @@ def answer_text(user: str) -> str:
             used_groups.add(-neg_group)
             words += len(line.split())
     chosen.sort(key=findings.index)
+    chosen = with_contrasts(chosen, findings)
     if "safety" in focus:
         chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))
     return " ".join(chosen)
