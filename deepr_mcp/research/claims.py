@@ -62,8 +62,9 @@ _ASIDE = re.compile(
 )
 _SOURCE_LINK = re.compile(r"(?:(?<=^)|(?<=[.!?]\s))Source code: \S+\s+")
 """A page's "Source code: Lib/venv/" link glued before its first sentence: navigation, not a claim."""
-_LIST_MARK = re.compile(r"^[-*\u2022]\s+")
-"""A list item's mark left at the start of a sentence ("- To reduce memory usage, ...")."""
+_LIST_MARK = re.compile(r"^(?:[-*\u2022]|\(?\d{1,2}\))\s+")
+"""A list item's mark left at the start of a sentence ("- To reduce memory usage, ..."), or the number
+of an enumeration run into a paragraph ("... guaranteed: 1) Assignments ... 2) Putting ...")."""
 
 
 _ITEM_START = re.compile(r"\n[ \t]*(?=(?:[-*\u2022]|\d{1,2}[.)])[ \t]+\S)")

@@ -138,3 +138,19 @@ def test_a_long_list_of_entries_is_separate_notes_and_a_short_one_is_one_claim()
         "Using a trailing comma for a singleton tuple: `a,` or `(a,)`",
         "Note that it is the comma.",
     ]
+
+
+def test_an_enumeration_run_into_a_paragraph_loses_its_numbers() -> None:
+    prose = (
+        "Generally, there are three circumstances where identity is guaranteed. "
+        "1) Assignments create new names but do not change object identity. "
+        "2) Putting an object in a container does not change object identity. "
+        "(3) Singletons are unique."
+    )
+    texts = [u.text for u in units(prose)]
+    assert texts[1:] == [
+        "Assignments create new names but do not change object identity.",
+        "Putting an object in a container does not change object identity.",
+        "Singletons are unique.",
+    ]
+    assert all(support(t, prose) >= SUPPORT_THRESHOLD for t in texts)  # still found in its passage
