@@ -20,17 +20,6 @@ GENERIC = frozenset(
 )
 
 
-def terms(text: str) -> set[str]:
-    return {t for t in tokenize(text) if t not in GENERIC}
-
-
-def coverage(wanted: set[str], text: str) -> float:
-    """Share of ``wanted`` terms that ``text`` contains (0 when nothing is wanted)."""
-    if not wanted:
-        return 0.0
-    return len(wanted & terms(text)) / len(wanted)
-
-
 DOC_WORDS: dict[str, str] = {
     "folder": "directory",
     "subfolder": "subdirectory",
@@ -48,6 +37,28 @@ abbreviated words whose documentation word is standard across manuals ("folder" 
 word, "directory" the manual's; "keep its timestamps" is "preserve metadata"; "env" is short for
 "environment"). Anything topic-specific is left to the corpus-derived feedback."""
 _DOC_STEMS = {stem: words for word, words in DOC_WORDS.items() for stem in tokenize(word)[:1]}
+_AS_DOCUMENTED = {
+    stem: tuple(tokenize(words)) for stem, words in _DOC_STEMS.items() if stem not in tokenize("env dir config args")
+}
+"""Read so on both sides of a comparison of texts; abbreviations are not, since documentation writes
+them as code (``parse_args``, the ``env`` parameter) where they do not mean the spelled-out word."""
+
+
+def terms(text: str) -> set[str]:
+    """Content terms, the user's everyday words read as the documentation's ("folder" as "directory"):
+    a question about folders is answered by a sentence about directories, and judged so."""
+    out: set[str] = set()
+    for t in tokenize(text):
+        if t not in GENERIC:
+            out.update(_AS_DOCUMENTED.get(t, (t,)))
+    return out
+
+
+def coverage(wanted: set[str], text: str) -> float:
+    """Share of ``wanted`` terms that ``text`` contains (0 when nothing is wanted)."""
+    if not wanted:
+        return 0.0
+    return len(wanted & terms(text)) / len(wanted)
 
 
 def doc_words(text: str) -> dict[str, str]:

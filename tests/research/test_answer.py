@@ -188,3 +188,23 @@ def test_an_answer_names_the_code_the_question_spells_out() -> None:
     ]
     out = _answer(question, groups, "why, safety", ["tempfile", "mktemp", "insecure"])
     assert "SSL" not in out and "mktemp is deprecated" in out
+
+
+def test_an_option_entry_or_a_sentence_doing_it_does_not_lead_a_how_to_answer() -> None:
+    question = "How can I visit every file in a folder and its subfolders?"
+    walk = "`os.walk(top)` Generate the file names in a directory tree by walking the tree top-down. [3]"
+    groups = [
+        (
+            question,
+            [
+                "`-l` Do not recurse into subdirectories, only compile files in the named directories. [1]",
+                "You can do it from the shell prompt by running `compileall.py` on a directory: [2]",
+                walk,
+            ],
+        )
+    ]
+    out = _answer(question, groups, "how_to", ["visit", "file", "folder", "subfolders"])
+    assert out == walk  # a folder is the documentation's directory; the option entry and "do it" stay below
+    asked = "Which command-line option stops compileall from recursing into subdirectories?"
+    option = _answer(asked, [(asked, groups[0][1][:1])], "how_to", ["compileall", "recursing", "subdirectories"])
+    assert option.startswith("`-l`")  # asked about options: an option's entry answers

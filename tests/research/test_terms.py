@@ -38,3 +38,10 @@ def test_the_documentation_word_takes_the_weight_and_the_everyday_word_becomes_o
     unweighted: dict[str, float] = {}
     assert weigh_doc_words("files in a folder", unweighted, 0.8) == ["directory"]
     assert unweighted == {"directori": 0.8}
+
+
+def test_everyday_words_are_read_as_the_documentation_writes_them_but_code_abbreviations_are_not() -> None:
+    folders, directories = "a file in a folder and its subfolders", "a file in a directory and its subdirectories"
+    assert terms(folders) == terms(directories)
+    assert coverage(terms("How do I keep the timestamps?"), "copy2() preserves the timestamps") == 1.0
+    assert "arg" in terms("parse_args(args)") and "argument" not in terms("parse_args(args)")

@@ -32,8 +32,7 @@ from deepr_mcp.research.relevance import (
     stray_change_note,
 )
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
-from deepr_mcp.research.terms import GENERIC, terms
-from deepr_mcp.text.tokenizer import tokenize
+from deepr_mcp.research.terms import terms
 
 _PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
 _BRIEF = re.compile(r"^(Question|Focus|Key terms|Related terms|Sub-question): (.*)$", re.M)
@@ -76,7 +75,7 @@ def _brief(user: str) -> dict[str, str]:
 
 
 def _stems(words: str) -> set[str]:
-    return {t for t in tokenize(words.replace(",", " ")) if t not in GENERIC}
+    return terms(words.replace(",", " "))  # the key terms as the claims are read: everyday words as documented
 
 
 def _share(wanted: set[str], have: set[str], weight: dict[str, float] | None = None) -> float:

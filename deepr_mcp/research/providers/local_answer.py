@@ -35,6 +35,13 @@ _CHANGE_NOTE = re.compile(
     r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
 )
 _PROTECTS = re.compile(PROTECT_CUE, re.I)
+_OPTION_ENTRY = re.compile(r"^`--?[A-Za-z]")
+"""A command-line option's entry ("`-l` Do not recurse into subdirectories ..."): it answers which
+option a tool takes, so it leads only when the question asks about options or the command line."""
+_DOES_IT = re.compile(r"^\W*(?:\w+\W+){0,4}?(?:do|does|doing|achieve|accomplish)\s+(?:it|this|that|so)\b", re.I)
+"""A sentence whose task is a pronoun ("You can do it from the shell prompt ...", "To do so, ...")
+leans on the sentence before it for what it does: alone, as an answer, it says nothing."""
+_ASKS_OPTIONS = re.compile(r"\b(?:options?|flags?|switch(?:es)?|command[- ]line|cli)\b", re.I)
 
 
 def _brief(user: str) -> dict[str, str]:
@@ -43,7 +50,7 @@ def _brief(user: str) -> dict[str, str]:
 
 
 def _stems(words: str) -> set[str]:
-    return {t for t in tokenize(words.replace(",", " ")) if t not in GENERIC}
+    return terms(words.replace(",", " "))  # the key terms as the claims are read: everyday words as documented
 
 
 def _share(wanted: set[str], have: set[str]) -> float:
@@ -161,8 +168,12 @@ def answer_text(user: str) -> str:
         claim, said = terms(text), word_set(text)
         if (about and not any(names(side, said) for side in about)) or not says_something(text):
             return 0.0  # about something else, or no statement at all: it stays under its sub-question
-        if about_another_api(text, about):
+        if about_another_api(text, about) and not (analysis is not None and analysis.type == "how_to"):
             return 0.0  # about something else, or no statement at all: it stays under its sub-question
+        if _DOES_IT.match(text):
+            return 0.0  # "You can do it ..." does not say what it does; it stays under its sub-question
+        if _OPTION_ENTRY.match(text) and not _ASKS_OPTIONS.search(brief.get("Question", "")):
+            return 0.0  # an option's entry of some tool; it stays under "which options"
         if spelled and not spelled & set(re.findall(r"[a-z0-9_]+", text.lower())):
             return 0.0  # "SSL versions 2 and 3 are considered insecure" does not answer about tempfile.mktemp()
         if "safety" in focus and "how_to" in focus and text.endswith(":") and not _PROTECTS.search(text):
