@@ -101,13 +101,19 @@ async def http_server(data_dir: Path, *extra_args: str, **env: str) -> AsyncIter
     ready = anyio.Event()
 
     async def drain() -> None:
+        """Until the URL is announced, keep what the server says (a warning logged while it starts,
+        say a store that answers slowly, comes before the URL): the error shows it if none comes."""
         assert proc.stderr is not None
         buffer = b""
         async for chunk in proc.stderr:
+            if ready.is_set():
+                continue
             buffer += chunk
-            if not ready.is_set() and b"\n" in buffer:
-                announced.append(buffer.split(b"\n", 1)[0].decode(errors="replace"))
+            *lines, buffer = buffer.split(b"\n")
+            announced.extend(line.decode(errors="replace") for line in lines)
+            if any("/mcp" in line for line in announced):
                 ready.set()
+        announced.append(buffer.decode(errors="replace"))
         ready.set()
 
     async with anyio.create_task_group() as tg:
@@ -115,7 +121,7 @@ async def http_server(data_dir: Path, *extra_args: str, **env: str) -> AsyncIter
         try:
             with anyio.fail_after(30):
                 await ready.wait()
-            match = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", announced[0] if announced else "")
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", "\n".join(announced))
             assert match, f"server did not announce its URL: {announced!r}"
             yield f"http://127.0.0.1:{match.group(1)}"
         finally:
