@@ -986,25 +986,47 @@ def free_port() -> int:
 
 @asynccontextmanager
 async def node_http_server(script: Path, transport: str, port: int | None = None) -> AsyncIterator[str]:
-    """An npm reference server over ``streamableHttp`` or ``sse`` on a loopback port; yields its base URL."""
-    port = port or free_port()
-    env = {**os.environ, "PORT": str(port)}
-    cmd = [node_binary(), "--require", str(LOOPBACK_JS), str(script), transport]
-    proc = await anyio.open_process(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    said = b""
-    try:
-        with anyio.fail_after(30):
-            assert proc.stderr is not None
-            async for chunk in proc.stderr:
-                said += chunk
-                if str(port).encode() in said:
-                    break
-        assert proc.returncode is None, said.decode(errors="replace")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        with anyio.move_on_after(10) as scope:
-            await proc.wait()
-        if scope.cancelled_caught:
-            proc.kill()
-            await proc.wait()
+    """An npm reference server over ``streamableHttp`` or ``sse`` on a loopback port; yields its base URL.
+
+    A port picked here is free when picked, not when node binds it: if another process took it
+    meanwhile, another is picked (a port given by the caller, a restart on the same port, fails with
+    node's own words instead). Ready means node's listen really succeeded, as loopback.cjs reports:
+    the server's own "listening on port N" line is printed even when the port was taken. Its stderr is
+    drained for the whole run so a chatty server never blocks on a full pipe.
+    """
+    for attempt in range(5):
+        use = port or free_port()
+        env = {**os.environ, "PORT": str(use)}
+        cmd = [node_binary(), "--require", str(LOOPBACK_JS), str(script), transport]
+        proc = await anyio.open_process(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        said = b""
+        try:
+            with anyio.fail_after(30):
+                assert proc.stderr is not None
+                async for chunk in proc.stderr:
+                    said += chunk
+                    if b"deepr-test: listen" in said and said.endswith(b"\n"):
+                        break
+            taken = b"deepr-test: listen failed: EADDRINUSE" in said
+            if taken and port is None and attempt < 4:
+                continue
+            assert f"deepr-test: listening on 127.0.0.1:{use}".encode() in said, said.decode(errors="replace")
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_drain, proc.stderr)
+                yield f"http://127.0.0.1:{use}"
+                tg.cancel_scope.cancel()
+            return
+        finally:
+            if proc.returncode is None:
+                proc.terminate()
+            with anyio.move_on_after(10) as scope:
+                await proc.wait()
+            if scope.cancelled_caught:
+                proc.kill()
+                await proc.wait()
+
+
+async def _drain(stream: Any) -> None:
+    async for _ in stream:
+        pass
