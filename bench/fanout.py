@@ -278,10 +278,31 @@ async def subscribers_main(base: str, count: int, stall: int, result_path: str) 
         if len(out) < count:
             print(f"  {count - len(out)} subscribers not set up after {SETUP_S} s", file=sys.stderr)
         print("ready", flush=True)
-        await asyncio.to_thread(sys.stdin.readline)  # the orchestrator says when the run is over
+        said = await asyncio.to_thread(sys.stdin.readline)  # "done LAST": the run is over, LAST its final stamp
+        await _until_final(out, said.split()[1] if len(said.split()) > 1 else "")
         await asyncio.to_thread(Path(result_path).write_text, json.dumps([r for r in out if r is not None]))
         for task in tasks:
             task.cancel()
+
+
+async def _until_final(out: list, last: str) -> None:
+    """Wait (bounded) until every measured subscriber got the update stamped ``last``, or a later one.
+
+    Waiting a fixed second instead made a slow delivery on a loaded machine look like a lost one."""
+    if not last:
+        return
+    final = datetime.fromisoformat(last).timestamp()
+
+    def missing() -> bool:
+        return any(
+            not any(stamp and datetime.fromisoformat(stamp).timestamp() >= final for _, stamp in received)
+            for received in out
+            if received is not None
+        )
+
+    deadline = time.monotonic() + 60
+    while missing() and time.monotonic() < deadline:  # noqa: ASYNC110 - frames land in a protocol callback
+        await asyncio.sleep(0.05)
 
 
 # -- orchestrator --------------------------------------------------------------------------------
@@ -339,9 +360,9 @@ def run_case(
         total_s = time.time() - started - updates * interval
         published = [datetime.fromisoformat(p).timestamp() for p in answer["published"]]
         written_ms = answer.get("written_ms") or [float("nan")]
-        time.sleep(1.0 + replicas * 0.5)
-        for w in workers:
-            w.stdin.write("done\n")  # type: ignore[union-attr]
+        last = answer["published"][-1] if answer["published"] else ""
+        for w in workers:  # each writes its results once its subscribers got the last update (or 60 s)
+            w.stdin.write(f"done {last}\n")  # type: ignore[union-attr]
             w.stdin.flush()  # type: ignore[union-attr]
         for w in workers:
             w.wait(timeout=60)

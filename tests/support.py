@@ -101,13 +101,19 @@ async def http_server(data_dir: Path, *extra_args: str, **env: str) -> AsyncIter
     ready = anyio.Event()
 
     async def drain() -> None:
+        """Until the URL is announced, keep what the server says (a warning logged while it starts,
+        say a store that answers slowly, comes before the URL): the error shows it if none comes."""
         assert proc.stderr is not None
         buffer = b""
         async for chunk in proc.stderr:
+            if ready.is_set():
+                continue
             buffer += chunk
-            if not ready.is_set() and b"\n" in buffer:
-                announced.append(buffer.split(b"\n", 1)[0].decode(errors="replace"))
+            *lines, buffer = buffer.split(b"\n")
+            announced.extend(line.decode(errors="replace") for line in lines)
+            if any("/mcp" in line for line in announced):
                 ready.set()
+        announced.append(buffer.decode(errors="replace"))
         ready.set()
 
     async with anyio.create_task_group() as tg:
@@ -115,7 +121,7 @@ async def http_server(data_dir: Path, *extra_args: str, **env: str) -> AsyncIter
         try:
             with anyio.fail_after(30):
                 await ready.wait()
-            match = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", announced[0] if announced else "")
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", "\n".join(announced))
             assert match, f"server did not announce its URL: {announced!r}"
             yield f"http://127.0.0.1:{match.group(1)}"
         finally:
@@ -980,25 +986,47 @@ def free_port() -> int:
 
 @asynccontextmanager
 async def node_http_server(script: Path, transport: str, port: int | None = None) -> AsyncIterator[str]:
-    """An npm reference server over ``streamableHttp`` or ``sse`` on a loopback port; yields its base URL."""
-    port = port or free_port()
-    env = {**os.environ, "PORT": str(port)}
-    cmd = [node_binary(), "--require", str(LOOPBACK_JS), str(script), transport]
-    proc = await anyio.open_process(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    said = b""
-    try:
-        with anyio.fail_after(30):
-            assert proc.stderr is not None
-            async for chunk in proc.stderr:
-                said += chunk
-                if str(port).encode() in said:
-                    break
-        assert proc.returncode is None, said.decode(errors="replace")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        with anyio.move_on_after(10) as scope:
-            await proc.wait()
-        if scope.cancelled_caught:
-            proc.kill()
-            await proc.wait()
+    """An npm reference server over ``streamableHttp`` or ``sse`` on a loopback port; yields its base URL.
+
+    A port picked here is free when picked, not when node binds it: if another process took it
+    meanwhile, another is picked (a port given by the caller, a restart on the same port, fails with
+    node's own words instead). Ready means node's listen really succeeded, as loopback.cjs reports:
+    the server's own "listening on port N" line is printed even when the port was taken. Its stderr is
+    drained for the whole run so a chatty server never blocks on a full pipe.
+    """
+    for attempt in range(5):
+        use = port or free_port()
+        env = {**os.environ, "PORT": str(use)}
+        cmd = [node_binary(), "--require", str(LOOPBACK_JS), str(script), transport]
+        proc = await anyio.open_process(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        said = b""
+        try:
+            with anyio.fail_after(30):
+                assert proc.stderr is not None
+                async for chunk in proc.stderr:
+                    said += chunk
+                    if b"deepr-test: listen" in said and said.endswith(b"\n"):
+                        break
+            taken = b"deepr-test: listen failed: EADDRINUSE" in said
+            if taken and port is None and attempt < 4:
+                continue
+            assert f"deepr-test: listening on 127.0.0.1:{use}".encode() in said, said.decode(errors="replace")
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_drain, proc.stderr)
+                yield f"http://127.0.0.1:{use}"
+                tg.cancel_scope.cancel()
+            return
+        finally:
+            if proc.returncode is None:
+                proc.terminate()
+            with anyio.move_on_after(10) as scope:
+                await proc.wait()
+            if scope.cancelled_caught:
+                proc.kill()
+                await proc.wait()
+
+
+async def _drain(stream: Any) -> None:
+    async for _ in stream:
+        pass

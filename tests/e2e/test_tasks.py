@@ -27,6 +27,8 @@ class RawSession:
         self.http, self.url, self.headers, self.next_id = http, url, dict(ACCEPT), 1
         self.notifications: list[dict[str, Any]] = []
         self.changed = anyio.Event()
+        self.listening = anyio.Event()
+        """Set once the GET stream is open: notifications sent before that have nowhere to go."""
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.next_id += 1
@@ -45,6 +47,8 @@ class RawSession:
 
     async def listen(self) -> None:
         async with self.http.get(self.url, headers={**self.headers, "Accept": "text/event-stream"}) as resp:
+            assert resp.status == 200, await resp.text()
+            self.listening.set()
             async for raw in resp.content:
                 line = raw.decode().strip()
                 if line.startswith("data:"):
@@ -68,6 +72,8 @@ async def raw_session(base: str) -> AsyncIterator[RawSession]:
         ) as resp:
             await resp.read()
         tg.start_soon(session.listen)
+        with anyio.fail_after(30):  # a task's status notifications go to this stream: open it first
+            await session.listening.wait()
         yield session
         tg.cancel_scope.cancel()
 
@@ -104,7 +110,7 @@ async def test_task_round_trip(data_dir: Path) -> None:
         assert result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"] == task_id
         assert (await s.request("tasks/get", {"taskId": task_id}))["result"]["status"] == "completed"
         assert [t["taskId"] for t in (await s.request("tasks/list", {}))["result"]["tasks"]] == [task_id]
-        with anyio.fail_after(10):
+        with anyio.fail_after(30):
             while not any(
                 n.get("method") == "notifications/tasks/status" and n["params"]["status"] == "completed"
                 for n in s.notifications
@@ -139,7 +145,7 @@ async def test_task_is_input_required_while_a_budget_question_is_open(data_dir: 
             {"name": "campaign_start", "task": {}, "arguments": {"question": QUESTION, "budget": TINY_BUDGET}},
         )
         task_id = created["result"]["task"]["taskId"]
-        with anyio.fail_after(20):
+        with anyio.fail_after(60):
             while True:
                 changed = s.changed  # taken before the request: a notification during it still wakes us
                 task = (await s.request("tasks/get", {"taskId": task_id}))["result"]

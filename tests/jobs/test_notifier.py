@@ -8,28 +8,40 @@ from deepr_mcp.jobs.notifier import META_COUNT, Notifier, Update
 
 
 async def test_each_subscriber_gets_updates_and_bursts_coalesce() -> None:
-    got: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
+    """A burst published while each subscriber's first send is still in flight costs it one more send.
+
+    The first send is held by a gate until the burst is over (not by a sleep: a loaded machine can
+    stall the test between publishes for longer than any sleep, and a free writer would then send
+    mid-burst updates); afterwards each subscriber gets the burst's last update.
+    """
+    got: dict[str, list[tuple[str, int, str]]] = {"a": [], "b": []}
+    gate = anyio.Event()
 
     def sender(name: str):
         async def send(update: Update) -> None:
-            got[name].append((update.uri, update.meta[META_COUNT]))
-            await anyio.sleep(0.05)  # a slowish client: later updates pile up behind this one
+            got[name].append((update.uri, update.meta[META_COUNT], update.published_at))
+            await gate.wait()  # a slow client: later updates pile up behind this one
 
         return send
 
     async with Notifier() as notifier:
         notifier.subscribe("a", "deepr://campaigns/c1/status", sender("a"))
         notifier.subscribe("b", "deepr://campaigns/c1/status", sender("b"))
-        for _ in range(20):
-            await notifier.publish("deepr://campaigns/c1/status")
-        await anyio.sleep(0.3)
+        stamps = [await notifier.publish("deepr://campaigns/c1/status") for _ in range(20)]
+        gate.set()
+        with anyio.fail_after(10):  # a hang guard: waits for the last update to be sent
+            while any(not sent or sent[-1][2] != stamps[-1] for sent in got.values()):  # noqa: ASYNC110
+                await anyio.sleep(0.01)
     for name in "ab":
         assert 1 <= len(got[name]) <= 3, got[name]  # 20 updates coalesced into a few sends
-        assert all(count == 2 for _, count in got[name])
+        assert all(count == 2 for _, count, _ in got[name])
 
 
 async def test_stalled_subscriber_is_dropped_and_never_delays_others() -> None:
-    fast: list[float] = []
+    """The quick subscriber gets the update published while the stalled send is in flight and its
+    subscriber still there (so nothing waited for its timeout); once the send timeout is short
+    enough, the stalled one is dropped. No sleep or clock reading decides the outcome."""
+    fast: list[str] = []
     stalled = anyio.Event()
 
     async def stuck(update: Update) -> None:
@@ -37,20 +49,25 @@ async def test_stalled_subscriber_is_dropped_and_never_delays_others() -> None:
         await anyio.sleep(3600)
 
     async def quick(update: Update) -> None:
-        fast.append(anyio.current_time())
+        fast.append(update.published_at)
 
-    async with Notifier(send_timeout_s=0.2) as notifier:
+    async with Notifier(send_timeout_s=3600) as notifier:  # nobody times out until the test says so
         notifier.subscribe("stuck", "u:1", stuck)
         notifier.subscribe("quick", "u:1", quick)
-        start = anyio.current_time()
         await notifier.publish("u:1")
-        await stalled.wait()
-        await notifier.publish("u:1")
-        await anyio.sleep(0.05)
-        assert len(fast) == 2 and fast[-1] - start < 0.2  # not held up by the stalled one
-        await anyio.sleep(0.3)
-        assert notifier.subscriber_count("u:1") == 1  # the stalled one was dropped
-        assert notifier.subscriptions_of("stuck") == set()
+        with anyio.fail_after(10):  # hang guards, not speed assertions
+            await stalled.wait()
+            last = await notifier.publish("u:1")
+            while not fast or fast[-1] != last:  # noqa: ASYNC110 - the writers run in the background
+                await anyio.sleep(0.01)
+        # the quick one got the update published while the other send stalls, not held up by it:
+        (held,) = [s for s in notifier.subscribers_of("u:1") if s.connection_id == "stuck"]
+        assert held.sending and not held.closed  # its send is still in flight
+        notifier.send_timeout_s = 0.2  # the watchdog reads it on every round
+        with anyio.fail_after(10):
+            while notifier.subscriber_count("u:1") != 1:  # noqa: ASYNC110 - the watchdog drops it
+                await anyio.sleep(0.01)
+        assert notifier.subscriptions_of("stuck") == set() and held.closed
 
 
 async def test_unsubscribe_remove_and_counts() -> None:

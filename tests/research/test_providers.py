@@ -141,3 +141,23 @@ async def test_openai_without_a_key_is_refused_before_any_request(monkeypatch: p
         assert llm.requests  # and it was really asked
     assert needs_key("https://openrouter.ai/api/v1") and not needs_key("http://192.168.1.20:8000/v1")
     assert not needs_key("http://localhost:11434/v1")
+
+
+async def test_the_local_provider_computes_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its rules are CPU work: run on the loop they held up other requests and lease heartbeats."""
+    import threading
+
+    from deepr_mcp.research import prompts
+    from deepr_mcp.research.providers import local
+
+    threads: list[threading.Thread] = []
+    real = local.findings_text
+
+    def recording(user: str) -> str:
+        threads.append(threading.current_thread())
+        return real(user)
+
+    monkeypatch.setattr(local, "findings_text", recording)
+    messages = prompts.findings_messages("Why did the cable fail?", [(1, "cables.md", "Water got into the cable.")])
+    done = await local.LocalProvider().complete(messages)
+    assert done.provider == "local" and threads and threads[0] is not threading.main_thread()

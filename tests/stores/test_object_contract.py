@@ -57,17 +57,22 @@ async def test_puts_in_the_same_millisecond_are_evicted_oldest_first(store: Obje
 
 @pytest.mark.parametrize("kind", ["memory", "redis"])
 async def test_objects_expire(kind: str, request: pytest.FixtureRequest) -> None:
+    """Gone once its TTL has passed. The read right after the put may itself come after the TTL on a
+    loaded machine (it was 0.2 s): missing then is only accepted when that much time really passed."""
+    ttl = 1.0
     if kind == "memory":
-        short: ObjectStore = MemoryObjectStore(ttl_s=0.2, max_bytes_per_owner=1000)
+        short: ObjectStore = MemoryObjectStore(ttl_s=ttl, max_bytes_per_owner=1000)
         client = None
     else:
         url = request.getfixturevalue("redis_server").url
         client = await open_checked(url, None, "deepr:")
-        short = RedisObjectStore(client, url=url, ttl_s=0.2, max_bytes_per_owner=1000)
+        short = RedisObjectStore(client, url=url, ttl_s=ttl, max_bytes_per_owner=1000)
+    before = time.monotonic()
     made = await short.put("alice", [1, 2, 3], 10)
-    assert await short.get("alice", made.id) is not None
-    await anyio.sleep(0.6)  # past the TTL (no time is asserted, only that it is gone after it)
-    assert await short.get("alice", made.id) is None
+    assert await short.get("alice", made.id) is not None or time.monotonic() - before >= ttl
+    with anyio.fail_after(30):  # past the TTL it goes (no time is asserted, only that it goes)
+        while await short.get("alice", made.id) is not None:  # noqa: ASYNC110 - expiry has no event
+            await anyio.sleep(0.05)
     if client is not None:
         await client.aclose()
 

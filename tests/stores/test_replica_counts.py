@@ -98,11 +98,15 @@ def test_other_replicas_counts_are_summed_and_malformed_ones_skipped() -> None:
 
 
 async def test_counts_survive_an_engine_restart_and_leave_with_a_clean_stop(redis_server: RedisServer) -> None:
-    """Heartbeats driven by hand: an outage keeps the last counts heard, the next beat heals an emptied engine."""
+    """Heartbeats driven by hand: an outage keeps the last counts heard, the next beat heals an emptied engine.
+
+    Nothing here waits for an expiry, so the hashes live 60 s: with 5 s, a stall of that long between
+    one replica's beat and the other's read (a loaded machine) would expire them and fail the test.
+    """
     clients = [connect(redis_server.url) for _ in range(2)]
     mine = {"u:1": 2, "u:2": 0}
-    one = ClusterCounts(clients[0], url=redis_server.url, local=lambda: dict(mine), ttl_s=5.0)
-    two = ClusterCounts(clients[1], url=redis_server.url, local=lambda: {"u:1": 1}, ttl_s=5.0)
+    one = ClusterCounts(clients[0], url=redis_server.url, local=lambda: dict(mine), ttl_s=60.0)
+    two = ClusterCounts(clients[1], url=redis_server.url, local=lambda: {"u:1": 1}, ttl_s=60.0)
     try:
         await one.beat()
         await two.beat()

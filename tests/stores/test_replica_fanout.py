@@ -17,8 +17,13 @@ from mcp import Client
 
 from tests.support import QUESTION, Recorder, RedisServer, call, config_env, follow, http_server, pause, with_sample
 
-STEPPED = config_env({"jobs": {"step_delay_s": 0.3}})
-"""Each step's phase stays on show for a while, so a reader of every notification can see it."""
+STEPPED = config_env({"jobs": {"step_delay_s": 0.8}})
+"""Each step's phase stays on show for a while, so a reader of every notification can see it.
+
+Notifications only say "re-read me": an agent sees a phase if its re-read (bus, push, HTTP read on
+a loaded machine with three servers) lands while the phase is current. Synthesizing is one step
+long, so its step delay is that agent's whole margin: 0.3 s was thin under load, 0.8 s is not.
+"""
 
 
 async def phase_of(client: Client, uri: str) -> str:

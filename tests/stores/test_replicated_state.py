@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -73,14 +74,21 @@ async def test_while_the_store_is_down_changes_wait_in_the_outbox(
 
 
 async def test_the_follower_loop_survives_an_outage(
-    followers: list[Follower], tmp_path: Path, redis_server: RedisServer
+    followers: list[Follower], tmp_path: Path, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     one, two = followers
+    caplog.set_level(logging.WARNING, logger="deepr_mcp")
+
+    def paused() -> int:
+        return sum("sharing paused" in r.getMessage() for r in caplog.records)
+
     async with anyio.create_task_group() as tg:
         tg.start_soon(one.run)
         tg.start_soon(two.run)
         redis_server.stop()
-        await anyio.sleep(0.3)  # both loops meet the outage and back off
+        with anyio.fail_after(30):  # both loops meet the outage and back off (each says so once)
+            while paused() < 2:  # noqa: ASYNC110 - a log record has no event
+                await anyio.sleep(0.05)
         corpus_of(one).add_path(doc(tmp_path / "docs", "c.md", "# Splices\n\nA splice joins two cable ends."))
         redis_server.start()
         with anyio.fail_after(30):

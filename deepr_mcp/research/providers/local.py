@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 import re
 
+import anyio
+
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse, sub_questions
 from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
@@ -295,6 +297,13 @@ class LocalProvider:
     async def complete(
         self, messages: list[Message], *, max_tokens: int = 1024, temperature: float = 0.0
     ) -> Completion:
+        """In a worker thread: the rules are CPU work (a tenth of a second per step on a quiet machine,
+        several times that on a loaded one), which on the event loop held up every other request and
+        the heartbeat renewing the campaign's lease, so a short lease could lapse mid-step."""
+        return await anyio.to_thread.run_sync(self.complete_now, messages)
+
+    def complete_now(self, messages: list[Message]) -> Completion:
+        """The completion, computed in the calling thread."""
         task = prompts.task_of(messages)
         user = next((m.content for m in messages if m.role == "user"), "")
         if task == prompts.TASK_PLAN:

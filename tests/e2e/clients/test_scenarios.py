@@ -80,7 +80,10 @@ async def test_claude_code_like(data_dir: Path) -> None:
         ):
             assert [t.name for t in (await client.list_tools()).tools] == ["tool_search"]
             await client.call_tool("tool_search", {"query": "start a research campaign and wait for it", "limit": 5})
-            assert recorder.saw("notifications/tools/list_changed")
+            # Sent on the call's own stream before its answer, but the SDK hands notifications to the
+            # handler in a task of their own: wait for it rather than read the recorder once.
+            with anyio.fail_after(30):
+                await recorder.wait_for(lambda r: r.saw("notifications/tools/list_changed"))
             listed = {t.name for t in (await client.list_tools()).tools}
             assert {"campaign_start", "campaign_wait"} <= listed  # now called by their own names
             started = structured(

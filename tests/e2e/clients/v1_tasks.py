@@ -32,6 +32,10 @@ async def main(url: str, question: str) -> None:
             listed = await tasks.list_tasks()
             second = await tasks.call_tool_as_task("tool_call", start)
             cancelled = await tasks.cancel_task(second.task.taskId)
+            for _ in range(300):  # the status notification travels on the GET stream: it may come after the poll
+                if "completed" in statuses:
+                    break
+                await asyncio.sleep(0.1)
             print(
                 json.dumps(
                     {
