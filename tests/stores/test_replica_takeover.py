@@ -1,6 +1,8 @@
 """A replica killed with SIGKILL mid-campaign: another replica takes the campaign over and finishes it.
 
-Three real ``serve --http`` processes on one redis-server, with a 2 s lease. Replica 1 runs the
+Three real ``serve --http`` processes on one redis-server, with a 5 s lease (renewed every 1.7 s:
+a survivor that takes the campaign over must stall over 5 s before the third could rightly take it
+again, which a loaded machine does not do; a 2 s lease left 1.3 s). Replica 1 runs the
 campaign A started there; once two steps are saved it is killed (no shutdown, no release).
 Replica 2 or 3 claims the expired lease, resumes from the last saved step and completes: the
 steps saved before the kill are kept as they were, no step appears twice, exactly one replica
@@ -20,7 +22,7 @@ from mcp import Client
 from deepr_mcp.jobs.models import Campaign
 from tests.support import QUESTION, RedisServer, call, config_env, follow, replica_servers, with_sample
 
-REPLICA = {"jobs": {"step_delay_s": 0.4}, "store": {"lease_s": 2}}
+REPLICA = {"jobs": {"step_delay_s": 0.4}, "store": {"lease_s": 5}}
 
 
 async def saved(redis: aioredis.Redis, cid: str) -> Campaign:
