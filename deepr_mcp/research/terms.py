@@ -54,6 +54,11 @@ def terms(text: str) -> set[str]:
     return out
 
 
+def listed_terms(words: str) -> set[str]:
+    """The terms of a comma-separated list in a prompt ("Key terms: tar, archive"), read as claims are."""
+    return terms(words.replace(",", " "))
+
+
 def coverage(wanted: set[str], text: str) -> float:
     """Share of ``wanted`` terms that ``text`` contains (0 when nothing is wanted)."""
     if not wanted:

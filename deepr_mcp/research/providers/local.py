@@ -34,7 +34,7 @@ from deepr_mcp.research.relevance import (
     stray_change_note,
 )
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
-from deepr_mcp.research.terms import terms
+from deepr_mcp.research.terms import listed_terms, terms
 
 _PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
 _BRIEF = re.compile(r"^(Question|Focus|Key terms|Related terms|Sub-question): (.*)$", re.M)
@@ -74,10 +74,6 @@ def estimate_tokens(text: str) -> int:
 
 def _brief(user: str) -> dict[str, str]:
     return {key: value.strip() for key, value in _BRIEF.findall(user.split("\n\nPassages:\n", 1)[0])}
-
-
-def _stems(words: str) -> set[str]:
-    return terms(words.replace(",", " "))  # the key terms as the claims are read: everyday words as documented
 
 
 def _share(wanted: set[str], have: set[str], weight: dict[str, float] | None = None) -> float:
@@ -141,8 +137,8 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
     passages = [(int(n), location, text.strip()) for n, location, text in _PASSAGE.findall(body)]
     want = {
         "sub": terms(brief.get("Sub-question", "")),
-        "key": _stems(brief.get("Key terms", "")),
-        "related": _stems(brief.get("Related terms", "")),
+        "key": listed_terms(brief.get("Key terms", "")),
+        "related": listed_terms(brief.get("Related terms", "")),
     }
     focus = brief.get("Focus", "")
     if focus.startswith("definition") and want["sub"] & want["key"]:

@@ -17,7 +17,7 @@ from deepr_mcp.research.claims import contrasts
 from deepr_mcp.research.relevance import HARM as _HARM
 from deepr_mcp.research.relevance import PROTECT_CUE
 from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT
-from deepr_mcp.research.terms import GENERIC, terms
+from deepr_mcp.research.terms import GENERIC, listed_terms, terms
 from deepr_mcp.text.tokenizer import tokenize
 
 ANSWER_SENTENCES = 3
@@ -47,10 +47,6 @@ _ASKS_OPTIONS = re.compile(r"\b(?:options?|flags?|switch(?:es)?|command[- ]line|
 def _brief(user: str) -> dict[str, str]:
     found = re.findall(r"^(Question|Focus|Key terms): (.*)$", user.split("\n\nFindings:\n", 1)[0], re.M)
     return {key: value.strip() for key, value in found}
-
-
-def _stems(words: str) -> set[str]:
-    return terms(words.replace(",", " "))  # the key terms as the claims are read: everyday words as documented
 
 
 def _share(wanted: set[str], have: set[str]) -> float:
@@ -147,7 +143,7 @@ def answer_text(user: str) -> str:
     """
     brief = _brief(user)
     focus = brief.get("Focus", "")
-    key = _stems(brief.get("Key terms", "")) or terms(brief.get("Question", ""))
+    key = listed_terms(brief.get("Key terms", "")) or terms(brief.get("Question", ""))
     groups: list[list[str]] = []
     asked: list[set[str]] = []
     for line in user.partition("\n\nFindings:\n")[2].splitlines():
@@ -169,7 +165,7 @@ def answer_text(user: str) -> str:
         if (about and not any(names(side, said) for side in about)) or not says_something(text):
             return 0.0  # about something else, or no statement at all: it stays under its sub-question
         if about_another_api(text, about) and not (analysis is not None and analysis.type == "how_to"):
-            return 0.0  # about something else, or no statement at all: it stays under its sub-question
+            return 0.0  # documents another API than the one asked about (a how-to names none: any may do it)
         if _DOES_IT.match(text):
             return 0.0  # "You can do it ..." does not say what it does; it stays under its sub-question
         if _OPTION_ENTRY.match(text) and not _ASKS_OPTIONS.search(brief.get("Question", "")):
