@@ -125,14 +125,30 @@ async def http_server(data_dir: Path, *extra_args: str, **env: str) -> AsyncIter
             assert match, f"server did not announce its URL: {announced!r}"
             yield f"http://127.0.0.1:{match.group(1)}"
         finally:
-            if proc.returncode is None:
-                proc.terminate()
-            with anyio.move_on_after(10) as scope:
-                await proc.wait()
-            if scope.cancelled_caught:
-                proc.kill()
-                await proc.wait()
+            await stop_process(proc)
             tg.cancel_scope.cancel()
+
+
+async def stop_process(proc: Any) -> None:
+    """Stop an ``anyio`` process: terminate, then kill if it has not exited within 10 s."""
+    if proc.returncode is None:
+        proc.terminate()
+    with anyio.move_on_after(10) as scope:
+        await proc.wait()
+    if scope.cancelled_caught:
+        proc.kill()
+        await proc.wait()
+
+
+def stop_popen(proc: subprocess.Popen) -> None:
+    """Stop a ``subprocess.Popen``: terminate, then kill if it has not exited within 10 s."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def start_server(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
@@ -166,13 +182,7 @@ def replica_servers(dirs: list[Path], env: dict[str, str]) -> Iterator[tuple[lis
         yield procs, urls
     finally:
         for proc in procs:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop_popen(proc)
 
 
 @contextmanager
@@ -189,12 +199,7 @@ def http_server_sync(data_dir: Path, *extra_args: str, **env: str) -> Iterator[s
             time.sleep(0.05)
         yield f"http://127.0.0.1:{match.group(1)}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_popen(proc)
 
 
 @asynccontextmanager
@@ -1018,13 +1023,7 @@ async def node_http_server(script: Path, transport: str, port: int | None = None
                 tg.cancel_scope.cancel()
             return
         finally:
-            if proc.returncode is None:
-                proc.terminate()
-            with anyio.move_on_after(10) as scope:
-                await proc.wait()
-            if scope.cancelled_caught:
-                proc.kill()
-                await proc.wait()
+            await stop_process(proc)
 
 
 async def _drain(stream: Any) -> None:

@@ -45,13 +45,18 @@ Tar archive extract tar archive extract tar archive path traversal notes and mor
 }
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Corpus:
-    for name, text in DOCS.items():
+def indexed(tmp_path: Path, docs: dict[str, str]) -> Corpus:
+    """A corpus of ``docs`` (file name -> text), written to ``tmp_path`` and added."""
+    for name, text in docs.items():
         (tmp_path / name).write_text(text)
     corpus = Corpus(tmp_path / "corpus.db")
     corpus.add_path(tmp_path)
     return corpus
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Corpus:
+    return indexed(tmp_path, DOCS)
 
 
 def test_safety_questions_surface_the_warning_phrased_differently(corpus: Corpus) -> None:
@@ -139,10 +144,7 @@ Delete a folder from the mailbox if every message in the folder was removed firs
 
 
 def test_a_how_to_reaches_the_reference_entry_of_the_api_its_best_passages_use(tmp_path: Path) -> None:
-    for name, text in FOLDER_DOCS.items():
-        (tmp_path / name).write_text(text)
-    corpus = Corpus(tmp_path / "corpus.db")
-    corpus.add_path(tmp_path)
+    corpus = indexed(tmp_path, FOLDER_DOCS)
     analysis = analyse("How can I visit every file in a folder and its subfolders?")
     evidence = Retriever(corpus).retrieve(analysis.question, analysis, 3)
     assert any("directory tree" in p.text for p in evidence.passages)  # no word of the question in it
@@ -177,10 +179,7 @@ metadata of the source file at runtime to determine if the pyc file needs to be 
 
 
 def test_an_everyday_word_also_finds_the_documentation_word_for_it(tmp_path: Path) -> None:
-    for name, text in METADATA_DOCS.items():
-        (tmp_path / name).write_text(text)
-    corpus = Corpus(tmp_path / "corpus.db")
-    corpus.add_path(tmp_path)
+    corpus = indexed(tmp_path, METADATA_DOCS)
     analysis = analyse("How do I copy a file and keep its timestamps?")
     evidence = Retriever(corpus).retrieve(analysis.question, analysis, 1)
     # "keep its timestamps" is "preserve file metadata" to the documentation
@@ -207,10 +206,7 @@ and leads to simple code.
 
 
 def test_a_how_to_prefers_the_passage_that_tells_the_reader_what_to_do(tmp_path: Path) -> None:
-    for name, text in LINES_DOCS.items():
-        (tmp_path / name).write_text(text)
-    corpus = Corpus(tmp_path / "corpus.db")
-    corpus.add_path(tmp_path)
+    corpus = indexed(tmp_path, LINES_DOCS)
     analysis = analyse("How do I read a text file line by line?")
     evidence = Retriever(corpus).retrieve(analysis.question, analysis, 1)
     # both hold every word of the question; the tutorial addresses the reader ("you can ...")
