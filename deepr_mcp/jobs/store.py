@@ -16,6 +16,7 @@ import anyio
 
 from deepr_mcp.errors import Conflict, DeeprError, NotFound
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
+from deepr_mcp.jobs.records import UnreadableRecord, decode, encode, gone, quarantined
 
 
 class StoreUnavailable(DeeprError):
@@ -38,6 +39,15 @@ MIGRATIONS: Sequence[str] = (
     );
     CREATE INDEX campaigns_phase ON campaigns(phase);
     CREATE INDEX campaigns_created ON campaigns(created_at, id);
+    """,
+    # 2: records that no longer load, set aside with the reason (never served, never deleted).
+    """
+    CREATE TABLE quarantined (
+        id TEXT PRIMARY KEY,
+        record TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
     """,
 )
 
@@ -69,6 +79,7 @@ class SqliteCampaignStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._path = path
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -100,16 +111,49 @@ class SqliteCampaignStore:
     def _get(self, campaign_id: str) -> Campaign:
         with self._lock:
             row = self._db.execute("SELECT record FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+            aside = None
+            if row is None:
+                aside = self._db.execute("SELECT reason FROM quarantined WHERE id = ?", (campaign_id,)).fetchone()
+        if aside is not None:
+            raise gone(campaign_id, aside[0])
         if row is None:
             raise NotFound(f"no campaign {campaign_id!r}; campaign_list shows the ids that exist")
-        return Campaign.model_validate_json(row[0])
+        return self._load(campaign_id, row[0])
+
+    def _load(self, campaign_id: str, record: str) -> Campaign:
+        """The record, or (quarantined, logged) ``NotFound`` saying why it is no longer served."""
+        try:
+            return decode(campaign_id, record)
+        except UnreadableRecord as bad:
+            self._quarantine(bad, record)
+            raise gone(campaign_id, bad.reason) from None
+
+    def _quarantine(self, bad: UnreadableRecord, record: str) -> None:
+        """Move the record aside in one transaction, unless a writer replaced it meanwhile."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                moved = self._db.execute(
+                    "DELETE FROM campaigns WHERE id = ? AND record = ?", (bad.campaign_id, record)
+                ).rowcount
+                if moved:
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO quarantined (id, record, reason, at) VALUES (?, ?, ?, ?)",
+                        (bad.campaign_id, record, bad.reason, utcnow().isoformat()),
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        if moved:
+            quarantined(bad.campaign_id, bad.reason, f"the quarantined table of {self._path}")
 
     async def get(self, campaign_id: str) -> Campaign:
         return await self._run(self._get, campaign_id)
 
     def _write(self, campaign: Campaign, expected_version: int | None, create: bool) -> Campaign:
         updated = campaign.model_copy(update={"version": campaign.version + 1, "updated_at": utcnow()})
-        record = updated.model_dump_json()
+        record = encode(updated)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -163,10 +207,16 @@ class SqliteCampaignStore:
         with self._lock:
             total = self._db.execute(f"SELECT COUNT(*) FROM campaigns{where}", params).fetchone()[0]
             rows = self._db.execute(
-                f"SELECT record FROM campaigns{where} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+                f"SELECT id, record FROM campaigns{where} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
                 [*params, limit, offset],
             ).fetchall()
-        return [Campaign.model_validate_json(r[0]) for r in rows], int(total)
+        campaigns = []
+        for campaign_id, record in rows:
+            try:
+                campaigns.append(self._load(campaign_id, record))
+            except NotFound:  # quarantined just now: one unreadable record never hides the others
+                total -= 1
+        return campaigns, int(total)
 
     async def list(
         self,
@@ -193,8 +243,9 @@ class SqliteCampaignStore:
         await self._run(self._delete, campaign_id)
 
     def _ids(self) -> set[str]:
+        """Every campaign id, quarantined ones too (their sandboxes are kept, not orphans)."""
         with self._lock:
-            return {r[0] for r in self._db.execute("SELECT id FROM campaigns")}
+            return {r[0] for r in self._db.execute("SELECT id FROM campaigns UNION SELECT id FROM quarantined")}
 
     async def ids(self) -> set[str]:
         return await self._run(self._ids)
