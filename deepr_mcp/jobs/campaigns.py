@@ -19,6 +19,7 @@ from deepr_mcp.jobs.engines import Engines
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.models import Campaign
+from deepr_mcp.jobs.request import CampaignRequest
 from deepr_mcp.jobs.store import CampaignStore
 from deepr_mcp.jobs.waiting import ProgressFn, Until, wait_for_campaign
 from deepr_mcp.research.passages import Corpus
@@ -100,10 +101,8 @@ class Campaigns:
 
     async def start(
         self,
-        question: str,
+        request: CampaignRequest,
         *,
-        budget: float | None = None,
-        max_sub_questions: int = 5,
         owner: str | None = None,
         principal: str = "local",
         expert_id: str | None = None,
@@ -111,20 +110,21 @@ class Campaigns:
         task_ttl_ms: int | None = None,
         progress: ProgressFn | None = None,
     ) -> Campaign:
-        """Start in the background; with ``progress``, report every change to it until the campaign ends.
+        """Start ``request`` (already validated: every way in builds a ``CampaignRequest``) in the background;
+        with ``progress``, report every change to it until the campaign ends.
 
         An empty corpus is refused (``Conflict`` naming the ways to add documents) before anything is made.
         """
         await self.require_documents()
         campaign = await self.jobs.start(
-            question,
-            budget=budget if budget is not None else self.settings.budget.default,
+            request.question,
+            budget=request.budget if request.budget is not None else self.settings.budget.default,
             provider=self.settings.provider,
             model=self.engines.model_name(),
             owner_connection=owner,
             principal=principal,
             expert_id=expert_id,
-            max_sub_questions=max_sub_questions,
+            max_sub_questions=request.max_sub_questions,
             as_task=as_task,
             task_ttl_ms=task_ttl_ms,
         )
@@ -133,12 +133,12 @@ class Campaigns:
         return campaign
 
     async def follow_up(
-        self, campaign_id: str, question: str, *, budget: float | None, owner: str | None, principal: str = "local"
+        self, campaign_id: str, request: CampaignRequest, *, owner: str | None, principal: str = "local"
     ) -> Campaign:
         """A new campaign that asks a further question in an earlier one's context."""
         earlier = await self.store.get(campaign_id)
-        question = f"{question} (following up: {earlier.question})"[:2000]
-        return await self.start(question, budget=budget, owner=owner, principal=principal)
+        question = f"{request.question} (following up: {earlier.question})"[:2000]
+        return await self.start(request.model_copy(update={"question": question}), owner=owner, principal=principal)
 
     async def share(self, campaign_id: str, principals: list[str]) -> Campaign:
         """Let other principals see (and, with their scopes, steer) a campaign and its sandbox."""
