@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.claims import support
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import Completion, Message, Usage
 from deepr_mcp.research.providers.local import LocalProvider
+from deepr_mcp.research.synthesis.claims import support
 
 DOC = """# tarfile
 

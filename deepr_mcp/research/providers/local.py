@@ -15,12 +15,14 @@ import re
 
 import anyio
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.analysis import analyse, sub_questions
-from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import Completion, Message, Usage
 from deepr_mcp.research.providers.local_answer import answer_text
-from deepr_mcp.research.relevance import (
+from deepr_mcp.research.reading.analysis import analyse, sub_questions
+from deepr_mcp.research.reading.terms import listed_terms, terms
+from deepr_mcp.research.retrieval.lexical import ANSWER_CUES, CAVEAT, VERSION_NOTE
+from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
+from deepr_mcp.research.synthesis.relevance import (
     answers,
     ask_of,
     ask_of_question,
@@ -33,8 +35,6 @@ from deepr_mcp.research.relevance import (
     same_question,
     stray_change_note,
 )
-from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
-from deepr_mcp.research.terms import listed_terms, terms
 
 _PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
 _BRIEF = re.compile(r"^(Question|Focus|Key terms|Related terms|Sub-question): (.*)$", re.M)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.analysis import QuestionAnalysis, analyse
-from deepr_mcp.research.claims import contrasts
-from deepr_mcp.research.relevance import HARM as _HARM
-from deepr_mcp.research.relevance import PROTECT_CUE
-from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT
-from deepr_mcp.research.terms import GENERIC, listed_terms, terms
+from deepr_mcp.research.providers import prompts
+from deepr_mcp.research.reading.analysis import QuestionAnalysis, analyse
+from deepr_mcp.research.reading.terms import GENERIC, listed_terms, terms
+from deepr_mcp.research.retrieval.lexical import ANSWER_CUES, CAVEAT
+from deepr_mcp.research.synthesis.claims import contrasts
+from deepr_mcp.research.synthesis.relevance import HARM as _HARM
+from deepr_mcp.research.synthesis.relevance import PROTECT_CUE
 from deepr_mcp.text.tokenizer import tokenize
 
 ANSWER_SENTENCES = 3

@@ -27,19 +27,18 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
-from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
-from deepr_mcp.research.diversity import COMMON, mmr
-from deepr_mcp.research.feedback import feedback_terms
-from deepr_mcp.research.follow import follow_names
-from deepr_mcp.research.operators import named_keywords, operator_words, writes_keyword
-from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
-from deepr_mcp.research.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
-from deepr_mcp.research.terms import GENERIC, weigh_doc_words
-from deepr_mcp.research.vectors import VectorStore, passage_text
+from deepr_mcp.research.corpus.vectors import VectorStore, passage_text
+from deepr_mcp.research.passage import Passage, PassageSearch
+from deepr_mcp.research.reading.analysis import QuestionAnalysis, is_safety_sub_question
+from deepr_mcp.research.reading.terms import GENERIC, weigh_doc_words
+from deepr_mcp.research.retrieval.diversity import COMMON, mmr
+from deepr_mcp.research.retrieval.feedback import feedback_terms
+from deepr_mcp.research.retrieval.follow import follow_names
+from deepr_mcp.research.retrieval.operators import named_keywords, operator_words, writes_keyword
+from deepr_mcp.research.retrieval.rerank import DEFAULT_WEIGHT, Reranker, blend
+from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
 POOL_PER_QUERY = 60
@@ -99,21 +98,9 @@ FIRST_STAGE_SHARE = 0.2
 """Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
 
 
-class PassageLike(Protocol):
-    id: str
-    text: str
-    source: str
-    location: str
-    score: float
-
-
-class SearchBackend(Protocol):
-    def search_passages(self, query: str, limit: int, *, headings_only: bool = False) -> Sequence[PassageLike]: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    passages: list[PassageLike]
+    passages: list[Passage]
     related: list[str]
     """The documentation's words for the question's everyday ones ("directory" for "folder") and the
     words the feedback step took from the corpus (shown to the model as related terms)."""
@@ -121,7 +108,7 @@ class Evidence:
 
 @dataclass(slots=True)
 class Candidate:
-    passage: PassageLike
+    passage: Passage
     terms: Counter[str]
     heading: set[str]
     title: set[str]
@@ -153,7 +140,7 @@ def key_terms(analysis: QuestionAnalysis) -> list[str]:
 
 class Retriever:
     def __init__(
-        self, corpus: SearchBackend, reranker: Reranker | None = None, *, rerank_weight: float = DEFAULT_WEIGHT
+        self, corpus: PassageSearch, reranker: Reranker | None = None, *, rerank_weight: float = DEFAULT_WEIGHT
     ) -> None:
         self.corpus = corpus
         self._spelling: dict[str, str] = {}
@@ -263,7 +250,7 @@ class Retriever:
         return pool
 
     @staticmethod
-    def _candidate(passage: PassageLike) -> Candidate:
+    def _candidate(passage: Passage) -> Candidate:
         parts = passage.location.split(" > ")
         return Candidate(
             passage,

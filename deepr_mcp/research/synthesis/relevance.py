@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from deepr_mcp.research.terms import terms
+from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.text.tokenizer import tokenize
 
 CAVEAT_CUE = (

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.claims import adds_nothing, same_claim, units
 from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState
+from deepr_mcp.research.providers import prompts
+from deepr_mcp.research.synthesis.claims import adds_nothing, same_claim, units
 
 
 def new_sentences(claim: str, said: list[str]) -> str:

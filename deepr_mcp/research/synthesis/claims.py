@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from deepr_mcp.research.terms import GENERIC, terms
+from deepr_mcp.research.reading.terms import GENERIC, terms
 from deepr_mcp.text.tokenizer import tokenize
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)

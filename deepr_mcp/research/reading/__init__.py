@@ -1,0 +1,1 @@
+"""What the question asks: its kind, its parts and its terms."""
