@@ -25,6 +25,7 @@ from deepr_mcp.research.reading.terms import coverage, terms
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
 from deepr_mcp.research.retrieval.rerank import Reranker
 from deepr_mcp.research.sources import EvidenceSource, gather_from
+from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.relevance import answered_by
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, cite, partial_report, render_report
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
@@ -284,7 +285,7 @@ class Engine:
         )
         completion = await self._complete(state, SYNTHESISE, messages)
         known = {c.number for c in state.passages.values()}
-        answer = prompts.strip_unknown_citations(completion.text.strip(), known)
+        answer = citations.strip_unknown_citations(completion.text.strip(), known)
         state.answer = verify_answer(answer, lines)
         state.report = render_report(state, state.answer)
         self._write("final_report.md", state.report)

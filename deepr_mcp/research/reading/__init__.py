@@ -1,1 +1,1 @@
-"""What the question asks: its kind, its parts and its terms."""
+"""What the question asks (its kind, parts and terms) and the words documentation uses for caveats and notes."""

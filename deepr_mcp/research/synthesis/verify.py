@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from deepr_mcp.research.models import Finding
 from deepr_mcp.research.passage import Passage
-from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.reading.terms import coverage
+from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.claims import SUPPORT_THRESHOLD, adds_nothing, code_in, same_claim, support, units
 from deepr_mcp.research.synthesis.relevance import off_task, relevant
 
@@ -89,12 +89,12 @@ def verify_findings(
 def verify_answer(answer: str, findings: list[str]) -> str:
     """Keep the answer's sentences that restate cited findings; an answer with none is rebuilt."""
     kept = []
-    for sentence in prompts.split_sentences(answer):
-        numbers = prompts.citations_in(sentence)
-        claim = prompts.CITE.sub("", sentence).strip()
-        backing = " ".join(f for f in findings if set(prompts.citations_in(f)) & set(numbers))
+    for sentence in citations.split_sentences(answer):
+        numbers = citations.citations_in(sentence)
+        claim = citations.CITE.sub("", sentence).strip()
+        backing = " ".join(f for f in findings if set(citations.citations_in(f)) & set(numbers))
         if numbers and (
-            same_claim(claim, prompts.CITE.sub("", backing)) or support(claim, backing) >= SUPPORT_THRESHOLD
+            same_claim(claim, citations.CITE.sub("", backing)) or support(claim, backing) >= SUPPORT_THRESHOLD
         ):
             kept.append(sentence)
     if kept:
