@@ -99,6 +99,19 @@ async def test_experts_belong_to_their_creator(data_dir: Path) -> None:
             assert not any(expert["id"] in u for u in resources)
 
 
+async def test_an_expert_name_another_principal_uses_is_neither_refused_nor_revealed(data_dir: Path) -> None:
+    """Names are unique per owner: 'already exists' for another's name told one principal another's names."""
+    async with principal_server(data_dir) as (_, base):
+        async with as_principal(base, "researcher") as owner, as_principal(base, "other") as other:
+            mine = (await call(owner, "expert_create", {"name": "Secret project Falcon"}))["expert"]
+            ok, text = await attempt(other, "expert_create", {"name": "Secret project Falcon"})
+            assert ok, text  # not "already exists": nothing said about the other principal's experts
+            theirs = (await call(other, "expert_list", {}))["experts"]
+            assert [e["name"] for e in theirs] == ["Secret project Falcon"] and theirs[0]["expert_id"] != mine["id"]
+            ok, text = await attempt(owner, "expert_create", {"name": "Secret project Falcon"})
+            assert not ok and "you already have an expert named 'Secret project Falcon'" in text
+
+
 async def test_templates_and_lists_need_read(data_dir: Path) -> None:
     scopes = {"writer": ["research"]}
     from deepr_mcp.app.root import Root  # noqa: F401  (the server under test is the real one)
