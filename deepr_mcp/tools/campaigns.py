@@ -275,9 +275,13 @@ async def campaign_delete(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]
     return {"campaign_id": args.campaign_id, "deleted": True}
 
 
+PrincipalName = Annotated[str, Field(min_length=1, max_length=512, pattern=r"^[^\s*]\S*$")]
+"""A configured principal (``alice``) or an OAuth one (``https://issuer#sub=alice``): no spaces, no leading ``*``."""
+
+
 class ShareInput(CampaignRef):
     principals: (
-        list[Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")]] | Literal["all"]
+        list[PrincipalName] | Literal["all"]
     ) = Field(description='Principal names to share with, or "all" for every principal of this server')
 
 
@@ -302,7 +306,7 @@ async def campaign_share(ctx: ToolContext, args: ShareInput) -> dict[str, Any]:
 
 class UnshareInput(CampaignRef):
     principals: (
-        list[Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")]] | Literal["all"]
+        list[PrincipalName] | Literal["all"]
     ) = Field(description='Principal names to take the share back from, or "all" to end every share')
 
 
