@@ -137,7 +137,12 @@ class JobSettings(BaseModel):
 class SubscriptionSettings(BaseModel):
     writers: int = Field(2, ge=1, le=64, description="Tasks that deliver resources/updated notifications")
     send_timeout_s: float = Field(5.0, gt=0, le=120, description="A subscriber slower than this is dropped")
-    max_per_connection: int = Field(256, ge=1, le=100_000)
+    max_per_connection: int = Field(
+        256, ge=1, le=100_000, description="Resource subscriptions per connection, and URIs per listen request"
+    )
+    max_streams_per_principal: int = Field(
+        32, ge=1, le=100_000, description="Open subscriptions/listen streams one principal may hold at once"
+    )
 
 
 class CorpusSettings(BaseModel):

@@ -280,9 +280,9 @@ PrincipalName = Annotated[str, Field(min_length=1, max_length=512, pattern=r"^[^
 
 
 class ShareInput(CampaignRef):
-    principals: (
-        list[PrincipalName] | Literal["all"]
-    ) = Field(description='Principal names to share with, or "all" for every principal of this server')
+    principals: list[PrincipalName] | Literal["all"] = Field(
+        description='Principal names to share with, or "all" for every principal of this server'
+    )
 
 
 @define_tool(
@@ -305,9 +305,9 @@ async def campaign_share(ctx: ToolContext, args: ShareInput) -> dict[str, Any]:
 
 
 class UnshareInput(CampaignRef):
-    principals: (
-        list[PrincipalName] | Literal["all"]
-    ) = Field(description='Principal names to take the share back from, or "all" to end every share')
+    principals: list[PrincipalName] | Literal["all"] = Field(
+        description='Principal names to take the share back from, or "all" to end every share'
+    )
 
 
 @define_tool(
