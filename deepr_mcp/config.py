@@ -127,6 +127,13 @@ class BudgetSettings(BaseModel):
 
 class JobSettings(BaseModel):
     max_concurrent: int = Field(2, ge=1, le=64)
+    max_running_per_principal: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="Campaigns one principal may run at once (default: max_concurrent); freed slots go to the "
+        "waiting principal running the fewest, so one principal's queue never starves another's",
+    )
     max_resumes: int = Field(3, ge=1, le=100)
     """A campaign resumed this many times without finishing a step is set aside as failed (a crash loop)."""
     step_delay_s: float = Field(

@@ -230,6 +230,7 @@ class Root:
                 self.feed,
                 self.engines.engine_for,
                 max_concurrent=settings.jobs.max_concurrent,
+                max_running_per_principal=settings.jobs.max_running_per_principal,
                 budget_timeout_s=settings.budget.timeout_s,
                 budget_default=settings.budget.default_decision,
                 ask_budget=elicitation.ask,
