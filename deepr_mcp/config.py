@@ -127,6 +127,13 @@ class BudgetSettings(BaseModel):
 
 class JobSettings(BaseModel):
     max_concurrent: int = Field(2, ge=1, le=64)
+    max_open_per_principal: int = Field(
+        50,
+        ge=1,
+        le=100_000,
+        description="Unfinished campaigns (queued, running, paused, awaiting approval) one principal may have; "
+        "campaign_start beyond it is refused",
+    )
     max_running_per_principal: int | None = Field(
         None,
         ge=1,

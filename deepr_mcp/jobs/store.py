@@ -63,8 +63,10 @@ class CampaignStore(Protocol):
         limit: int = 20,
         offset: int = 0,
         visible_to: str | None = None,
+        owner: str | None = None,
     ) -> tuple[list[Campaign], int]:
-        """Newest first; with ``visible_to``, only that principal's campaigns and those shared with it."""
+        """Newest first; with ``visible_to``, only that principal's campaigns and those shared with it;
+        with ``owner``, only that principal's own."""
         ...
 
     async def unfinished(self) -> list[Campaign]: ...
@@ -190,7 +192,12 @@ class SqliteCampaignStore:
         return await self._run(self._write, campaign, expected_version, False)
 
     def _list(
-        self, phases: Sequence[CampaignPhase] | None, limit: int, offset: int, visible_to: str | None
+        self,
+        phases: Sequence[CampaignPhase] | None,
+        limit: int,
+        offset: int,
+        visible_to: str | None,
+        owner: str | None = None,
     ) -> tuple[list[Campaign], int]:
         clauses, params = [], []
         if phases:
@@ -203,6 +210,9 @@ class SqliteCampaignStore:
                 "json_each(record, '$.shared_with') WHERE json_each.value IN (?, '*')))"
             )
             params += [visible_to, visible_to]
+        if owner is not None:
+            clauses.append("COALESCE(json_extract(record, '$.owner'), 'local') = ?")
+            params.append(owner)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._lock:
             total = self._db.execute(f"SELECT COUNT(*) FROM campaigns{where}", params).fetchone()[0]
@@ -225,8 +235,9 @@ class SqliteCampaignStore:
         limit: int = 20,
         offset: int = 0,
         visible_to: str | None = None,
+        owner: str | None = None,
     ) -> tuple[list[Campaign], int]:
-        return await self._run(self._list, phases, limit, offset, visible_to)
+        return await self._run(self._list, phases, limit, offset, visible_to, owner)
 
     async def unfinished(self) -> list[Campaign]:
         open_phases = [p for p in CampaignPhase if p not in TERMINAL_PHASES]

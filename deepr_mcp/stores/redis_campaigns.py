@@ -55,7 +55,7 @@ return {'ok', ARGV[3]}
 
 _LIST = """
 local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
-if ARGV[1] == '' and ARGV[2] == '' then
+if ARGV[1] == '' and ARGV[2] == '' and ARGV[6] == '' then
   local page = {}
   if limit > 0 then
     for _, id in ipairs(redis.call('ZRANGE', KEYS[1], offset, offset + limit - 1)) do
@@ -72,6 +72,7 @@ local total, page = 0, {}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   local f = redis.call('HMGET', ARGV[5] .. id, 'phase', 'owner', 'shared')
   local ok = f[1] and (any_phase or phases[f[1]])
+  if ok and ARGV[6] ~= '' then ok = f[2] == ARGV[6] end
   if ok and who ~= '' then
     ok = f[2] == who
     if not ok then
@@ -204,14 +205,17 @@ class RedisCampaignStore:
         limit: int = 20,
         offset: int = 0,
         visible_to: str | None = None,
+        owner: str | None = None,
     ) -> tuple[list[Campaign], int]:
-        """Newest first; with ``visible_to``, that principal's campaigns and those shared with it (or ``*``)."""
+        """Newest first; with ``visible_to``, that principal's campaigns and those shared with it (or ``*``);
+        with ``owner``, only that principal's own."""
         args = [
             ",".join(p.value for p in phases or ()),
             visible_to or "",
             str(max(offset, 0)),
             str(max(limit, 0)),
             f"{self._prefix}campaign:",
+            owner or "",
         ]
         total, records = await call(self._url, lambda: self._list_script(keys=[self._index], args=args))
         campaigns = []

@@ -184,3 +184,17 @@ async def test_a_share_can_be_taken_back(data_dir: Path) -> None:
                 "shared_with"
             ] == []
             assert (await call(owner, "campaign_status", {"campaign_id": cid}))["id"] == cid  # the owner keeps it
+
+
+async def test_one_principal_s_unfinished_campaigns_are_capped_and_others_unaffected(data_dir: Path) -> None:
+    async with principal_server(data_dir, jobs={"max_open_per_principal": 2, "step_delay_s": 0.5}) as (_, base):
+        async with as_principal(base, "researcher") as greedy, as_principal(base, "other") as other:
+            first = [await start(greedy, f"{QUESTION} ({i})") for i in range(2)]
+            ok, text = await attempt(greedy, "campaign_start", {"question": QUESTION})
+            assert not ok and "principal 'researcher' has 2 unfinished campaigns" in text, text
+            assert "jobs.max_open_per_principal" in text
+            assert await start(other)  # another principal starts as usual
+            await call(greedy, "campaign_cancel", {"campaign_id": first[0]})
+            with anyio.fail_after(30):
+                await call(greedy, "campaign_wait", {"campaign_id": first[0], "until": "complete", "timeout_s": 20})
+            assert await start(greedy)  # a finished one frees its place
