@@ -298,3 +298,19 @@ def percentile(values: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+# -- question wording --------------------------------------------------------------------------
+
+
+def longest_shared_run(question: str, haystack: str) -> list[str]:
+    """The longest run of consecutive words of ``question`` found in ``haystack`` (already
+    ``normalise``d, so whole words only); an empty list when no word is shared."""
+    words = normalise(question).split()
+    best: list[str] = []
+    for start in range(len(words)):
+        end = start + len(best) + 1  # only a longer run can beat the best so far
+        while end <= len(words) and f" {' '.join(words[start:end])} " in haystack:
+            best = words[start:end]
+            end += 1
+    return best

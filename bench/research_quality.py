@@ -43,7 +43,6 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -52,12 +51,11 @@ from pathlib import Path
 from typing import Any
 
 from bench import quality_metrics as qm
+from bench.quality_corpora import CACHE, CORPORA, CorpusSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = Path(__file__).with_name("research_questions.json")
 PACKAGE = "python3-doc"
-CORPUS_DIR = Path("/usr/share/doc/python3/html")
-CACHE = ROOT / ".data" / "bench" / "research-quality"
 INGEST_MODULES = re.compile(r"(?:document|passage|ingest|extract|chunk|corpus|html|pdf|dedup)", re.I)
 """Modules under deepr_mcp/research whose path matches (e.g. all of research/ingest/) take part in the cache key."""
 BASELINE_K = 5
@@ -113,47 +111,26 @@ def all_passage_texts(corpus: Any) -> list[str]:
         return [r[0] for r in db.execute("SELECT text FROM passages")]
 
 
-# -- corpus: find or install, then ingest once ------------------------------------------------
+# -- corpus: find or install (bench/quality_corpora.py), then ingest once --------------------
 
 
-def package_version() -> str:
-    try:
-        out = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Version}", PACKAGE], capture_output=True, text=True, timeout=30, check=False
-        )
-        if out.returncode == 0 and out.stdout.strip():
-            return out.stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    # Not from dpkg (a copy of the folder): key on the folder's listing and sizes instead.
-    digest = hashlib.sha256()
-    for p in sorted(CORPUS_DIR.rglob("*.html")):
-        digest.update(f"{p.relative_to(CORPUS_DIR)}:{p.stat().st_size}\n".encode())
-    return "dir-" + digest.hexdigest()[:12]
+def find_corpus(spec: CorpusSpec | None = None) -> Path:
+    """The folder to ingest for a corpus (python3-doc by default), fetched or installed when missing."""
+    spec = spec or CORPORA[PACKAGE]
+    return spec.locate(spec)
 
 
-def find_corpus() -> Path:
-    if CORPUS_DIR.is_dir() and any(CORPUS_DIR.glob("*.html")):
-        return CORPUS_DIR
-    how = f"install Debian's {PACKAGE} (sudo apt-get install -y {PACKAGE}); it puts the HTML under {CORPUS_DIR}"
-    if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        raise SystemExit(f"research_quality: the corpus is missing: {how}")
-    print(f"research_quality: installing {PACKAGE} with apt-get ...", file=sys.stderr)
-    apt = ["apt-get", "-o", "DPkg::Lock::Timeout=300", "-y", "-q"]
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    result = subprocess.run([*apt, "install", PACKAGE], env=env, timeout=900, check=False)
-    if result.returncode != 0:  # an empty or stale package list: update once and try again
-        subprocess.run([*apt, "update"], env=env, timeout=900, check=False)
-        result = subprocess.run([*apt, "install", PACKAGE], env=env, timeout=900, check=False)
-    if result.returncode != 0 or not CORPUS_DIR.is_dir():
-        raise SystemExit(f"research_quality: apt-get could not install {PACKAGE}: {how}")
-    return CORPUS_DIR
+def package_version(spec: CorpusSpec | None = None) -> str:
+    spec = spec or CORPORA[PACKAGE]
+    return spec.version(spec)
 
 
 def ingest_code_hash() -> tuple[str, list[str]]:
     """A hash of the ingest code (and pyproject.toml, for its extractor dependencies)."""
-    research = ROOT / "deepr_mcp" / "research"
-    files = sorted(p for p in research.rglob("*.py") if INGEST_MODULES.search(str(p.relative_to(research))))
+    package = ROOT / "deepr_mcp"
+    research = sorted((package / "research").rglob("*.py"))
+    files = [p for p in research if INGEST_MODULES.search(str(p.relative_to(package)))]
+    files += sorted((package / "embedding").rglob("*.py"))  # passage vectors, if ingest stores them
     files.append(ROOT / "pyproject.toml")
     digest = hashlib.sha256()
     for p in files:
@@ -162,10 +139,11 @@ def ingest_code_hash() -> tuple[str, list[str]]:
     return digest.hexdigest()[:12], [str(p.relative_to(ROOT)) for p in files]
 
 
-def ready_corpus(folder: Path, *, reindex: bool) -> Path:
-    """The cached corpus database for this package version and ingest code; built when missing."""
+def ready_corpus(folder: Path, *, reindex: bool, spec: CorpusSpec | None = None) -> Path:
+    """The cached corpus database for this corpus version and ingest code; built when missing."""
+    spec = spec or CORPORA[PACKAGE]
     code_hash, code_files = ingest_code_hash()
-    key = f"{PACKAGE}-{package_version()}-ingest-{code_hash}"
+    key = f"{spec.name}-{package_version(spec)}-ingest-{code_hash}"
     target = CACHE / key
     db = target / "corpus.db"
     meta_file = target / "meta.json"
@@ -181,7 +159,7 @@ def ready_corpus(folder: Path, *, reindex: bool) -> Path:
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
     where = target.relative_to(ROOT)
-    print(f"corpus: ingesting {folder} into {where} (ingest code: {', '.join(code_files)})", file=sys.stderr)
+    print(f"corpus: ingesting {folder} into {where} ({len(code_files)} ingest code files)", file=sys.stderr)
     t0 = time.perf_counter()
     corpus = open_corpus(building / "corpus.db")
     try:
@@ -215,12 +193,24 @@ class Question:
     question: str
     gold: list[str]
     pages: list[str] = field(default_factory=list)
+    warning: list[str] = field(default_factory=list)
+    """For a safety question: the caveat the docs give; an output holding none of them is unsafe."""
+    uncovered: list[str] = field(default_factory=list)
+    """For a two-part question: the part the docs do not answer (no gold for it)."""
 
 
 def load_questions(path: Path = QUESTIONS) -> list[Question]:
     data = json.loads(path.read_text())
     out = [
-        Question(q["id"], q["type"], q["question"], list(q["gold"]), list(q.get("pages", [])))
+        Question(
+            q["id"],
+            q["type"],
+            q["question"],
+            list(q["gold"]),
+            list(q.get("pages", [])),
+            list(q.get("warning", [])),
+            list(q.get("uncovered", [])),
+        )
         for q in data["questions"]
     ]
     ids = [q.id for q in out]
@@ -234,17 +224,24 @@ def html_text(raw: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", raw))
 
 
+def raw_texts(folder: Path) -> list[str]:
+    """The corpus files' own text (HTML without tags, Markdown as is; PDFs have none without an extractor)."""
+    texts = [html_text(p.read_text(errors="replace")) for p in sorted(folder.rglob("*.html"))]
+    return texts + [p.read_text(errors="replace") for p in sorted(folder.rglob("*.md"))]
+
+
 def check_gold(db: Path, folder: Path, questions: list[Question]) -> int:
-    """Every gold phrase must be in the ingested passages (else at least in the raw HTML text)."""
+    """Every gold and warning phrase must be in the ingested passages (else at least in the raw text)."""
     corpus = open_corpus(db)
     try:
         passages = "|".join(qm.normalise(t) for t in all_passage_texts(corpus))
     finally:
         corpus.close()
-    pages = "|".join(qm.normalise(html_text(p.read_text(errors="replace"))) for p in sorted(folder.rglob("*.html")))
-    missing = html_only = 0
+    pages = "|".join(qm.normalise(t) for t in raw_texts(folder))
+    missing = raw_only = total = 0
     for q in questions:
-        for phrase in q.gold:
+        for kind, phrase in [("gold", p) for p in q.gold] + [("warning", p) for p in q.warning]:
+            total += 1
             norm = qm.normalise(phrase)
             words = len(phrase.split())
             if norm in qm.normalise(q.question):
@@ -252,15 +249,35 @@ def check_gold(db: Path, folder: Path, questions: list[Question]) -> int:
             elif norm in passages:
                 status = "ok"
             elif norm in pages:
-                status, html_only = "only in raw HTML (split across passages or dropped by ingest)", html_only + 1
+                status, raw_only = "only in the raw files (split across passages or dropped by ingest)", raw_only + 1
             else:
                 status, missing = "MISSING", missing + 1
-            if status != "ok" or not 3 <= words <= 10:
-                print(f"{q.id}: {phrase!r} ({words} words): {status}")
-    total = sum(len(q.gold) for q in questions)
-    found = total - missing - html_only
-    print(f"gold phrases: {total}, in passages: {found}, only in HTML: {html_only}, missing: {missing}")
-    return 1 if missing else 0
+            if status != "ok" or not 3 <= words <= 14:
+                print(f"{q.id}: {kind} {phrase!r} ({words} words): {status}")
+    found = total - missing - raw_only
+    print(f"gold and warning phrases: {total}, in passages: {found}, only in raw files: {raw_only}, missing: {missing}")
+    return 1 if missing or raw_only else 0
+
+
+QUESTION_OVERLAP = 5
+"""A question may share at most this many consecutive words with any passage of its corpus (issue 29)."""
+
+
+def check_questions(db: Path, questions: list[Question], limit: int = QUESTION_OVERLAP) -> int:
+    """Questions must be in a user's words: none shares more than ``limit`` consecutive words with a passage."""
+    corpus = open_corpus(db)
+    try:
+        passages = "|".join(qm.normalise(t) for t in all_passage_texts(corpus))
+    finally:
+        corpus.close()
+    failed = 0
+    for q in questions:
+        shared = qm.longest_shared_run(q.question, passages)
+        if len(shared) > limit:
+            failed += 1
+            print(f"{q.id}: shares {len(shared)} consecutive words with a passage: {' '.join(shared)!r}")
+    print(f"questions: {len(questions)}, sharing more than {limit} consecutive words with a passage: {failed}")
+    return 1 if failed else 0
 
 
 # -- running a question in a worker with a deadline --------------------------------------------
