@@ -91,7 +91,11 @@ def _product(*candidates: str) -> Any:
 
 
 def open_corpus(db: Path) -> Any:
-    corpus = _product("deepr_mcp.research.corpus:Corpus", "deepr_mcp.research.passages:Corpus")
+    corpus = _product(
+        "deepr_mcp.research.corpus.storage:Corpus",
+        "deepr_mcp.research.corpus:Corpus",
+        "deepr_mcp.research.passages:Corpus",
+    )
     return corpus(db)
 
 
@@ -179,8 +183,8 @@ def package_version(spec: CorpusSpec | None = None) -> str:
 def ingest_code_hash() -> tuple[str, list[str]]:
     """A hash of the ingest code (and pyproject.toml, for its extractor dependencies)."""
     package = ROOT / "deepr_mcp"
-    research = sorted((package / "research").rglob("*.py"))
-    files = [p for p in research if INGEST_MODULES.search(str(p.relative_to(package)))]
+    research = package / "research"
+    files = [p for p in sorted(research.rglob("*.py")) if INGEST_MODULES.search(str(p.relative_to(research)))]
     files += sorted((package / "embedding").rglob("*.py"))  # passage vectors, if ingest stores them
     files.append(ROOT / "pyproject.toml")
     digest = hashlib.sha256()
