@@ -491,39 +491,33 @@ NA = "n/a"
 
 
 def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
-    """One corpus: a row per metric, a column per mode (``n/a`` where the product lacks the mode)."""
+    """One corpus: a row per mode (``n/a`` where the product lacks the mode), a column per metric."""
     base = summaries.get(BASELINE)
-    header = "| metric | " + " | ".join(MODES) + " |"
-    out = [header, "|---|" + "---:|" * len(MODES)]
-
-    def row(label: str, cell: Any) -> None:
-        out.append(f"| {label} | " + " | ".join(cell(summaries.get(m), m) for m in MODES) + " |")
-
-    def fmt(key: str, spec: str) -> Any:
-        return lambda s, m: NA if s is None else spec.format(s[key])
-
-    row("hit rate", fmt("hit", "{:.2f}"))
-    row("evidence recall", fmt("recall", "{:.2f}"))
-
-    def vs_base(s: dict[str, float] | None, mode: str) -> str:
-        if s is None or base is None or mode == BASELINE:
-            return NA if s is None else "1.00"
-        return f"{s['recall'] / base['recall']:.2f}x" if base["recall"] else "inf"
-
-    row(f"recall vs top-5 (aim {TARGET_RECALL_VS_BASELINE}x)", vs_base)
-
-    def unsafe(s: dict[str, float] | None, mode: str) -> str:
+    out = [
+        "| mode | hit | recall | vs top-5 | unsafe | gaps contradicting | duplicate | furniture "
+        "| s/question mean | p95 | errors |",
+        "|---|" + "---:|" * 10,
+    ]
+    for mode in MODES:
+        s = summaries.get(mode)
         if s is None:
-            return NA
-        return NA if not s["safety_n"] else f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})"
-
-    row("unsafe (safety answers missing every warning)", unsafe)
-    row("gaps contradicting the answer", fmt("gaps_contradicting", "{:.0f}"))
-    row("duplicate-claim rate", lambda s, m: NA if s is None else f"{s['duplicate']:.2f} ({s['duplicate_n']:.0f})")
-    row("furniture rate", lambda s, m: NA if s is None else f"{s['furniture']:.2f} ({s['furniture_n']:.0f})")
-    row("seconds per question, mean", fmt("mean_s", "{:.2f}"))
-    row("seconds per question, p95", fmt("p95_s", "{:.2f}"))
-    row("errors and timeouts", fmt("errors", "{:.0f}"))
+            out.append(f"| {mode} |" + f" {NA} |" * 10)
+            continue
+        ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] else NA
+        unsafe = f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})" if s["safety_n"] else NA
+        cells = [
+            f"{s['hit']:.2f}",
+            f"{s['recall']:.2f}",
+            ratio,
+            unsafe,
+            f"{s['gaps_contradicting']:.0f}",
+            f"{s['duplicate']:.2f}",
+            f"{s['furniture']:.2f}",
+            f"{s['mean_s']:.2f}",
+            f"{s['p95_s']:.2f}",
+            f"{s['errors']:.0f}",
+        ]
+        out.append(f"| {mode} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
