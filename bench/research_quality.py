@@ -63,8 +63,8 @@ from bench.quality_corpora import CACHE, CORPORA, CorpusSpec
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = Path(__file__).with_name("research_questions.json")
 PACKAGE = "python3-doc"
-INGEST_MODULES = re.compile(r"(?:document|passage|ingest|extract|chunk|corpus|html|pdf|dedup)", re.I)
-"""Modules under deepr_mcp/research whose path matches (e.g. all of research/ingest/) take part in the cache key."""
+INGEST_MODULES = re.compile(r"^(?:corpus/|passage\.py$)")
+"""Modules under deepr_mcp/research in the cache key: the corpus stage (ingest, storage) and the passage type."""
 BASELINE_K = 5
 RETRIEVAL_MODES = ("lexical", "semantic", "hybrid")
 """The report's retrieval modes compared side by side (issue 29); the product may offer only some."""
@@ -77,26 +77,10 @@ TARGET_RECALL_VS_BASELINE = 1.3
 # -- the coupling to the product: keep it to these functions -----------------------------------
 
 
-def _product(*candidates: str) -> Any:
-    """The first of ``module:name`` that imports: the research package is being moved into folders."""
-    import importlib
-
-    for candidate in candidates:
-        module, _, name = candidate.partition(":")
-        try:
-            return getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
-            continue
-    raise ImportError(f"none of {candidates} is in this deepr_mcp")
-
-
 def open_corpus(db: Path) -> Any:
-    corpus = _product(
-        "deepr_mcp.research.corpus.storage:Corpus",
-        "deepr_mcp.research.corpus:Corpus",
-        "deepr_mcp.research.passages:Corpus",
-    )
-    return corpus(db)
+    from deepr_mcp.research.corpus.storage import Corpus
+
+    return Corpus(db)
 
 
 def ingest(corpus: Any, folder: Path) -> dict[str, int]:
@@ -112,8 +96,9 @@ def supported_retrieval() -> tuple[str, ...]:
     hybrid once the setting ``research.retrieval`` (env ``DEEPR_RESEARCH_RETRIEVAL``) exists."""
     import typing
 
-    settings = _product("deepr_mcp.config:ResearchSettings")
-    field_info = settings.model_fields.get("retrieval")
+    from deepr_mcp.config import ResearchSettings
+
+    field_info = ResearchSettings.model_fields.get("retrieval")
     if field_info is None:
         return ("lexical",)
     allowed = typing.get_args(field_info.annotation) or RETRIEVAL_MODES
@@ -126,21 +111,16 @@ def deepr_report(corpus: Any, question: str, retrieval: str = "lexical") -> tupl
 
     import anyio
 
-    engine_class = _product("deepr_mcp.research.engine:Engine")
-    new_state = _product("deepr_mcp.research.engine:new_state")
-    local_provider = _product(
-        "deepr_mcp.research.providers.local:LocalProvider", "deepr_mcp.research.providers:LocalProvider"
-    )
-    make_reranker = _product(
-        "deepr_mcp.research.retrieval.rerank:make_reranker", "deepr_mcp.research.rerank:make_reranker"
-    )
+    from deepr_mcp.research.engine import Engine, new_state
+    from deepr_mcp.research.providers.local import LocalProvider
+    from deepr_mcp.research.retrieval.rerank import make_reranker
 
     if len(supported_retrieval()) > 1:
         os.environ["DEEPR_RESEARCH_RETRIEVAL"] = retrieval  # read where the engine reads its settings
     kwargs: dict[str, Any] = {"reranker": make_reranker(os.environ.get("DEEPR_RESEARCH_RERANKER", "none"))}
-    if "retrieval" in inspect.signature(engine_class).parameters:
+    if "retrieval" in inspect.signature(Engine).parameters:
         kwargs["retrieval"] = retrieval
-    state = anyio.run(engine_class(corpus, local_provider(), **kwargs).run, new_state(question))
+    state = anyio.run(Engine(corpus, LocalProvider(), **kwargs).run, new_state(question))
     cited = {
         c.number: qm.SourceRef(c.number, str(c.source), str(c.passage_id), str(getattr(c, "location", "") or ""))
         for c in state.passages.values()
