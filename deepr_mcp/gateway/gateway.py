@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 import jsonschema
+import referencing.exceptions
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from deepr_mcp.config import GatewayMode
@@ -342,7 +343,10 @@ def _jsonschema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> st
     validator = _validator(schema)
     if validator is None:
         return None
-    exc = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    try:
+        exc = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    except referencing.exceptions.Unresolvable as bad:  # the tool's own schema is broken (a dangling $ref)
+        return f"the tool's inputSchema cannot be resolved ({bad}); the tool cannot be called until it is fixed"
     if exc is None:
         return None
     where = ".".join(str(p) for p in exc.absolute_path) or "arguments"
