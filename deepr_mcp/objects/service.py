@@ -133,9 +133,18 @@ class Objects:
         truncated = False
         while len(dumps(part).encode()) > self.threshold_bytes and len(part) > 1:
             part, truncated = part[: len(part) // 2], True
+        oversized = None
+        if isinstance(part, list) and part and len(dumps(part).encode()) > self.threshold_bytes:
+            # One item alone is over the answer's limit: never sent whole here (object_get previews it).
+            size = len(dumps(part[0]).encode())
+            oversized = {"index": start, "size_bytes": size, "read_with": f"object_get(ref='{ref.text}[{start}]')"}
+            part, truncated = part[:0], True
         stop = start + len(part)
         answer: dict[str, Any] = {"ref": ref.text, "type": kind_of(value), "total": len(value), "start": start}
         answer.update(end=stop, truncated=truncated, items=part)
+        if oversized is not None:
+            answer["item_too_big"] = oversized
+            stop += 1  # the next page starts after it
         if truncated or stop < len(value):
             answer["next_start"] = stop
         return ToolOutcome(text=dumps(answer), structured=answer)
