@@ -146,3 +146,14 @@ async def test_a_slice_never_sends_an_item_bigger_than_the_answer_limit() -> Non
     assert rest["items"] == [{"small": 1}]
     preview = (await objs.get(ctx(), f"{ref}.rows[0]")).structured
     assert preview["truncated"] and len(json.dumps(preview).encode()) < 5000
+
+
+async def test_an_upstreams_huge_structured_content_is_previewed_even_beside_a_short_text() -> None:
+    """Only the text was measured: a 5 MB structuredContent beside 'ok' was forwarded whole."""
+    objs = objects(threshold_bytes=1000)
+    upstream = ToolOutcome(text="ok", structured={"blob": "z" * 5_000_000}, content=[{"type": "text", "text": "ok"}])
+    answer = await objs.finish(ctx(), q_tool, upstream)
+    assert answer.content is None and answer.structured is not None and answer.structured["truncated"] is True
+    assert len(json.dumps(answer.structured).encode()) < 5000 and len(answer.text.encode()) < 5000
+    ref = answer.structured["object"]["ref"]
+    assert (await objs.slice(ctx(), f"{ref}.blob", 0, 10)).structured["items"] == "z" * 10
