@@ -15,6 +15,8 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from deepr_mcp import __version__
 from deepr_mcp.app.connections import connection_id, connection_of, connection_state, is_modern, is_modern_version
@@ -107,6 +109,20 @@ def later_progress(ctx: Ctx) -> Any:
     return send
 
 
+TOOLS_PAGE = 500
+"""Tools per ``tools/list`` page: a federated catalogue of 20,000 tools was one 2.8 MiB answer."""
+
+
+def _page_start(cursor: str | None, total: int) -> int:
+    """The offset a ``tools/list`` cursor names (ours are offsets as text); anything else is -32602."""
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or int(cursor) > total:
+        message = f"invalid cursor {cursor[:40]!r}: pass the nextCursor a page returned"
+        raise MCPError(code=INVALID_PARAMS, message=message)
+    return int(cursor)
+
+
 class ToolHandlers:
     """``tools/list`` and ``tools/call`` through the gateway, including the task-augmented path."""
 
@@ -137,7 +153,13 @@ class ToolHandlers:
         revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
         specs = self.gateway.listed(revealed)
         specs += self.apps.tools(ctx.session.client_capabilities, (spec.name for spec in specs))  # MCP Apps
-        return types.ListToolsResult(tools=[to_mcp_tool(self.gateway.as_listed(spec)) for spec in specs])
+        start = _page_start(params.cursor if params is not None else None, len(specs))
+        page = specs[start : start + TOOLS_PAGE]
+        more = start + TOOLS_PAGE < len(specs)
+        return types.ListToolsResult(
+            tools=[to_mcp_tool(self.gateway.as_listed(spec)) for spec in page],
+            next_cursor=str(start + TOOLS_PAGE) if more else None,
+        )
 
     async def call_tool(
         self, ctx: Ctx, params: types.CallToolRequestParams
