@@ -68,6 +68,12 @@ class ObjectSettings(BaseModel):
     max_bytes_per_owner: int = Field(
         256 * 2**20, ge=1024, description="Stored bytes per principal; past it its oldest objects are dropped"
     )
+    max_total_bytes: int = Field(
+        1024 * 2**20,
+        ge=1024,
+        description="Stored bytes of every principal together (in-memory store); past it the principal holding "
+        "the most loses its oldest objects first",
+    )
 
 
 class AppsSettings(BaseModel):
