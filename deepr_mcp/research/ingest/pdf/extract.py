@@ -1,0 +1,204 @@
+"""A PDF's text as positioned lines, read with pypdfium2, plus its outline.
+
+The cleaning steps need more than a page's text: where each line sits (running headers are the top
+and bottom lines, a footnote is small text at the foot), its font size (a raised small digit after a
+word is a footnote mark, not part of the word) and whether a quote is drawn in a monospaced font
+(code, where a curly quote in the text would stop a copied command from running). pdfium gives all
+of that per character, and only the few characters that matter are asked about.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from dataclasses import dataclass, field
+from statistics import median
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+_CURLY = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
+_MARK = re.compile(r"(?<=[^\W\d_])(\d{1,2})(?=[\s.,;:)]|$)")
+"""Digits right after a letter: a footnote mark when they are drawn smaller or raised."""
+_LEAD_MARK = re.compile(r"^\s*(\d{1,2})\s*\S")
+_CUT = "\x00"
+SOFT_HYPHEN = "\ufffe"
+"""What pdfium puts where a word was hyphenated at a line end (the line break is taken out)."""
+
+
+@dataclass(slots=True)
+class Line:
+    """One text line of a page: its text and where and how large it is drawn (PDF units, y up)."""
+
+    text: str
+    page: int
+    x0: float
+    x1: float
+    y: float
+    size: float
+    footnote_mark: str = ""
+    """Set when the line starts with a footnote mark: the line opens that footnote's text."""
+    marks: list[str] = field(default_factory=list)
+    """Footnote marks taken out of this line's words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """An outline (bookmark) entry: its depth, title, page and where on the page it points."""
+
+    level: int
+    title: str
+    page: int
+    y: float | None
+
+
+@dataclass(slots=True)
+class Extracted:
+    pages: list[list[Line]]
+    outline: list[Heading]
+
+
+class _Chars:
+    """Per-character questions to one page's pdfium text page."""
+
+    def __init__(self, textpage: pdfium.PdfTextPage) -> None:
+        self.raw = textpage.raw
+        self._x, self._y = ctypes.c_double(), ctypes.c_double()
+        self._flags = ctypes.c_int()
+        self._name = ctypes.create_string_buffer(128)
+
+    def origin(self, i: int) -> tuple[float, float]:
+        pdfium_c.FPDFText_GetCharOrigin(self.raw, i, ctypes.byref(self._x), ctypes.byref(self._y))
+        return self._x.value, self._y.value
+
+    def size(self, i: int) -> float:
+        return float(pdfium_c.FPDFText_GetFontSize(self.raw, i))
+
+    def right(self, i: int) -> float:
+        left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+        pdfium_c.FPDFText_GetCharBox(
+            self.raw, i, ctypes.byref(left), ctypes.byref(right), ctypes.byref(bottom), ctypes.byref(top)
+        )
+        return right.value
+
+    def font(self, i: int) -> bytes:
+        pdfium_c.FPDFText_GetFontInfo(self.raw, i, self._name, 128, ctypes.byref(self._flags))
+        return self._name.value
+
+
+def extract(raw: bytes) -> Extracted:
+    """Lines per page and the outline; raises what pdfium raises on a file it cannot open."""
+    document = pdfium.PdfDocument(raw)
+    try:
+        quotes: list[tuple[Line, int, bytes]] = []
+        advances: dict[bytes, list[float]] = {}
+        pages = []
+        for index in range(len(document)):
+            page = document[index]
+            textpage = page.get_textpage()
+            try:
+                pages.append(_page_lines(index, textpage, quotes, advances))
+            finally:
+                textpage.close()
+                page.close()
+        _straighten_code_quotes(quotes, advances)
+        for lines in pages:
+            for line in lines:
+                line.text = " ".join(line.text.replace(_CUT, "").split())
+        return Extracted(pages, _outline(document))
+    finally:
+        document.close()
+
+
+def _page_lines(
+    index: int, textpage: pdfium.PdfTextPage, quotes: list[tuple[Line, int, bytes]], advances: dict[bytes, list[float]]
+) -> list[Line]:
+    text = textpage.get_text_range()
+    chars = _Chars(textpage)
+    lines: list[Line] = []
+    start = 0
+    for end in [m.start() for m in re.finditer(r"\r?\n", text)] + [len(text)]:
+        piece = text[start:end]
+        first = start + len(piece) - len(piece.lstrip())
+        last = start + len(piece.rstrip()) - 1
+        if piece.strip():
+            x0, y = chars.origin(first)
+            size = median(chars.size(first + (last - first) * k // 4) for k in range(5))  # not one small-caps word
+            line = Line(piece.strip(), index, x0, chars.right(last), y, size)
+            _detach_marks(line, first, chars)
+            for m in re.finditer("[\u2018\u2019\u201c\u201d]", line.text):
+                at = first + m.start()
+                font = chars.font(at)
+                quotes.append((line, m.start(), font))
+                advances.setdefault(font, []).extend(_neighbour_advances(chars, at, font, start, last))
+            lines.append(line)
+        start = end + (2 if text[end : end + 2] == "\r\n" else 1)
+    return lines
+
+
+def _detach_marks(line: Line, first: int, chars: _Chars) -> None:
+    """Digits drawn smaller or raised after a word are a footnote mark: taken out, kept on the line."""
+    lead = _LEAD_MARK.match(line.text)
+    cuts = []
+    if lead and _is_raised(chars, first + lead.start(1), line.size):
+        line.footnote_mark = lead.group(1)
+        cuts.append(lead.span(1))
+    for m in _MARK.finditer(line.text):
+        at = first + m.start(1)
+        if m.start(1) > 0 and _is_raised(chars, at, chars.size(at - 1), at - 1):
+            cuts.append(m.span(1))
+            line.marks.append(m.group(1))
+    for a, b in cuts:  # blanked, not cut, so quote positions found later still point at their characters
+        line.text = line.text[:a] + _CUT * (b - a) + line.text[b:]
+
+
+def _is_raised(chars: _Chars, a: int, body_size: float, before: int | None = None) -> bool:
+    size = chars.size(a)
+    if body_size > 0 and size < 0.8 * body_size:
+        return True
+    if before is None:
+        return False
+    return chars.origin(a)[1] > chars.origin(before)[1] + 0.25 * max(body_size, 1.0)
+
+
+def _neighbour_advances(chars: _Chars, at: int, font: bytes, line_start: int, line_end: int) -> list[float]:
+    """Advance widths of the characters around ``at`` drawn in the same font (the font's spacing)."""
+    out = []
+    for i in range(max(line_start, at - 6), min(line_end, at + 6)):
+        if chars.font(i) != font or chars.font(i + 1) != font:
+            continue
+        (xa, ya), (xb, yb) = chars.origin(i), chars.origin(i + 1)
+        if abs(ya - yb) < 0.5 and xb > xa and pdfium_c.FPDFText_IsGenerated(chars.raw, i + 1) == 0:
+            out.append(xb - xa)
+    return out
+
+
+def _straighten_code_quotes(quotes: list[tuple[Line, int, bytes]], advances: dict[bytes, list[float]]) -> None:
+    """Curly quotes drawn in a monospaced font (every glyph as wide as the next) become ASCII."""
+    mono = set()
+    for font, widths in advances.items():
+        if len(widths) >= 6:
+            ordered = sorted(widths)
+            low, high = ordered[len(ordered) // 10], ordered[(len(ordered) * 9) // 10]
+            if low > 0 and high / low < 1.1 and abs(median(widths) - high) < 0.1 * high:
+                mono.add(font)
+    for line, at, font in quotes:
+        if font in mono:
+            line.text = line.text[:at] + _CURLY[line.text[at]] + line.text[at + 1 :]
+
+
+def _outline(document: pdfium.PdfDocument) -> list[Heading]:
+    out = []
+    for item in document.get_toc(max_depth=8):
+        dest = item.get_dest()
+        if dest is None:
+            continue
+        page = dest.get_index()
+        if page is None:
+            continue
+        _, view = dest.get_view()
+        y = float(view[1]) if len(view) >= 2 and view[1] else None
+        title = " ".join((item.get_title() or "").split())
+        if title:
+            out.append(Heading(item.level, title, page, y))
+    return out
