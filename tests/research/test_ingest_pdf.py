@@ -3,7 +3,7 @@
 The fixture has what real manuals have: a contents page with dot leaders, a running header and a
 page number on every page, a word hyphenated at a line end whose whole form occurs elsewhere, a
 footnote mark and its footnote, a URL cut at a line end, code with straight quotes drawn in a
-monospaced font, and an outline (bookmarks).
+monospaced font (curly in the PDF's text, as TeX maps it), and an outline (bookmarks).
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ PAGES = [
             ("Helvetica", 10, "Settings follow the widget standard", "1"),
             ("Helvetica", 10, "for names, so a name is lower case with", ""),
             ("Helvetica", 10, "underscores between its words and never starts with a digit or a dot.", ""),
-            ("Courier", 10, "greeting='hello world'", ""),
+            ("Helvetica", 10, "A setting\u2019s value may be quoted, as in this example:", ""),
+            ("Courier", 10, "greeting=\u2019hello world\u2019", ""),  # a TeX-style PDF maps the code quote to U+2019
+            ("Courier", 10, '  echo "$greeting"', ""),
         ],
         "footnote": ("1", "The widget standard is published by the makers of the widget."),
     },
@@ -79,7 +81,8 @@ def _manual() -> bytes:
                 canvas.bookmarkPage(key, fit="XYZ", top=y + size)
                 canvas.addOutlineEntry(title, key, level=level)
             canvas.setFont(font, size)
-            canvas.drawString(LEFT, y, text)
+            indent = canvas.stringWidth(text[: len(text) - len(text.lstrip())], font, size)
+            canvas.drawString(LEFT + indent, y, text.lstrip())
             if mark:
                 x = LEFT + canvas.stringWidth(text, font, size)
                 canvas.setFont(font, 6)
@@ -142,16 +145,17 @@ def test_url_split_at_a_line_end_is_one_url(passages: list) -> None:
     assert "https://widgets.example.org/handbook/settings.html and is updated" in links.text
 
 
-def test_code_in_a_monospaced_font_keeps_ascii_quotes(passages: list) -> None:
+def test_code_in_a_monospaced_font_is_fenced_with_ascii_quotes(passages: list) -> None:
     text = "\n".join(p.text for p in passages)
-    assert "greeting='hello world'" in text
+    assert "```\ngreeting='hello world'\n  echo \"$greeting\"\n```" in text  # copied, it runs
+    assert "A setting\u2019s value" in text  # prose keeps its typographic apostrophe
 
 
 def test_passages_carry_outline_heading_paths_and_end_at_sentences(passages: list) -> None:
     locations = [p.location for p in passages]
     assert locations == ["Getting started", "Search", "Search > Indexing", "Links"], locations
     for p in passages:
-        assert p.text.rstrip().endswith((".", "'")), p.text  # no passage stops mid-sentence
+        assert p.text.rstrip().endswith((".", "```")), p.text  # no passage stops mid-sentence
         assert not p.text.startswith(("Getting started", "Search", "Indexing", "Links"))  # the heading is the location
 
 

@@ -25,13 +25,11 @@ def pdf_sections(path: Path, raw: bytes) -> list[Section]:
     """Sections of a PDF: by outline heading path when it has bookmarks, else by page."""
     if not raw.startswith(b"%PDF"):
         raise InvalidInput(f"{path}: has a .pdf name but is not a PDF file")
-    import pypdfium2 as pdfium
-
     logging.getLogger("pypdfium2").setLevel(logging.ERROR)
     try:
         extracted = extract(raw)
-    except pdfium.PdfiumError as exc:  # pdfium says why it could not open the file; that is the user's answer
-        raise InvalidInput(f"{path}: not a readable PDF ({exc})"[:500]) from None
+    except Exception as exc:  # pdfium and ctypes raise several types on damaged files; each is "not readable"
+        raise InvalidInput(f"{path}: not a readable PDF ({type(exc).__name__}: {exc})"[:500]) from None
     return sections_from(extracted)
 
 

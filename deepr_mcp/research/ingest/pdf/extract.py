@@ -22,6 +22,8 @@ _MARK = re.compile(r"(?<=[^\W\d_])(\d{1,2})(?=[\s.,;:)]|$)")
 """Digits right after a letter: a footnote mark when they are drawn smaller or raised."""
 _LEAD_MARK = re.compile(r"^\s*(\d{1,2})\s*\S")
 _CUT = "\x00"
+FONT_SAMPLES = 8
+CODE_SHARE = 0.75
 SOFT_HYPHEN = "\ufffe"
 """What pdfium puts where a word was hyphenated at a line end (the line break is taken out)."""
 
@@ -40,6 +42,10 @@ class Line:
     """Set when the line starts with a footnote mark: the line opens that footnote's text."""
     marks: list[str] = field(default_factory=list)
     """Footnote marks taken out of this line's words."""
+    fonts: list[bytes] = field(default_factory=list)
+    """Fonts of a few characters spread over the line."""
+    mono: bool = False
+    """Drawn in a monospaced font: a line of code."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +107,7 @@ def extract(raw: bytes) -> Extracted:
             finally:
                 textpage.close()
                 page.close()
-        _straighten_code_quotes(quotes, advances)
+        _mark_code(pages, quotes, monospaced(advances))
         for lines in pages:
             for line in lines:
                 line.text = " ".join(line.text.replace(_CUT, "").split())
@@ -126,11 +132,17 @@ def _page_lines(
             size = median(chars.size(first + (last - first) * k // 4) for k in range(5))  # not one small-caps word
             line = Line(piece.strip(), index, x0, chars.right(last), y, size)
             _detach_marks(line, first, chars)
+            for at in sorted({first + (last - first) * k // (FONT_SAMPLES - 1) for k in range(FONT_SAMPLES)}):
+                if not text[at].isspace():
+                    font = chars.font(at)
+                    line.fonts.append(font)
+                    advances.setdefault(font, []).extend(_advance(chars, at, font, last))
             for m in re.finditer("[\u2018\u2019\u201c\u201d]", line.text):
                 at = first + m.start()
                 font = chars.font(at)
                 quotes.append((line, m.start(), font))
-                advances.setdefault(font, []).extend(_neighbour_advances(chars, at, font, start, last))
+                for i in range(max(first, at - 6), min(last, at + 6)):
+                    advances.setdefault(font, []).extend(_advance(chars, i, font, last))
             lines.append(line)
         start = end + (2 if text[end : end + 2] == "\r\n" else 1)
     return lines
@@ -161,27 +173,34 @@ def _is_raised(chars: _Chars, a: int, body_size: float, before: int | None = Non
     return chars.origin(a)[1] > chars.origin(before)[1] + 0.25 * max(body_size, 1.0)
 
 
-def _neighbour_advances(chars: _Chars, at: int, font: bytes, line_start: int, line_end: int) -> list[float]:
-    """Advance widths of the characters around ``at`` drawn in the same font (the font's spacing)."""
-    out = []
-    for i in range(max(line_start, at - 6), min(line_end, at + 6)):
-        if chars.font(i) != font or chars.font(i + 1) != font:
-            continue
-        (xa, ya), (xb, yb) = chars.origin(i), chars.origin(i + 1)
-        if abs(ya - yb) < 0.5 and xb > xa and pdfium_c.FPDFText_IsGenerated(chars.raw, i + 1) == 0:
-            out.append(xb - xa)
-    return out
+def _advance(chars: _Chars, i: int, font: bytes, last: int) -> list[float]:
+    """How far character ``i`` moves the pen, per unit of font size, if ``i + 1`` is drawn after it in ``font``."""
+    if i >= last or chars.font(i) != font or chars.font(i + 1) != font:
+        return []
+    if pdfium_c.FPDFText_IsGenerated(chars.raw, i + 1) != 0:
+        return []
+    (xa, ya), (xb, yb) = chars.origin(i), chars.origin(i + 1)
+    size = chars.size(i)
+    return [(xb - xa) / size] if abs(ya - yb) < 0.5 and xb > xa and size > 0 else []
 
 
-def _straighten_code_quotes(quotes: list[tuple[Line, int, bytes]], advances: dict[bytes, list[float]]) -> None:
-    """Curly quotes drawn in a monospaced font (every glyph as wide as the next) become ASCII."""
-    mono = set()
+def monospaced(advances: dict[bytes, list[float]]) -> set[bytes]:
+    """Fonts whose every glyph moves the pen the same distance: code fonts, learned from the document."""
+    out = set()
     for font, widths in advances.items():
         if len(widths) >= 6:
             ordered = sorted(widths)
             low, high = ordered[len(ordered) // 10], ordered[(len(ordered) * 9) // 10]
-            if low > 0 and high / low < 1.1 and abs(median(widths) - high) < 0.1 * high:
-                mono.add(font)
+            if low > 0 and high / low < 1.1:
+                out.add(font)
+    return out
+
+
+def _mark_code(pages: list[list[Line]], quotes: list[tuple[Line, int, bytes]], mono: set[bytes]) -> None:
+    """Lines drawn (mostly) in a monospaced font are code; curly quotes drawn in one become ASCII."""
+    for lines in pages:
+        for line in lines:
+            line.mono = bool(line.fonts) and sum(f in mono for f in line.fonts) >= CODE_SHARE * len(line.fonts)
     for line, at, font in quotes:
         if font in mono:
             line.text = line.text[:at] + _CURLY[line.text[at]] + line.text[at + 1 :]

@@ -15,12 +15,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import median
 
+from deepr_mcp.research.ingest.model import fence
 from deepr_mcp.research.ingest.pdf.extract import SOFT_HYPHEN, Line
 
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _SPLIT_WORD = re.compile(rf"([^\W\d_]+){SOFT_HYPHEN}\s*([^\W\d_]+)")
 _URL_TAIL = re.compile(r"(?:https?|ftp)://\S*$|\S*[\w/]\.(?:org|com|net|html?)/\S*$")
 _SPACED_URL = re.compile(r"\b((?:https?|ftp)): ?/ ?/ ?((?:[\w~%-]+(?: [./] |[./]))*[\w~%-]*/?)")
+MONO_ADVANCE = 0.55
+"""A monospaced glyph's width per unit of font size (Courier 0.6, TeX's typewriter 0.525): indents."""
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"'\u2019\u201d]$")
 
 
@@ -92,7 +95,7 @@ def join_lines(lines: list[str], vocabulary: Vocabulary) -> str:
 
 
 def paragraphs(lines: list[Line], vocabulary: Vocabulary) -> list[str]:
-    """Lines grouped into paragraphs by what the page shows: a wider gap, a short last line, a new size."""
+    """Paragraphs by what the page shows (a wider gap, a short last line, a new size); code fenced."""
     if not lines:
         return []
     gaps = [a.y - b.y for a, b in itertools.pairwise(lines) if a.page == b.page and a.y > b.y]
@@ -100,15 +103,20 @@ def paragraphs(lines: list[Line], vocabulary: Vocabulary) -> list[str]:
     right_edge: dict[int, float] = {}
     for line in lines:
         right_edge[line.page] = max(right_edge.get(line.page, 0.0), line.x1)
-    groups: list[list[str]] = [[lines[0].text]]
+    groups: list[list[Line]] = [[lines[0]]]
     for previous, line in itertools.pairwise(lines):
-        same_page = previous.page == line.page
         ends = bool(_SENTENCE_END.search(previous.text))
         # a wider gap after an unfinished sentence is two drawn lines the extractor gave as one
-        wide_gap = same_page and usual_gap > 0 and previous.y - line.y > 1.45 * usual_gap and ends
+        wide_gap = previous.page == line.page and usual_gap > 0 and previous.y - line.y > 1.45 * usual_gap and ends
         short = previous.x1 < right_edge[previous.page] - 3 * previous.size and ends
         new_size = abs(previous.size - line.size) > 0.15 * max(previous.size, line.size)
-        if wide_gap or short or new_size:
+        if previous.mono != line.mono or (not line.mono and (wide_gap or short or new_size)):
             groups.append([])
-        groups[-1].append(line.text)
-    return [join_lines(group, vocabulary) for group in groups]
+        groups[-1].append(line)
+    return [_code(group) if group[0].mono else join_lines([x.text for x in group], vocabulary) for group in groups]
+
+
+def _code(lines: list[Line]) -> str:
+    """Code lines as a fenced block, each line indented by how far right of the block it starts."""
+    left = min(line.x0 for line in lines)
+    return fence("\n".join(" " * round((line.x0 - left) / (MONO_ADVANCE * line.size)) + line.text for line in lines))
