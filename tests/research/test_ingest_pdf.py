@@ -21,6 +21,8 @@ from deepr_mcp.research.passages import Corpus
 HEADER = "Widget Handbook"
 LEFT, TOP, LEADING = 72, 760, 14
 
+CODE_SETTINGS = [("width", 640), ("height", 480), ("margin", 12), ("border", 2), ("columns", 3)]
+CODE_SETTINGS += [("rows", 4), ("gap", 8), ("scale", 2), ("dpi", 96)]  # most of the page's lines end in a number
 # Each page: (outline entries as (level, title)), lines as (font, size, text, raised mark or "").
 CONTENTS = [f"{title} {'. ' * 30}{page}" for title, page in [("Getting started", 2), ("Search", 3), ("Links", 4)]]
 PAGES = [
@@ -60,6 +62,8 @@ PAGES = [
             ("Helvetica", 10, "The full reference for every setting is online at https://", ""),
             ("Helvetica", 10, "widgets.example.org/handbook/settings.html and is updated with each", ""),
             ("Helvetica", 10, "release of the widget.", ""),
+            ("Helvetica", 10, "These settings size the window:", ""),
+            *[("Courier", 10, f"set {name} {value}", "") for name, value in CODE_SETTINGS],
         ],
     },
 ]
@@ -143,6 +147,11 @@ def test_footnote_mark_detached_and_footnote_out_of_the_sentence(passages: list)
 def test_url_split_at_a_line_end_is_one_url(passages: list) -> None:
     links = next(p for p in passages if p.location == "Links")
     assert "https://widgets.example.org/handbook/settings.html and is updated" in links.text
+
+
+def test_a_page_of_code_lines_ending_in_numbers_is_not_an_index(passages: list) -> None:
+    links = "\n".join(p.text for p in passages if p.location == "Links")
+    assert "```\n" + "\n".join(f"set {name} {value}" for name, value in CODE_SETTINGS) + "\n```" in links
 
 
 def test_code_in_a_monospaced_font_is_fenced_with_ascii_quotes(passages: list) -> None:

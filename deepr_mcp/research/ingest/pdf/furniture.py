@@ -18,7 +18,8 @@ _NUMBER = re.compile(r"\d+")
 LEADER = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")
 _PAGE_REFS = re.compile(r"^\D.*?[\s,]\d{1,4}(?:\s*[,\u2013-]\s*\d{1,4})*\s*$")
 REPEATS = 3
-"""A top or bottom line seen on this many pages (numbers aside) is a running header or footer."""
+"""A top or bottom line with a number, seen on this many pages (numbers masked), is a running header."""
+UNNUMBERED_SHARE = 0.25
 REFERENCE_SHARE = 0.6
 LEADER_SHARE = 0.3
 
@@ -66,15 +67,21 @@ def drop_furniture(pages: list[list[Line]]) -> list[list[Line]]:
         for line in _edges(page):
             words = line.text.split()
             own_number = offset is not None and str(index + offset) in (words[0], words[-1])
-            if _key(line.text) == "#" or seen[_key(line.text)] >= repeats or own_number:
+            key = _key(line.text)
+            # a numberless line must repeat on a quarter of the pages: "Syntax:" can end ten pages
+            repeated = seen[key] >= (repeats if "#" in key else max(repeats, UNNUMBERED_SHARE * len(pages)))
+            if key == "#" or repeated or own_number:
                 furniture.add(id(line))
         out.append([line for line in page if id(line) not in furniture])
     return out
 
 
 def is_reference_page(page: list[Line]) -> bool:
-    """A contents or index page: most lines end in page numbers (dot leaders or comma lists)."""
-    lines = [line.text for line in page if line.text.strip()]
+    """A contents or index page: most lines end in page numbers (dot leaders or comma lists).
+
+    Code lines are left out of the count: a page of commands that end in numbers is not an index.
+    """
+    lines = [line.text for line in page if line.text.strip() and not line.mono]
     if len(lines) < 4:
         return False
     leaders = sum(1 for text in lines if LEADER.search(text))
