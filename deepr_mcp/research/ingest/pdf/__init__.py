@@ -13,7 +13,7 @@ from pathlib import Path
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.ingest.model import Section
 from deepr_mcp.research.ingest.pdf.extract import Extracted, Line, extract
-from deepr_mcp.research.ingest.pdf.footnotes import body_size, split_footnotes
+from deepr_mcp.research.ingest.pdf.footnotes import body_size, settle_marks, split_footnotes
 from deepr_mcp.research.ingest.pdf.furniture import LEADER, drop_furniture, is_reference_page
 from deepr_mcp.research.ingest.pdf.joining import Vocabulary, join_lines, paragraphs
 from deepr_mcp.research.ingest.pdf.outline import OutlineSection, outline_sections
@@ -42,6 +42,7 @@ def sections_from(extracted: Extracted) -> list[Section]:
     notes: dict[int, list[tuple[str, list[Line]]]] = {}
     for index, page in enumerate(pages):
         lines, page_notes = split_footnotes(page, body)
+        settle_marks(lines, page_notes)
         flow.extend(lines)
         if page_notes:
             notes[index] = page_notes

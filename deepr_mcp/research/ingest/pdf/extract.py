@@ -21,7 +21,8 @@ _CURLY = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
 _MARK = re.compile(r"(?<=[^\W\d_])(\d{1,2})(?=[\s.,;:)]|$)")
 """Digits right after a letter: a footnote mark when they are drawn smaller or raised."""
 _LEAD_MARK = re.compile(r"^\s*(\d{1,2})\s*\S")
-_CUT = "\x00"
+RAISED = str.maketrans("0123456789", "".join(chr(0xE000 + d) for d in range(10)))
+"""Raised digits are kept in private-use code points until their footnote is found (or not) on the page."""
 FONT_SAMPLES = 8
 CODE_SHARE = 0.75
 SOFT_HYPHEN = "\ufffe"
@@ -41,7 +42,7 @@ class Line:
     footnote_mark: str = ""
     """Set when the line starts with a footnote mark: the line opens that footnote's text."""
     marks: list[str] = field(default_factory=list)
-    """Footnote marks taken out of this line's words."""
+    """Raised digits after a word: footnote marks if the page has those footnotes."""
     fonts: list[bytes] = field(default_factory=list)
     """Fonts of a few characters spread over the line."""
     mono: bool = False
@@ -110,7 +111,7 @@ def extract(raw: bytes) -> Extracted:
         _mark_code(pages, quotes, monospaced(advances))
         for lines in pages:
             for line in lines:
-                line.text = " ".join(line.text.replace(_CUT, "").split())
+                line.text = " ".join(line.text.split())
         return Extracted(pages, _outline(document))
     finally:
         document.close()
@@ -149,19 +150,23 @@ def _page_lines(
 
 
 def _detach_marks(line: Line, first: int, chars: _Chars) -> None:
-    """Digits drawn smaller or raised after a word are a footnote mark: taken out, kept on the line."""
+    """Digits drawn smaller or raised after a word may be a footnote mark: set apart, same length.
+
+    Whether they are a mark or an exponent (``x²``) is known only once the page's footnotes are
+    found, so they are written in private-use digits (see ``RAISED``) and settled then.
+    """
     lead = _LEAD_MARK.match(line.text)
-    cuts = []
+    spans = []
     if lead and _is_raised(chars, first + lead.start(1), line.size):
         line.footnote_mark = lead.group(1)
-        cuts.append(lead.span(1))
+        spans.append(lead.span(1))
     for m in _MARK.finditer(line.text):
         at = first + m.start(1)
         if m.start(1) > 0 and _is_raised(chars, at, chars.size(at - 1), at - 1):
-            cuts.append(m.span(1))
+            spans.append(m.span(1))
             line.marks.append(m.group(1))
-    for a, b in cuts:  # blanked, not cut, so quote positions found later still point at their characters
-        line.text = line.text[:a] + _CUT * (b - a) + line.text[b:]
+    for a, b in spans:  # same length, so quote positions found later still point at their characters
+        line.text = line.text[:a] + line.text[a:b].translate(RAISED) + line.text[b:]
 
 
 def _is_raised(chars: _Chars, a: int, body_size: float, before: int | None = None) -> bool:

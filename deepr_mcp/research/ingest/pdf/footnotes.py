@@ -6,9 +6,13 @@ document's body text, with only smaller text below it on the page.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
-from deepr_mcp.research.ingest.pdf.extract import Line
+from deepr_mcp.research.ingest.pdf.extract import RAISED, Line
+
+_RAISED_RUN = re.compile("[\ue000-\ue009]+")
+_PLAIN = {v: k for k, v in RAISED.items()}
 
 
 def body_size(pages: list[list[Line]]) -> float:
@@ -42,3 +46,19 @@ def _mark_of(page: list[Line], i: int) -> str:
     if line.text.isdigit() and len(line.text) <= 2 and following and line.size < 0.8 * following.size:
         return line.text
     return ""
+
+
+def settle_marks(lines: list[Line], notes: list[tuple[str, list[Line]]]) -> None:
+    """Raised digits that name one of the page's footnotes leave the text; others (``x2``) stay."""
+    marks = {mark for mark, _ in notes}
+
+    def settle(run: re.Match[str]) -> str:
+        digits = run.group(0).translate(_PLAIN)
+        return "" if digits in marks else digits
+
+    for line in lines:
+        if _RAISED_RUN.search(line.text):
+            line.text = " ".join(_RAISED_RUN.sub(settle, line.text).split())
+    for _, note_lines in notes:
+        for line in note_lines:
+            line.text = " ".join(_RAISED_RUN.sub("", line.text).split())
