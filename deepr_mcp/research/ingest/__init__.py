@@ -15,7 +15,8 @@ EXTRACTOR_VERSION = 5
 
 2: selectolax main content, fenced code, heading paths; 3: short passages hashed with their location;
 4: contents pages (mostly links, little text) skipped;
-5: PDFs read with pypdfium2 and cleaned (page furniture, contents pages, footnotes, hyphens), cut by outline."""
+5: PDFs read with pypdfium2 and cleaned (page furniture, contents pages, footnotes, hyphens), cut by outline;
+passages of every format no longer end on an unfinished sentence or a run-in heading."""
 
 __all__ = [
     "ESCAPED",
