@@ -181,3 +181,30 @@ def test_corpus_search_finds_clean_passages_by_heading(manual: Path, tmp_path: P
     hit = corpus.search("facility")[0]
     assert hit.location == "Search" and "search facility finds" in hit.text
     assert corpus.search("Chapter") == []  # the running header is not searchable
+
+
+def _plain_pdf(pages: list[list[str]]) -> bytes:
+    """Pages of Helvetica lines from the top down, no outline."""
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4)
+    for lines in pages:
+        canvas.setFont("Helvetica", 10)
+        for row, text in enumerate(lines):
+            canvas.drawString(LEFT, TOP - row * LEADING, text)
+        canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def test_without_an_outline_a_paragraph_running_over_a_full_page_stays_whole(tmp_path: Path) -> None:
+    filler = "Each tray of the rack holds twelve widgets and a label naming the batch they came from."
+    first = [filler] * 11 + ["When a tray is full, the operator moves it to the shelf marked for"]
+    second = ["its batch and starts the next tray.", *[filler] * 11]
+    third = ["Trays are cleaned every week.", *[filler] * 11]
+    path = tmp_path / "plain.pdf"
+    path.write_bytes(_plain_pdf([first, second, third]))
+    passages = chunk(sections_of(path, path.read_bytes()))
+    whole = "shelf marked for its batch and starts the next tray."
+    assert [p.location for p in passages if whole in p.text] == ["page 1"]  # cited where it starts
+    assert next(p.location for p in passages if "Trays are cleaned" in p.text) == "page 3"
+    assert not any(p.text.rstrip().endswith("marked for") for p in passages)

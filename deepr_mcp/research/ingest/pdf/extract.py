@@ -41,8 +41,6 @@ class Line:
     size: float
     footnote_mark: str = ""
     """Set when the line starts with a footnote mark: the line opens that footnote's text."""
-    marks: list[str] = field(default_factory=list)
-    """Raised digits after a word: footnote marks if the page has those footnotes."""
     fonts: list[bytes] = field(default_factory=list)
     """Fonts of a few characters spread over the line."""
     mono: bool = False
@@ -164,7 +162,6 @@ def _detach_marks(line: Line, first: int, chars: _Chars) -> None:
         at = first + m.start(1)
         if m.start(1) > 0 and _is_raised(chars, at, chars.size(at - 1), at - 1):
             spans.append(m.span(1))
-            line.marks.append(m.group(1))
     for a, b in spans:  # same length, so quote positions found later still point at their characters
         line.text = line.text[:a] + line.text[a:b].translate(RAISED) + line.text[b:]
 

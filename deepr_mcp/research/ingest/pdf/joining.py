@@ -94,8 +94,8 @@ def join_lines(lines: list[str], vocabulary: Vocabulary) -> str:
     return _SPACED_URL.sub(lambda m: f"{m.group(1)}://{m.group(2).replace(' ', '')}", text)
 
 
-def paragraphs(lines: list[Line], vocabulary: Vocabulary) -> list[str]:
-    """Paragraphs by what the page shows (a wider gap, a short last line, a new size); code fenced."""
+def paragraph_groups(lines: list[Line]) -> list[list[Line]]:
+    """Lines grouped by what the page shows: a wider gap, a short last line, a new size, code or not."""
     if not lines:
         return []
     gaps = [a.y - b.y for a, b in itertools.pairwise(lines) if a.page == b.page and a.y > b.y]
@@ -113,7 +113,12 @@ def paragraphs(lines: list[Line], vocabulary: Vocabulary) -> list[str]:
         if previous.mono != line.mono or (not line.mono and (wide_gap or short or new_size)):
             groups.append([])
         groups[-1].append(line)
-    return [_code(group) if group[0].mono else join_lines([x.text for x in group], vocabulary) for group in groups]
+    return groups
+
+
+def render(group: list[Line], vocabulary: Vocabulary) -> str:
+    """One paragraph as text: prose joined into one line, code fenced."""
+    return _code(group) if group[0].mono else join_lines([x.text for x in group], vocabulary)
 
 
 def _code(lines: list[Line]) -> str:
