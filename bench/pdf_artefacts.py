@@ -68,9 +68,9 @@ def _footnote_marks(text: str, vocabulary: set[str], glued: Counter[str]) -> boo
 def measure() -> dict[str, dict[str, float]]:
     """This process's code: per PDF, passage count, CPU seconds and passages per artefact kind."""
     try:
-        from deepr_mcp.research.corpus.ingest import chunk, sections_of  # type: ignore[import-not-found]
-    except ImportError:
-        from deepr_mcp.research.ingest import chunk, sections_of
+        from deepr_mcp.research.corpus.ingest import chunk, sections_of
+    except ImportError:  # a checkout from before research/ was laid out as its pipeline
+        from deepr_mcp.research.ingest import chunk, sections_of  # type: ignore[import-not-found,no-redef]
     out: dict[str, dict[str, float]] = {}
     for pdf in [Path(p) for p in json.loads(os.environ["PDF_ARTEFACT_FILES"])]:
         started = time.process_time()

@@ -15,8 +15,8 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
-from deepr_mcp.research.ingest import chunk, sections_of
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.ingest import chunk, sections_of
+from deepr_mcp.research.corpus.storage import Corpus
 
 HEADER = "Widget Handbook"
 LEFT, TOP, LEADING = 72, 760, 14
