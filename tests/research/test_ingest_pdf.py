@@ -53,6 +53,8 @@ PAGES = [
             ("Helvetica-Bold", 12, "Indexing", ""),
             ("Helvetica", 10, "Every name is indexed when the file is read, and the index is rebuilt", ""),
             ("Helvetica", 10, "whenever the file changes on disk, so a search never sees stale names.", ""),
+            ("Courier", 10, "max_results", ""),  # a definition list: the term in a code font, its text indented
+            ("Helvetica", 10, "        The most settings one search returns, 20 unless it is set.", ""),
             ("Helvetica", 10, "Its size grows as n", "2"),  # an exponent: raised like a mark, with no footnote
             ("Helvetica", 10, "for n names, which stays small for any real settings file.", ""),
         ],
@@ -149,6 +151,12 @@ def test_footnote_mark_detached_and_footnote_out_of_the_sentence(passages: list)
 def test_a_raised_digit_without_a_footnote_stays_in_the_text(passages: list) -> None:
     indexing = next(p for p in passages if p.location == "Search > Indexing")
     assert "Its size grows as n2 for n names" in indexing.text
+
+
+def test_a_code_font_term_stays_with_its_indented_description(passages: list) -> None:
+    indexing = next(p for p in passages if p.location == "Search > Indexing")
+    assert "max_results The most settings one search returns, 20 unless it is set." in indexing.text
+    assert "```\nmax_results\n```" not in indexing.text
 
 
 def test_url_split_at_a_line_end_is_one_url(passages: list) -> None:

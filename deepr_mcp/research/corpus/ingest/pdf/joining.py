@@ -110,7 +110,9 @@ def paragraph_groups(lines: list[Line]) -> list[list[Line]]:
         wide_gap = previous.page == line.page and usual_gap > 0 and previous.y - line.y > 1.45 * usual_gap and ends
         short = previous.x1 < right_edge[previous.page] - 3 * previous.size and ends
         new_size = abs(previous.size - line.size) > 0.15 * max(previous.size, line.size)
-        if previous.mono != line.mono or (not line.mono and (wide_gap or short or new_size)):
+        # a term in a code font on its own line, its description indented below: one paragraph
+        term = groups[-1] == [previous] and previous.mono and line.x0 > previous.x0 + previous.size
+        if (previous.mono != line.mono and not term) or (not line.mono and (wide_gap or short or new_size)):
             groups.append([])
         groups[-1].append(line)
     return groups
@@ -118,7 +120,7 @@ def paragraph_groups(lines: list[Line]) -> list[list[Line]]:
 
 def render(group: list[Line], vocabulary: Vocabulary) -> str:
     """One paragraph as text: prose joined into one line, code fenced."""
-    return _code(group) if group[0].mono else join_lines([x.text for x in group], vocabulary)
+    return _code(group) if all(x.mono for x in group) else join_lines([x.text for x in group], vocabulary)
 
 
 def _code(lines: list[Line]) -> str:
