@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from deepr_mcp.config import Settings, load_settings
+if TYPE_CHECKING:
+    from deepr_mcp.config import Settings
 
 
 def host_port(value: str) -> tuple[str, int]:
@@ -15,6 +17,8 @@ def host_port(value: str) -> tuple[str, int]:
 
 
 def settings_for(args: argparse.Namespace) -> Settings:
+    from deepr_mcp.config import load_settings  # pydantic and the SDK: only once a command runs
+
     overrides: dict[str, object] = {"data_dir": args.data_dir}
     if getattr(args, "auth_token", None):
         overrides["auth_token"] = args.auth_token

@@ -11,16 +11,13 @@ import argparse
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
-
-import anyio
+from typing import TYPE_CHECKING, Any
 
 from deepr_mcp.cli.args import settings_for
 from deepr_mcp.errors import NotFound
-from deepr_mcp.gateway.registry import ToolRegistry
-from deepr_mcp.tools import all_tools
-from deepr_mcp.upstreams.pool import Upstreams
-from deepr_mcp.upstreams.settings import UpstreamSettings
+
+if TYPE_CHECKING:
+    from deepr_mcp.upstreams.settings import UpstreamSettings
 
 __all__ = ["add_upstreams_parser", "cmd_upstreams"]
 
@@ -63,6 +60,8 @@ def cmd_upstreams(args: argparse.Namespace) -> int:
     if args.name is not None and not chosen:
         known = ", ".join(u.name for u in settings.upstreams) or "none configured"
         raise NotFound(f"no upstream named {args.name!r}; configured: {known}")
+    import anyio
+
     reports = anyio.run(_check, chosen)
     if args.json:
         print(json.dumps(reports, indent=2))
@@ -78,6 +77,10 @@ def cmd_upstreams(args: argparse.Namespace) -> int:
 
 async def _check(chosen: list[UpstreamSettings]) -> list[dict[str, Any]]:
     """Each upstream against the local catalogue (for name collisions), in a throwaway state dir."""
+    from deepr_mcp.gateway.registry import ToolRegistry
+    from deepr_mcp.tools import all_tools
+    from deepr_mcp.upstreams.pool import Upstreams
+
     with tempfile.TemporaryDirectory(prefix="deepr-upstreams-check-") as scratch:
         async with Upstreams(chosen, ToolRegistry(all_tools()), Path(scratch)) as upstreams:
             return [await upstreams.check(u.name) for u in chosen]
