@@ -190,6 +190,8 @@ async def _research(args: argparse.Namespace, settings: Settings) -> int:
         print(campaign.research.report or f"(no report: campaign {campaign.phase.value}: {campaign.error})")
         where = "a throwaway data dir" if args.sample else settings.data_dir / "sandboxes" / campaign.id
         print(f"sandbox: {where}", file=sys.stderr)
+        if campaign.phase.value != "complete":
+            print(f"deepr-mcp: research {campaign.phase.value}: {campaign.error or 'see the report'}", file=sys.stderr)
         return 0 if campaign.phase.value == "complete" else 1
 
 

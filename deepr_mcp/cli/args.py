@@ -10,6 +10,11 @@ if TYPE_CHECKING:
 
 
 def host_port(value: str) -> tuple[str, int]:
+    if "://" in value or "/" in value:
+        raise argparse.ArgumentTypeError(
+            f"expected HOST:PORT such as 127.0.0.1:8765, got {value!r}: --http takes the address to listen on, "
+            "not a URL (no scheme, no path; clients then connect to http://HOST:PORT/mcp)"
+        )
     host, sep, port = value.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT such as 127.0.0.1:8765, got {value!r}")

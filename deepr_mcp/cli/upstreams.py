@@ -45,6 +45,14 @@ def describe(upstream: UpstreamSettings) -> dict[str, Any]:
     }
 
 
+def config_file(args: argparse.Namespace) -> Path:
+    import os
+
+    from deepr_mcp.config import CONFIG_ENV, default_config_file
+
+    return args.config or Path(os.environ.get(CONFIG_ENV) or default_config_file())
+
+
 def cmd_upstreams(args: argparse.Namespace) -> int:
     settings = settings_for(args)
     if args.upstreams_command == "list":
@@ -52,9 +60,12 @@ def cmd_upstreams(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(rows, indent=2))
         elif not rows:
-            print("no upstreams configured (add [[upstreams]] entries to the config file)")
+            print(f"no upstreams configured yet: add [[upstreams]] entries to {config_file(args)} (see README)")
         for row in [] if args.json else rows:
             print(f"{row['name']:<16} {row['transport']:<6} {row['prefix']:<16} {row['endpoint']}")
+        return 0
+    if not settings.upstreams:
+        print(f"no upstreams configured yet: add [[upstreams]] entries to {config_file(args)} (see README)")
         return 0
     chosen = [u for u in settings.upstreams if args.name in (None, u.name)]
     if args.name is not None and not chosen:

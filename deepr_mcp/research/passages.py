@@ -9,6 +9,7 @@ many documents hold it (``passage_refs`` says which do); it goes when the last o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import sqlite3
@@ -117,19 +118,44 @@ class Corpus(outbox.LockedOutbox):
             progress.start(str(target), len(items), report.excluded)
         passages = 0
         for done, (file, name) in enumerate(items, start=1):
+            if progress is not None:
+                with contextlib.suppress(OSError):  # an unreadable file is reported by the add itself
+                    progress.file_started(name or str(file), file.stat().st_size)
             result = self._add_file_safely(file, name)
             report.files.append(result)
             passages += result.passages
             if progress is not None:
                 progress.file_done(result, done, len(items), passages)
         report.seconds = time.monotonic() - started
-        if not target.is_dir() and report.files[-1].status == "failed":
-            raise InvalidInput(report.files[-1].reason or f"{target}: could not be added")
-        if progress is not None:
+        if progress is not None:  # it has shown each failure already: the caller reads the report
             progress.finish(report)
+        elif not target.is_dir() and report.files[-1].status == "failed":
+            raise InvalidInput(report.files[-1].reason or f"{target}: could not be added")
         return report
 
     def _add_file_safely(self, file: Path, name: str) -> FileResult:
+        """One file's outcome, a failure remembered with the bytes it failed on (see ``failed_files``)."""
+        result = self._try_add_file(file, name)
+        key = str(file.resolve())
+        with self._lock:
+            before = self._db.execute("SELECT sha256 FROM failed_files WHERE path = ?", (key,)).fetchone()
+        if result.status != "failed":
+            if before is not None:
+                with self._lock:
+                    self._db.execute("DELETE FROM failed_files WHERE path = ?", (key,))
+            return result
+        try:
+            digest = hashlib.sha256(file.read_bytes()).hexdigest()
+        except OSError:
+            digest = ""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO failed_files (path, sha256, reason) VALUES (?, ?, ?)",
+                (key, digest, result.reason or ""),
+            )
+        return replace(result, again=before is not None and bool(digest) and before[0] == digest)
+
+    def _try_add_file(self, file: Path, name: str) -> FileResult:
         """One file's outcome; a bad file is a result, never an exception that stops the others."""
         try:
             return self._add_file(file, name)

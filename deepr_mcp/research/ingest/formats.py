@@ -50,7 +50,14 @@ def pdf_sections(path: Path, raw: bytes) -> list[Section]:
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # a damaged PDF warns per object; the outcome is reported
     try:
         reader = PdfReader(io.BytesIO(raw))
+        if reader.is_encrypted and not reader.decrypt(""):  # an owner-only password opens with ""
+            raise InvalidInput(
+                f"{path}: password-protected PDF; save an unprotected copy (e.g. `qpdf --decrypt "
+                "--password=PASSWORD in.pdf out.pdf`) and add that"
+            )
         pages = [page.extract_text() or "" for page in reader.pages]
+    except InvalidInput:
+        raise
     except Exception as exc:  # pypdf raises many types on damaged files; each is "not readable" to the user
         raise InvalidInput(f"{path}: not a readable PDF ({type(exc).__name__}: {exc})"[:500]) from None
     out, offset = [], 0
@@ -58,4 +65,8 @@ def pdf_sections(path: Path, raw: bytes) -> list[Section]:
         if text.strip():
             out.append(Section(text, f"page {number}", offset))
         offset += len(text) + 1
+    if pages and not out:
+        raise InvalidInput(
+            f"{path}: no text layer (scanned?): OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) and add the result"
+        )
     return out
