@@ -48,13 +48,14 @@ def child_cpu() -> float:
 
 
 def env_for(tree: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(tree)}
+    return {**os.environ, "PYTHONPATH": str(tree), "DEEPR_CONFIG": ""}
 
 
 def run_flag(tree: Path, flag: str) -> tuple[float, float]:
     """Wall and CPU seconds of one ``python -m deepr_mcp FLAG``."""
     cpu, start = child_cpu(), time.perf_counter()
-    subprocess.run([sys.executable, "-m", "deepr_mcp", flag], env=env_for(tree), check=True, capture_output=True)
+    command = [sys.executable, "-m", "deepr_mcp", flag]
+    subprocess.run(command, cwd=tree, env=env_for(tree), check=True, capture_output=True)
     return time.perf_counter() - start, child_cpu() - cpu
 
 
@@ -65,6 +66,7 @@ def run_initialize(tree: Path) -> tuple[float, float]:
         cpu, start = child_cpu(), time.perf_counter()
         proc = subprocess.Popen(
             [sys.executable, "-m", "deepr_mcp", "serve"],
+            cwd=tree,  # ``-m`` puts the working directory first on sys.path
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
