@@ -22,15 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from deepr_mcp.research.terms import terms
+from deepr_mcp.research.reading.cues import CAVEAT_CUE, VERSION_CUE
+from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.text.tokenizer import tokenize
 
-CAVEAT_CUE = (
-    r"\b(?:warn\w*|caution|danger\w*|never|must not|should not|do not|don't|does not|"
-    r"cannot|can't|not safe|unsafe|insecure|untrusted|trusted|malicious|secur\w*|vulnerab\w*|attack\w*|"
-    r"outside|deprecated|note that|be careful|careful|avoid\w*|risk\w*|only (?:if|when|use|for)|"
-    r"raises?|errors?|exceptions?|fails?|failure|limit\w*|not (?:guaranteed|supported|thread-safe|portable))\b"
-)
 PROTECT_CUE = CAVEAT_CUE + r"|\b(?:safe\w*|validat\w*|sanitiz\w*|sanitis\w*|check\w*|filter\w*|verif\w*|absolute)\b"
 PARAMETER_CUE = (
     r"\b(?:parameters?|options?|arguments?|keyword|flags?|defaults?|if (?:the )?(?:optional )?\w+ is (?:given|true|"
@@ -40,9 +35,6 @@ PARAMETER_CUE = (
 )
 CODE_NAME_CUE = r"`[^`]+`|\b\w+\.\w+\(|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
 EXAMPLE_CUE = r"\bfor example\b|\be\.g\.|\bfor instance\b|\bsuch as\b|>>>|\bexample\b"
-VERSION_CUE = (
-    r"\b(?:new|changed|added|deprecated|removed) (?:in|since) (?:version |python )?\d|\bversion \d|\bpython \d"
-)
 
 WARN_ASK = (
     r"\bwarn\w*\b|\brisks?\b|\bcaveats?\b|\bpitfalls?\b|\berrors?\b|\blimitations?\b|\bproblems?\b|\bgotchas?\b|"

@@ -10,7 +10,7 @@ import shutil
 import time
 from typing import TextIO
 
-from deepr_mcp.research.ingest.report import AddReport, FileResult
+from deepr_mcp.research.corpus.ingest.report import AddReport, FileResult
 
 BIG_FILE_BYTES = 5_000_000
 """About a second of extraction (PDF is slower); a file this big gets its own line before it is read."""
