@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.storage import Corpus
 
 DEFAULT = Path("/usr/share/doc/python3.11/html")
 

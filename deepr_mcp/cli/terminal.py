@@ -17,7 +17,7 @@ from deepr_mcp.errors import InvalidInput
 from deepr_mcp.jobs.campaigns import Campaigns
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
-from deepr_mcp.research.ingest.progress import clock
+from deepr_mcp.research.corpus.ingest.progress import clock
 
 BAR_WIDTH = 28
 

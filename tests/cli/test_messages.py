@@ -14,8 +14,8 @@ import pytest
 from pypdf import PdfWriter
 
 from deepr_mcp.cli import main
-from deepr_mcp.research.ingest.progress import eta
-from deepr_mcp.research.report import render_report
+from deepr_mcp.research.corpus.ingest.progress import eta
+from deepr_mcp.research.synthesis.report import render_report
 
 
 @pytest.fixture

@@ -16,12 +16,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.replication import outbox
 from deepr_mcp.research.corpus import changes as corpus_changes
+from deepr_mcp.research.corpus import failures
+from deepr_mcp.research.corpus.batch import Batch, PendingDocument, store
 from deepr_mcp.research.corpus.changes import CorpusChange
 from deepr_mcp.research.corpus.fts import match_expression
 from deepr_mcp.research.corpus.ingest import (
@@ -59,47 +61,6 @@ class Document:
     added_at: str
     name: str = ""
     """The path relative to the folder it was added from (what sources are shown as)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Document:
-    """A file's passages, read and waiting for its batch's transaction."""
-
-    key: str
-    name: str
-    digest: str
-    size: int
-    chunks: list[Chunk]
-
-
-@dataclass(slots=True)
-class _Batch:
-    """Documents written in one transaction instead of one each: a commit per file wrote every touched
-    page (FTS5 segments, B-tree interiors) to the WAL again and left a new FTS5 segment to merge, 9.6x
-    the database's size in writes for the Python docs (``bench.ingest_disk``). A batch closes at
-    ``MAX_BYTES`` of text or after ``MAX_SECONDS``, so other writers wait at most that long and what
-    was read is kept if the run stops."""
-
-    MAX_BYTES = 8_000_000
-    MAX_SECONDS = 2.0
-    documents: list[_Document] = field(default_factory=list)
-    text_bytes: int = 0
-    opened: float = 0.0
-
-    def add(self, doc: _Document) -> None:
-        if not self.documents:
-            self.opened = time.monotonic()
-        self.documents.append(doc)
-        self.text_bytes += sum(len(c.text) for c in doc.chunks)
-
-    def full(self) -> bool:
-        return bool(self.documents) and (
-            self.text_bytes >= self.MAX_BYTES or time.monotonic() - self.opened >= self.MAX_SECONDS
-        )
-
-    def take(self) -> list[_Document]:
-        documents, self.documents, self.text_bytes = self.documents, [], 0
-        return documents
 
 
 class Corpus(outbox.LockedOutbox):
@@ -161,7 +122,7 @@ class Corpus(outbox.LockedOutbox):
         if progress is not None:
             progress.start(str(target), len(items), report.excluded)
         passages = 0
-        batch = _Batch()
+        batch = Batch()
         try:
             for done, (file, name) in enumerate(items, start=1):
                 if progress is not None:
@@ -171,11 +132,11 @@ class Corpus(outbox.LockedOutbox):
                 report.files.append(result)
                 passages += result.passages
                 if batch.full():
-                    self._store_batch(batch.take(), report)
+                    store(batch.take(), self._replace_all, report)
                 if progress is not None:
                     progress.file_done(result, done, len(items), passages)
         finally:  # what was read is kept, also when a later file raised
-            self._store_batch(batch.take(), report)
+            store(batch.take(), self._replace_all, report)
         report.seconds = time.monotonic() - started
         if progress is not None:  # it has shown each failure already: the caller reads the report
             progress.finish(report)
@@ -183,50 +144,17 @@ class Corpus(outbox.LockedOutbox):
             raise InvalidInput(report.files[-1].reason or f"{target}: could not be added")
         return report
 
-    def _store_batch(self, documents: list[_Document], report: AddReport) -> None:
-        """One transaction for the batch; if it fails on something other than the database itself
-        (an extractor's odd output), each document is stored alone and the one that fails is reported."""
-        try:
-            self._replace_all(documents)
-            return
-        except sqlite3.Error:
-            raise
-        except Exception:
-            log.debug("storing a batch of %d documents failed; storing them one by one", len(documents), exc_info=True)
-        results = {result.path: i for i, result in enumerate(report.files)}
-        for doc in documents:
-            try:
-                self._replace_all([doc])
-            except sqlite3.Error:
-                raise
-            except Exception as exc:
-                reason = f"{doc.key}: could not be stored ({type(exc).__name__}: {exc})"[:500]
-                at = results[doc.key]
-                report.files[at] = FileResult(doc.key, "failed", reason=reason, name=doc.name)
-
-    def _add_file_safely(self, file: Path, name: str, batch: _Batch) -> FileResult:
-        """One file's outcome, a failure remembered with the bytes it failed on (see ``failed_files``)."""
+    def _add_file_safely(self, file: Path, name: str, batch: Batch) -> FileResult:
+        """One file's outcome, a failure remembered with the bytes it failed on (see ``failures``)."""
         result = self._try_add_file(file, name, batch)
-        key = str(file.resolve())
         with self._lock:
-            before = self._db.execute("SELECT sha256 FROM failed_files WHERE path = ?", (key,)).fetchone()
-        if result.status != "failed":
-            if before is not None:
-                with self._lock:
-                    self._db.execute("DELETE FROM failed_files WHERE path = ?", (key,))
-            return result
-        try:
-            digest = hashlib.sha256(file.read_bytes()).hexdigest()
-        except OSError:
-            digest = ""
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO failed_files (path, sha256, reason) VALUES (?, ?, ?)",
-                (key, digest, result.reason or ""),
-            )
-        return replace(result, again=before is not None and bool(digest) and before[0] == digest)
+            if result.status != "failed":
+                failures.clear(self._db, str(file.resolve()))
+                return result
+            again = failures.record(self._db, str(file.resolve()), file, result.reason or "")
+        return replace(result, again=again)
 
-    def _try_add_file(self, file: Path, name: str, batch: _Batch) -> FileResult:
+    def _try_add_file(self, file: Path, name: str, batch: Batch) -> FileResult:
         """One file's outcome; a bad file is a result, never an exception that stops the others."""
         try:
             return self._add_file(file, name, batch)
@@ -244,7 +172,7 @@ class Corpus(outbox.LockedOutbox):
             reason = f"{file}: could not be indexed ({type(exc).__name__}: {exc})"[:500]
             return FileResult(str(file), "failed", reason=reason, name=name)
 
-    def _add_file(self, file: Path, name: str, batch: _Batch) -> FileResult:
+    def _add_file(self, file: Path, name: str, batch: Batch) -> FileResult:
         key = str(file.resolve())
         size = file.stat().st_size
         if size > self.max_bytes:
@@ -264,7 +192,7 @@ class Corpus(outbox.LockedOutbox):
         chunks = chunk(sections_of(file, raw))
         if not chunks:
             raise InvalidInput(f"{file}: no text found to index")
-        batch.add(_Document(key, name, digest, size, chunks))
+        batch.add(PendingDocument(key, name, digest, size, chunks))
         return FileResult(key, "replaced" if row is not None else "added", passages=len(chunks), name=name)
 
     def add_markdown(self, source: str, text: str) -> FileResult:
@@ -280,10 +208,10 @@ class Corpus(outbox.LockedOutbox):
 
     def _replace(self, key: str, name: str, digest: str, size: int, chunks: list[Chunk]) -> None:
         """A document's passages, swapped in one transaction: the old set or the new, never a mix."""
-        self._replace_all([_Document(key, name, digest, size, chunks)])
+        self._replace_all([PendingDocument(key, name, digest, size, chunks)])
 
-    def _replace_all(self, documents: list[_Document]) -> None:
-        """Several documents swapped in one transaction (see ``_Batch``: one commit per batch, not per file)."""
+    def _replace_all(self, documents: list[PendingDocument]) -> None:
+        """Several documents swapped in one transaction (``batch``: one commit per batch, not per file)."""
         if not documents:
             return
         with self._lock:
