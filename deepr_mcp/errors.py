@@ -7,7 +7,10 @@ for protocol misuse. Nothing else catches broad exceptions except fan-out bounda
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the CLI imports this module; --help must not pay for pydantic
+    from pydantic import ValidationError
 
 __all__ = [
     "BudgetExceeded",
