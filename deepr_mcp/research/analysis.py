@@ -65,6 +65,10 @@ _COMPARE = [
     re.compile(r"^(?P<a>.+?) (?:vs\.?|versus) (?P<b>.+)$", re.I),
     re.compile(r"^(?:which is better|which should i use)[,:]? (?P<a>.+?) or (?P<b>.+)$", re.I),
 ]
+_COMPARED = re.compile(
+    r"^(?P<stem>.+?),? (?:compared (?:with|to)|as opposed to|in comparison (?:with|to)) (?P<b>.+)$", re.I
+)
+"""A clause compared with a thing: "How efficient are heat pumps in cold climates compared with gas boilers"."""
 _WHY = re.compile(
     r"^why (?:does|do|did|is|are|was|were|can't|cannot|doesn't|don't|won't|isn't|would|should) (?P<rest>.+)$", re.I
 )
@@ -100,6 +104,8 @@ class QuestionAnalysis(BaseModel):
     topic: str = ""
     clauses: list[str] = Field(default_factory=list)
     """The separate questions of a compound question, each a sub-question of its own."""
+    stem: str = ""
+    """For a comparison of the form "<clause> compared with <thing>": the clause, asked of one side."""
 
 
 def _clean(text: str) -> str:
@@ -126,8 +132,8 @@ def _general_topic(text: str) -> str:
 
 
 def is_safety_sub_question(sub_question: str, analysis: QuestionAnalysis) -> bool:
-    """Whether warnings should lead for this sub-question: the question asks about safety and so does it."""
-    return analysis.safety and bool(_SAFETY.search(sub_question) or re.search(r"\bwarn", sub_question, re.I))
+    """Whether warnings should lead for this sub-question: every part of a question about safety."""
+    return analysis.safety
 
 
 def code_names(text: str) -> list[str]:
@@ -171,6 +177,16 @@ def analyse(question: str) -> QuestionAnalysis:
                 analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
                 analysis.topic = f"{a} and {b}"
                 return analysis
+    if match := _COMPARED.match(text):
+        stem, b = match.group("stem").strip(" ,"), _side(match.group("b"))
+        subject = _SUBJECT.match(stem)
+        a = subject.group("subject") if subject else stem
+        if b and _strip_article(a).lower() != _strip_article(b).lower():
+            analysis.type = "comparison"
+            analysis.stem = stem if subject else ""
+            analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
+            analysis.topic = f"{a} and {b}"
+            return analysis
     if _VERSION.search(text):
         analysis.type = "version"
         if not codes and (clause := _VERSION_CLAUSE.search(text)):
@@ -243,56 +259,44 @@ def _what_is(thing: str) -> str:
     return f"What {'are' if plural else 'is'} {thing}?"
 
 
+_SUBJECT = re.compile(
+    r"^(?P<lead>(?:how|what|why|when|where|which|who)(?:\s+\w+)?\s+(?:is|are|was|were|do|does|did|can|could|will|would)"
+    r"|is|are|do|does|can)\s+(?P<subject>.+?)(?P<rest>\s+(?:in|on|at|for|with|during|under|over|of|to|from|by|when|if)\b.*)?$",
+    re.I,
+)
+"""English word order: a question word (and an adjective), the verb, then the subject up to a preposition:
+"How efficient are [heat pumps] in cold climates"."""
+
+
+def _sides(analysis: QuestionAnalysis, stem: str) -> list[str]:
+    """The two sides of a comparison as sub-questions, one per thing compared.
+
+    A side named as a thing ("the difference between A and B") asks what it is; a side that is a
+    whole clause ("How efficient are heat pumps in cold climates" compared with "gas boilers") asks
+    that clause once about each thing, with the other thing put in the subject's place.
+    """
+    a, b = analysis.entities[:2]
+    if stem and (match := _SUBJECT.match(stem)):
+        other = f"{match.group('lead')} {b}{match.group('rest') or ''}"
+        return [stem + "?", other[0].upper() + other[1:] + "?"]
+    return [_what_is(a), _what_is(b)]
+
+
 def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
-    """Grammatical sub-questions for the question's type; the question itself comes first."""
-    first = analysis.question if analysis.question.endswith("?") else analysis.question.rstrip(".!") + "?"
-    out = [first]
-    if len(analysis.clauses) > 1:  # a compound question by its parts, "it" in a later part named
-        out = [analysis.clauses[0], *(_resolve(c, analysis) for c in analysis.clauses[1:])]
-    kind = analysis.type
-    if kind == "how_to":
-        act = analysis.action
-        gerund = act.split()[0].lower().endswith("ing") if act else False
-        when = act if gerund else f"you {act}"
-        out.append(f"Which functions or methods are used {'for' if gerund else 'to'} {act}?")
-        if analysis.safety or analysis.concern:
-            out.append(f"What does the documentation warn about when {when}?")
-        if analysis.concern:
-            out.append(f"How can you protect against {analysis.concern} when {when}?")
-        out.append(f"Which options or parameters change how {when}?" if not gerund else f"Which options change {act}?")
-        out.append(f"What example shows {act}?" if gerund else f"What example shows how to {act}?")
-    elif kind == "comparison":
-        a, b = analysis.entities[:2]
-        out += [_what_is(a), _what_is(b), f"How do {a} and {b} differ?", f"When should you use {a} rather than {b}?"]
-    elif kind == "why":
-        subject = analysis.topic
-        if _is_code(subject):
-            out += [_what_is(subject), f"What errors or limitations are documented for {subject}?"]
-        else:
-            out.append(f"What problems are reported for {subject}?")
-    elif kind == "definition":
-        term = analysis.entities[0]
-        out += [f"How is {term} used?", f"What example shows {term} in use?", f"What are the caveats of {term}?"]
-    elif kind == "version" and not analysis.entities:  # a behaviour: "dictionaries preserve insertion order"
-        out += [
-            f"Which version notes say that {analysis.action}?",
-            f"What does the documentation say about how {analysis.action}?",
-        ]
-    elif kind == "version":
-        thing = analysis.entities[0]
-        out += [
-            f"In which version was {thing} added or changed?",
-            f"Is {thing} deprecated, and what replaces it?",
-            _what_is(thing),
-        ]
-    else:
-        for name in analysis.entities[:2]:
-            out.append(_what_is(name))
-        if not analysis.entities and len(analysis.clauses) < 2:
-            out.append(f"What does the documentation say about {analysis.topic}?")
-    if analysis.safety and kind != "how_to":
-        thing = analysis.entities[0] if analysis.entities else analysis.topic
-        out.insert(1, f"What risks or warnings are documented for {thing}?")
+    """The parts the question has, in its order: each joined question, and each side of a comparison.
+
+    A question with one part is one sub-question: nothing is added that the asker did not ask
+    (no "which functions", "which options", "what example"), so nothing unasked can become a gap.
+    """
+    parts = analysis.clauses if len(analysis.clauses) > 1 else [analysis.question]
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        part = part if part.endswith("?") else part.rstrip(".!") + "?"
+        part = _resolve(part, analysis) if i else part  # "it" in a later part named
+        out.append(part)
+        read = analysis if i == 0 else analyse(part)
+        if read.type == "comparison" and len(read.entities) >= 2:
+            out += _sides(read, read.stem)
     return _distinct(out)[:limit]
 
 

@@ -7,11 +7,21 @@ from __future__ import annotations
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import analyse
 from deepr_mcp.research.claims import units
+from deepr_mcp.research.providers.base import AnswerRequest, StatedFinding
 from deepr_mcp.research.providers.local_answer import answer_text, names, says_something, subjects, word_set
 
 
 def _answer(question: str, groups: list[tuple[str, list[str]]], focus: str, key: list[str]) -> str:
-    return answer_text(prompts.summary_messages(question, groups, focus=focus, key_terms=key)[-1].content)
+    """The local provider's answer to an ``AnswerRequest`` of these cited findings, fenced code kept."""
+    stated = []
+    for text, lines in groups:
+        found = []
+        for line in lines:
+            claim, _, code = line.partition("\n```\n")
+            numbers = tuple(int(n) for n in prompts.citations_in(claim))
+            found.append(StatedFinding(prompts.CITE.sub("", claim).strip(), numbers, code.strip("`\n") or None))
+        stated.append((text, tuple(found)))
+    return answer_text(AnswerRequest(question, analyse(question), tuple(stated), tuple(key)))
 
 
 def test_an_answer_sentence_must_name_what_the_question_is_about() -> None:
@@ -149,23 +159,20 @@ def test_a_comparison_answer_states_both_halves_of_a_contrast() -> None:
 
 
 def test_list_items_are_read_apart_from_their_introduction() -> None:
-    from deepr_mcp.research.providers.local import findings_text
+    from tests.research.requests import local_findings
 
     passage = (
         "The difference between shallow and deep copying is only relevant for compound objects:\n\n"
         f"- {SHALLOW}\n- {DEEP}\n\nTwo problems often exist with deep copy operations:"
     )
-    messages = prompts.findings_messages(
+    lines = local_findings(
         "What is the difference between a shallow copy and a deep copy?",
         [(1, "library/copy.html, copy \u2014 Shallow and deep copy operations", passage)],
-        question="What is the difference between a shallow copy and a deep copy?",
-        focus="comparison",
         key_terms=["shallow", "copy", "deep"],
-        related=[],
-        known=[],
+    ).splitlines()
+    assert lines[0].startswith(
+        "- The difference between shallow and deep copying is only relevant for compound objects. "
     )
-    lines = findings_text(messages[-1].content).splitlines()
-    assert lines[0] == "- The difference between shallow and deep copying is only relevant for compound objects. [1]"
     assert any(SHALLOW in line for line in lines) and any(DEEP in line for line in lines)
     assert not any(line.rstrip(" [1]").endswith(":") for line in lines)  # "Two problems ...:" leads nowhere
 

@@ -17,6 +17,7 @@ from deepr_mcp.research.claims import support
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.providers.base import Completion, Message, Usage
+from deepr_mcp.research.providers.chat import ChatResearch
 from deepr_mcp.research.providers.local import LocalProvider
 
 DOC = """# tarfile
@@ -46,8 +47,8 @@ def corpus(tmp_path: Path) -> Corpus:
     return corpus
 
 
-class DraftingModel:
-    """A model that drafts findings badly on purpose and answers the summary from them."""
+class DraftingModel(ChatResearch):
+    """A chat model that drafts findings badly on purpose and answers the summary from them."""
 
     name, model = "scripted", "draft-1"
 
@@ -113,12 +114,16 @@ async def test_local_report_answers_first_quotes_code_and_never_repeats(corpus: 
 
 
 def _findings(sub_question: str, passages: list[tuple[int, str, str]], focus: str, key: list[str]) -> str:
-    from deepr_mcp.research.providers.local import findings_text
+    """The local provider's findings for a request whose kind of answer is ``focus`` ("how_to, safety")."""
+    from dataclasses import replace
 
-    messages = prompts.findings_messages(
-        sub_question, passages, question=sub_question, focus=focus, key_terms=key, related=[], known=[]
-    )
-    return findings_text(messages[-1].content)
+    from deepr_mcp.research.providers.local import findings_text
+    from tests.research.requests import findings_request
+
+    request = findings_request(sub_question, passages, key_terms=key)
+    kind = focus.split(",")[0].strip()
+    analysis = request.analysis.model_copy(update={"type": kind, "safety": "safety" in focus})
+    return findings_text(replace(request, analysis=analysis, safety="safety" in focus))
 
 
 def test_a_warning_is_quoted_whole_and_never_glued_onto_the_sentence_before() -> None:
@@ -153,8 +158,6 @@ def test_a_sentence_sharing_nothing_with_the_question_is_not_a_finding() -> None
 
 
 def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> None:
-    from deepr_mcp.research.providers.local_answer import answer_text
-
     question = "What are the risks of calling subprocess with shell=True?"
     groups = [
         (
@@ -166,8 +169,11 @@ def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> No
             ],
         )
     ]
-    messages = prompts.summary_messages(question, groups, focus="general, safety", key_terms=["subprocess", "shell"])
-    assert answer_text(messages[-1].content).startswith("If the shell is invoked explicitly")
+    from tests.research.test_answer import _answer
+
+    assert _answer(question, groups, "general, safety", ["subprocess", "shell"]).startswith(
+        "If the shell is invoked explicitly"
+    )
 
 
 def test_an_open_question_planned_as_few_sub_questions_may_say_more_per_sub_question() -> None:
