@@ -23,6 +23,15 @@ from deepr_mcp.research.terms import terms
 
 ANSWERED_SHARE = 0.5
 """Share of a sub-question's weighted terms the cited evidence must hold to answer it."""
+RELATIONS = frozenset(
+    terms(
+        "about above across after against along among around before behind below beside between beyond "
+        "despite during except inside instead near outside since through toward towards under unless until "
+        "upon versus via within without"
+    )
+)
+"""English prepositions and conjunctions (a closed class of the language): they relate what a question
+asks about and are never what it is about, so no Gaps line says the documents are silent on "without"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +99,7 @@ class TermCoverage:
             silent = [side for side in absent if not any(terms(side) & p for p in pooled)]
             share = 1.0 - len(absent) / len(sides)
             return Verdict(not absent and bool(evidence), share, silent, len(absent) == len(sides))
-        wanted = terms(question)
+        wanted = terms(question) - RELATIONS
         if not wanted:
             return Verdict(bool(evidence), 1.0 if evidence else 0.0)
         weight = weights(wanted, pooled)

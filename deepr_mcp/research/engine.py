@@ -48,6 +48,24 @@ GATHER_PREFIX = "gather:"
 MAX_OUTPUT_TOKENS = {PLAN: 300, SYNTHESISE: 600, GATHER_PREFIX: 700}
 """Each step's ``max_tokens``: the output cost of a step can never exceed this."""
 PASSAGE_MAX_CHARS = 1100
+MAX_PASSAGES_PER_PART = 30
+"""A report's evidence budget (passages per sub-question x the sub-questions allowed) is spread over
+the parts the question has: a question of one part reads more passages for it, up to this many."""
+
+
+FINDINGS_PER_REPORT = 15
+"""The findings a report may list, spread over its parts (at least 5 and at most 12 each)."""
+
+
+def findings_per_part(state: ResearchState) -> int:
+    return max(5, min(12, FINDINGS_PER_REPORT // max(1, len(state.sub_questions))))
+
+
+def passages_per_part(state: ResearchState) -> int:
+    """How many passages each planned part retrieves: the report's budget over its parts."""
+    parts = max(1, len(state.sub_questions))
+    share = state.passages_per_question * max(1, state.max_sub_questions // parts)
+    return max(state.passages_per_question, min(MAX_PASSAGES_PER_PART, share))
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +185,7 @@ class Engine:
             claims = sum(len(f.claim) + 12 for sq in state.sub_questions for f in sq.findings)
             prompt = 600 + len(state.question) + claims
         else:
-            passages = state.passages_per_question + sum(s.limit for s in self.sources)
+            passages = passages_per_part(state) + sum(s.limit for s in self.sources)
             prompt = 800 + passages * (PASSAGE_MAX_CHARS + 120)
         tokens = prompt // 3 + 50
         return self.cost_model.cost(self.provider.model, tokens, MAX_OUTPUT_TOKENS[kind_of(step)])
@@ -250,7 +268,7 @@ class Engine:
 
     async def _gather(self, state: ResearchState, sq: SubQuestion) -> None:
         analysis = self._analysis(state)
-        k = state.passages_per_question
+        k = passages_per_part(state)
         evidence = await anyio.to_thread.run_sync(self.retriever.retrieve, sq.text, analysis, k)
         hits = [*evidence.passages, *await gather_from(self.sources, sq.text, state, GATHER_PREFIX + sq.id)]
         wanted = terms(sq.text) or set(key_terms(analysis))
@@ -268,6 +286,7 @@ class Engine:
             related=tuple(evidence.related),
             known=tuple([f.claim for other in state.sub_questions if other is not sq for f in other.findings][:20]),
             safety=is_safety_sub_question(sq.text, analysis),
+            max_findings=findings_per_part(state),
         )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)

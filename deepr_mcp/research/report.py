@@ -90,8 +90,10 @@ def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
             )
         if sq.status in ("weak", "unanswered"):
             said = tuple(sorted(m.lower() for m in sq.missing))
-            if said and said in named:
-                continue  # "gas boilers" named once, whichever part asked about them
+            if said and said in named:  # "gas boilers" named once, with every part that asked about them
+                twin = next(g for g in gaps if tuple(sorted(m.lower() for m in g.missing)) == said)
+                twin.sub_question = f"{twin.sub_question} {sq.text}"
+                continue
             named.add(said)
             gaps.append(Gap(sub_question=sq.text, reason=gap_reason(sq), missing=sq.missing))
         elif sq.status == "pending":

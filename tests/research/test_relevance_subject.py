@@ -75,9 +75,9 @@ TOPIC = {"extract", "tar", "archiv", "path", "travers"}
     [
         ("`class tarfile.TarFile` Class for reading tar archives. Do not use this class directly: use open().", False),
         ("Warning: See the warning for `extractall()`.", False),
-        ("Warning: Never extract archives from untrusted sources without prior inspection.", True),
+        ("Warning: Never extract archives that strangers send before you look inside them.", True),
         ("And, if a directory's permissions do not allow writing, extracting files to it will fail.", True),
-        ("Warning: The pickle module is not secure.", True),  # a harm is a warning whatever it names
+        ("Warning: The pickle module is insecure by design.", True),  # a harm is a warning whatever it names
     ],
 )
 def test_a_warning_must_warn_about_the_topic_not_merely_sit_beside_it(text: str, kept: bool) -> None:
@@ -128,7 +128,7 @@ def test_sentences_going_on_with_a_recipe_for_another_task_belong_to_it() -> Non
 
 
 def test_the_question_itself_takes_any_statement_that_names_its_task() -> None:
-    question = "How do I safely extract a tar archive against path traversal?"
+    question = "How do I safely extract a tar archive without path traversal?"
     pun = "Path objects are traversable using the / operator or joinpath."
     assert not names_action("extract a tar archive", pun)  # shares only the concern's words
     assert names_action("extract a tar archive", "Note: The extract() method does not take care of several issues.")

@@ -90,6 +90,8 @@ class FindingsRequest:
     """Facts already reported under other sub-questions: the answer adds to them."""
     safety: bool = False
     """Warnings lead for this sub-question."""
+    max_findings: int = 0
+    """How many findings this part may report (0: the provider's own default)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -264,6 +264,7 @@ def findings_text(request: FindingsRequest) -> str:
     ranked = best_units(request)
     best = ranked[0][2] if ranked else 0.0
     limit = MAX_FINDINGS_GENERAL if request.analysis.type == "general" else MAX_FINDINGS
+    limit = max(limit, request.max_findings)
     lines: list[str] = []
     per_passage: dict[int, int] = {}
     for unit, number, value in ranked:

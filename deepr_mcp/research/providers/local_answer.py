@@ -135,7 +135,9 @@ def with_contrasts(chosen: list[str], findings: list[str]) -> list[str]:
 LEAD_BONUS = 0.5
 """For the finding that is the kind of answer the question wants: the code of a how-to, the
 defining sentence of a concept. It opens the answer."""
-_DEFINES = re.compile(r"^\W*(?:\w+\W+){0,5}?(?:is|are|means|refers to|denotes)\b", re.I)
+_DEFINES = re.compile(r"^\W*(?:\w+\W+){0,5}?(?:is|are|means|refers to|denotes)\s+(?!\w+ed\b)", re.I)
+"""A sentence saying what its subject is ("A cone pack is a row of cones"); "is" before a past participle
+is the passive voice ("Cone packs are placed ..."), which says what is done with it."""
 
 
 def leads(analysis: QuestionAnalysis, text: str, code: str | None, about: list[set[str]]) -> bool:
