@@ -298,3 +298,32 @@ def percentile(values: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+_SILENT = re.compile(r"^- The documents say nothing about (?P<what>.+?) \(asked: ", re.M)
+_SECTION = re.compile(r"^## (?P<name>.+)$", re.M)
+
+
+def section(report: str, name: str) -> str:
+    """The text of a report's ``## name`` section ("" when it has none)."""
+    parts = _SECTION.split(report)
+    return next((parts[i + 1] for i in range(1, len(parts) - 1, 2) if parts[i].strip() == name), "")
+
+
+def gap_contradictions(report: str) -> list[str]:
+    """Gaps lines the Answer contradicts: "The documents say nothing about X" while every word of X
+    is in the Answer's own cited sentences (its note naming the gaps aside)."""
+    answer = "\n".join(line for line in section(report, "Answer").splitlines() if not line.startswith("_"))
+    said = tokens(answer)
+    out = []
+    for match in _SILENT.finditer(section(report, "Gaps")):
+        for what in match.group("what").split(" or "):
+            wanted = tokens(what)
+            if wanted and wanted <= said:
+                out.append(what)
+    return out
+
+
+def unsupported_answered(report: str) -> int:
+    """'Answered above' notes that cite nothing: a claim of an answer the report does not show."""
+    return sum(1 for line in report.splitlines() if line.startswith("_Answered above") and not citations_in(line))

@@ -19,7 +19,9 @@ copied from the documentation's prose. Per mode the table gives: hit rate (share
 whose output holds at least one gold phrase), evidence recall (mean share of gold phrases
 held), duplicate-claim rate (share of claims repeating an earlier claim of the same report),
 furniture rate (share of claims citing a navigation/index page or looking like navigation),
-report words, and seconds per question (mean and p95). A claim is a cited bullet or a cited
+report words, seconds per question (mean and p95), Gaps lines, Gaps lines the Answer contradicts
+(``quality_metrics.gap_contradictions``: "The documents say nothing about X" while the Answer's cited
+sentences hold every word of X) and "answered above" notes that cite nothing. A claim is a cited bullet or a cited
 sentence anywhere in the report but the gaps and sources sections (the summary's sentences
 count too, so a summary that repeats findings word for word repeats claims); a claim is
 furniture when its text holds a permalink mark ``¶``, sidebar phrases ("Previous topic", "Show
@@ -375,6 +377,9 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
         "duplicate_claims": [c["text"] for c, d in zip(claims, dups, strict=True) if d],
         "furniture_claims": [c["text"] for c, f in zip(claims, furniture, strict=True) if f],
         "words": len(output.split()),
+        "gaps": len(re.findall(r"^- ", qm.section(output, "Gaps"), re.M)),
+        "gap_contradictions": qm.gap_contradictions(output),
+        "answered_uncited": qm.unsupported_answered(output),
         "output": output,
     }
 
@@ -399,6 +404,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "mean_s": statistics.mean(seconds) if seconds else 0.0,
         "p95_s": qm.percentile(seconds, 0.95),
         "errors": sum(1 for r in rows if r["error"]),
+        "gaps": sum(r.get("gaps", 0) for r in rows),
+        "gap_contradictions": sum(len(r.get("gap_contradictions", [])) for r in rows),
+        "answered_uncited": sum(r.get("answered_uncited", 0) for r in rows),
     }
 
 
@@ -436,6 +444,9 @@ def table(summaries: dict[str, dict[str, float]]) -> str:
         ("seconds per question, mean", "mean_s", "{:.2f}", "", ""),
         ("seconds per question, p95", "p95_s", "{:.2f}", f"< {TARGETS['p95']:.0f}", mark[ok["p95_s"]]),
         ("errors and timeouts", "errors", "{:.0f}", "0", mark[ok["errors"]]),
+        ("Gaps lines", "gaps", "{:.0f}", "", ""),
+        ("Gaps lines the Answer contradicts", "gap_contradictions", "{:.0f}", "0", ""),
+        ("'answered above' citing nothing", "answered_uncited", "{:.0f}", "0", ""),
     ]
     out = [
         f"| metric ({int(deepr['questions'])} questions) | search top-5 (baseline) | deepr "

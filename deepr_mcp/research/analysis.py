@@ -1,8 +1,8 @@
 """What a research question asks: its type, the things it names, and the sub-questions that follow.
 
 A report answers the question a reader asked, so the plan starts from an analysis of it rather
-than from fixed facets: "How do I safely extract a tar archive against path traversal?" is a
-how-to with a safety concern ("path traversal") about an action ("extract a tar archive"), and
+than from fixed facets: "How do I safely cool a kiln without cracking the shelves?" is a
+how-to with a safety concern ("cracking the shelves") about an action ("cool a kiln"), and
 its sub-questions ask how to do that, what the documentation warns about, and how to protect
 against the concern. Every sub-question is a grammatical question built from those parts.
 """
@@ -13,6 +13,8 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from deepr_mcp.research.terms import terms
 
 QuestionType = Literal["how_to", "comparison", "why", "definition", "version", "general"]
 
@@ -30,7 +32,7 @@ _SAFETY = re.compile(
     re.I,
 )
 _VERSION = re.compile(
-    r"\b(which|what) (python )?version\b|\bsince when\b|\b(added|introduced|new|deprecated|removed|changed) in\b"
+    r"\b(which|what) version\b|\bsince when\b|\b(added|introduced|new|deprecated|removed|changed) in\b"
     r"|\bis \S+ deprecated\b|\bstill supported\b|\bwhen (?:was|were|did|is|are)\b.*\b(?:added|introduced|deprecated|"
     r"removed|changed|available)\b",
     re.I,
@@ -42,8 +44,8 @@ _HOW_TO = re.compile(
     r"\s+(?P<action>.+)$",
     re.I,
 )
-_VERSION_CLAUSE = re.compile(r"\bversion (?:of python )?do (?P<clause>\w.+?)(?: (?:in|on|for|with|by|from))?$", re.I)
-"""A version question about a behaviour ("... do dictionaries preserve insertion order"): the clause is kept whole
+_VERSION_CLAUSE = re.compile(r"\bversion (?:of \w+ )?do (?P<clause>\w.+?)(?: (?:in|on|for|with|by|from))?$", re.I)
+"""A version question about a behaviour ("... do kilns cool with the lid shut"): the clause is kept whole
 (only after "do": its plural subject and plain verb read right after "say that")."""
 _PITFALL = re.compile(
     r"^what (?:should|do|must|would) (?:i|you|we|one) (?:watch out|look out|be careful|beware|be aware|know|consider)"
@@ -84,7 +86,7 @@ _CONCERN = re.compile(
     re.I,
 )
 _SAFETY_ADVERBS = re.compile(r"\b(?:safely|securely|correctly|properly)\b\s*", re.I)
-_TRAILING = re.compile(r"\s+(?:in python(?: \d[\d.]*)?|with python|using python|today|nowadays|currently)$", re.I)
+_TRAILING = re.compile(r"\s+(?:today|nowadays|currently)$", re.I)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 
 
@@ -96,7 +98,7 @@ class QuestionAnalysis(BaseModel):
     safety: bool = False
     """The question asks how to do something safely, or about risks: warnings must be surfaced."""
     action: str = ""
-    """For how-to questions, what the reader wants to do ("extract a tar archive")."""
+    """For how-to questions, what the reader wants to do ("cool a kiln")."""
     concern: str = ""
     """What the reader wants to avoid ("path traversal")."""
     entities: list[str] = Field(default_factory=list)
@@ -190,7 +192,7 @@ def analyse(question: str) -> QuestionAnalysis:
     if _VERSION.search(text):
         analysis.type = "version"
         if not codes and (clause := _VERSION_CLAUSE.search(text)):
-            # "since which version do dictionaries preserve insertion order": a statement, not a thing
+            # "since which version do kilns cool with the lid shut": a statement, not a thing
             analysis.action = analysis.topic = clause.group("clause").strip()
             return analysis
         # an aside in parentheses names the same thing again: "( match statement)" is no part of a question
@@ -233,13 +235,13 @@ def analyse(question: str) -> QuestionAnalysis:
 
 def _side(text: str) -> str:
     side = re.sub(r"^(?:using|use|the use of)\s+", "", text.strip(), flags=re.I)
-    side = re.sub(r"\s+(?:in python|for .+|when .+|if .+)$", "", side, flags=re.I)
+    side = re.sub(r"\s+(?:for .+|when .+|if .+)$", "", side, flags=re.I)
     return side.strip(" ,")
 
 
 def _topic_words(text: str) -> str:
     words = re.sub(
-        r"\b(which|what|python|version|since|when|was|were|is|are|the|a|an|added|introduced|new|deprecated|"
+        r"\b(which|what|version|since|when|was|were|is|are|the|a|an|added|introduced|new|deprecated|"
         r"removed|changed|in|of|did|does|do|still|supported|to|from|available)\b",
         " ",
         text,
@@ -305,7 +307,7 @@ _PRONOUN = re.compile(r"\b(?:it|they|them|this|that)\b(?!\s+(?:is|are|was|were)\
 
 def _resolve(clause: str, analysis: QuestionAnalysis) -> str:
     """A later clause's "it" stands for what the question is about: "what does it do?" alone
-    retrieves nothing, "what does the walrus operator do?" does."""
+    retrieves nothing, "what does the cone pack do?" does."""
     if not analysis.entities or code_names(clause) or not _PRONOUN.search(clause):
         return clause
     return _PRONOUN.sub(analysis.entities[0], clause, count=1)
@@ -315,18 +317,7 @@ def _distinct(questions: list[str]) -> list[str]:
     """Drop a sub-question whose words are nearly all in an earlier one (it would retrieve the same)."""
     kept: list[tuple[str, set[str]]] = []
     for q in questions:
-        words = set(re.findall(r"\w+", q.lower())) - {
-            "what",
-            "which",
-            "how",
-            "is",
-            "are",
-            "the",
-            "a",
-            "an",
-            "does",
-            "do",
-        }
+        words = terms(q)
         if any(len(words & seen) >= 0.8 * len(words | seen) for _, seen in kept if words):
             continue
         kept.append((q, words))

@@ -56,12 +56,6 @@ def units(text: str) -> list[Unit]:
     return out
 
 
-_ASIDE = re.compile(
-    r"\((?:Contributed|Patch|Original patch|Suggested|Written|Implemented|Fixed|Reported|Backported|Proposed)"
-    r" by [^()]*\)\.?\s*"
-)
-_SOURCE_LINK = re.compile(r"(?:(?<=^)|(?<=[.!?]\s))Source code: \S+\s+")
-"""A page's "Source code: Lib/venv/" link glued before its first sentence: navigation, not a claim."""
 _LIST_MARK = re.compile(r"^(?:[-*\u2022]|\(?\d{1,2}\))\s+")
 """A list item's mark left at the start of a sentence ("- To reduce memory usage, ..."), or the number
 of an enumeration run into a paragraph ("... guaranteed: 1) Assignments ... 2) Putting ...")."""
@@ -124,7 +118,7 @@ def blocks(prose: str) -> list[str]:
 def _sentences(prose: str, start: int) -> list[Unit]:
     found = []
     for block in blocks(prose):
-        flat = _SOURCE_LINK.sub("", " ".join(_ASIDE.sub("", block).split()))
+        flat = " ".join(block.split())
         found += [_LIST_MARK.sub("", s.strip()) for s in _SENTENCE_END.split(flat)]
     return [Unit(s, None, start + i) for i, s in enumerate(s for s in found if s)]
 
@@ -146,7 +140,7 @@ def code_in(code: str, passage_text: str) -> bool:
 
 
 OPENING_TERMS = 3
-"""How many content terms open a sentence: its subject is among them ("A shallow copy constructs")."""
+"""How many content terms open a sentence: its subject is among them ("A bisque firing hardens")."""
 _LABEL = re.compile(r"^(?:warning|caution|danger|important|note|tip|see also)\s*:\s*", re.I)
 
 
@@ -158,11 +152,11 @@ def opening(text: str) -> tuple[str, ...]:
 
 def different_subjects(a: str, b: str) -> bool:
     """Whether two sentences say things about different subjects: each opens with a term the
-    other never uses ("A shallow copy constructs a new compound object ..." / "A deep copy
-    constructs a new compound object ..."). However many words they share, one is no repeat of the
+    other never uses ("A bisque firing hardens the clay at cone 04 ..." / "A glaze firing
+    hardens the clay at cone 6 ..."). However many words they share, one is no repeat of the
     other: it is the contrast the reader asked about. A reworded sentence ("Never extract archives"
-    / "Archives ... should never be extracted", "The walrus operator := assigns" / "There is new
-    syntax := ... known as the walrus operator") names the other's subject and may still repeat it."""
+    / "Kilns ... should never be opened hot", "The cone pack bends at cone 6" / "A row of cones
+    ... known as the cone pack bends") names the other's subject and may still repeat it."""
     oa, ob = opening(a), opening(b)
     if not oa or not ob or oa[0] == ob[0]:
         return False
@@ -174,8 +168,8 @@ CONTRAST_SHARE = 0.4
 
 
 def contrasts(a: str, b: str) -> bool:
-    """Whether two sentences are a contrast pair: the same statement about two subjects ("A shallow
-    copy constructs ... references" / "A deep copy constructs ... copies"). Each is half of one
+    """Whether two sentences are a contrast pair: the same statement about two subjects ("A bisque
+    firing hardens ... at cone 04" / "A glaze firing hardens ... at cone 6"). Each is half of one
     answer, so a reader wants them together."""
     ta, tb = _terms(a), _terms(b)
     return bool(ta and tb) and different_subjects(a, b) and len(ta & tb) / len(ta | tb) >= CONTRAST_SHARE
@@ -188,8 +182,8 @@ def _sentence_texts(text: str) -> tuple[str, ...]:
 
 def about_other_subjects(a: str, b: str) -> bool:
     """Whether two claims are about different subjects, or one holds the other half of a contrast
-    the other states: "The difference ... compound objects. A shallow copy constructs ..." holds
-    nearly every word of "A deep copy constructs ...", and does not say it."""
+    the other states: "Two firings differ in heat. A bisque firing hardens ..." holds
+    nearly every word of "A glaze firing hardens ...", and does not say it."""
     if different_subjects(a, b):
         return True
     sa, sb = _sentence_texts(a), _sentence_texts(b)
@@ -214,8 +208,8 @@ def adds_nothing(new: str, old: str) -> bool:
     """Whether ``new`` says nothing that ``old`` does not: a near-copy, or its terms nearly all in ``old``.
 
     Unlike :func:`same_claim` this is one-way: a longer claim that holds a shorter one and more
-    ("There is new syntax := ... It is known as the walrus operator" against "the walrus operator
-    := assigns a variable") is not dropped for it.
+    ("A row of cones set in clay ... It is known as the cone pack" against "the cone pack
+    bends at cone 6") is not dropped for it.
     """
     if normalise(new) == normalise(old):
         return True

@@ -4,8 +4,8 @@ A report must not claim an answer it does not have: "What is the noise level of 
 is not answered by passages about heat-pump efficiency, however many words they share with it.
 The judge weighs the sub-question's terms by how rare they are among the passages retrieved for
 it (a statistic of the corpus, not a word list): "heat" and "pump" are in every one of them and
-say little; "noise" is in none and is what the sub-question is about. The evidence answers when
-it holds most of that weight; the rare terms it lacks are what the Gaps section names.
+say little; "noise" is in none and is what the sub-question is about. A sub-question whose weight
+lies mostly in terms no retrieved passage uses is a gap, and those terms are what the Gaps line names.
 
 ``Coverage`` is the seam: an embedding model (``deepr_mcp/embedding/``) can judge by meaning
 instead, behind the same method; ``TermCoverage`` is the default and needs nothing.
@@ -21,8 +21,8 @@ from typing import Protocol
 
 from deepr_mcp.research.terms import terms
 
-ANSWERED_SHARE = 0.5
-"""Share of a sub-question's weighted terms the cited evidence must hold to answer it."""
+SILENT_SHARE = 0.5
+"""A sub-question is a gap when at least this share of its weighted terms occurs in no retrieved passage."""
 RELATIONS = frozenset(
     terms(
         "about above across after against along among around before behind below beside between beyond "
@@ -84,11 +84,11 @@ def phrases(text: str, missing: set[str]) -> list[str]:
 class TermCoverage:
     """The default judge: rarity-weighted term overlap between a sub-question and its evidence.
 
-    A sub-question is a gap when a term that distinguishes it (rarer than the mean among the
-    retrieved passages) occurs in none of them: the documents found say nothing about it, and that
-    is what the Gaps line names. A term the retrieved passages do use but the cited ones do not is
-    no such statement, so the cited answer stands. A comparison is a gap when a compared side is
-    named in none of the cited passages.
+    A sub-question is a gap when the terms that distinguish it (rarer than the mean among the
+    retrieved passages) and occur in none of them carry half its weight: the documents found say
+    nothing about it, and those terms are what the Gaps line names. A term the retrieved passages
+    use but the cited ones do not is no such statement, so the cited answer stands. A comparison
+    is a gap when a compared side is named in none of the cited passages.
     """
 
     def judge(self, question: str, evidence: Sequence[str], pool: Sequence[str], sides: Sequence[str] = ()) -> Verdict:
@@ -109,6 +109,8 @@ class TermCoverage:
         distinctive = {t for t, w in weight.items() if w >= mean}
         everywhere = set().union(*pooled) | have
         silent = {t for t in distinctive if t not in everywhere}
-        answered = bool(evidence) and not silent
-        missing = phrases(question, silent) if silent else []
-        return Verdict(answered, round(share, 4), missing, bool(silent) and not distinctive & have)
+        # one incidental word the documents never use ("a small piece of code") leaves the question
+        # answered; a gap is a part whose weight lies mostly in what they never mention ("noise level")
+        answered = bool(evidence) and sum(weight[t] for t in silent) / total < SILENT_SHARE
+        missing = phrases(question, silent) if not answered else []
+        return Verdict(answered, round(share, 4), missing, not answered and not distinctive & have)

@@ -293,7 +293,8 @@ class Engine:
         by_id = {h.id: h for h in hits}
         cited = [by_id[pid] for f in checked.findings for pid in f.passage_ids]
         pool = [f"{h.location} {h.text}" for h in hits]
-        verdict = self.coverage.judge(sq.text, [f"{h.location} {h.text}" for h in cited], pool, _sides(sq.text))
+        asked = _asked(sq.text, analysis)
+        verdict = self.coverage.judge(asked, [f"{h.location} {h.text}" for h in cited], pool, _sides(sq.text))
         # a part whose cited passages say nothing of what sets it apart is answered by them only in words
         # it shares with the other parts ("heat pumps" under "noise level"): they are not listed under it;
         # a question of one part keeps what was found, beside the Gaps line naming what is missing
@@ -311,7 +312,7 @@ class Engine:
                 if p in state.passages
             ]
             above = self.coverage.judge(
-                sq.text, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, _sides(sq.text)
+                asked, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, _sides(sq.text)
             )
             if above.answered:
                 verdict = above
@@ -393,6 +394,15 @@ def _where(passage: Passage) -> str:
 def numbers(state: ResearchState, finding: object) -> list[int]:
     """A finding's citation numbers in the report."""
     return [state.passages[p].number for p in finding.passage_ids if p in state.passages]  # type: ignore[attr-defined]
+
+
+def _asked(sub_question: str, analysis: QuestionAnalysis) -> str:
+    """What a sub-question asks about, for judging its evidence: a how-to's task and what it must avoid
+    ("extracting a zip file", not "what should I watch out for when ..."), else its own words."""
+    own = " ".join(sub_question.lower().rstrip("?").split()) == " ".join(analysis.question.lower().rstrip("?").split())
+    if own and analysis.type == "how_to" and analysis.action:
+        return f"{analysis.action} {analysis.concern}".strip()
+    return sub_question
 
 
 def _sides(sub_question: str) -> list[str]:

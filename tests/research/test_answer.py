@@ -55,8 +55,8 @@ def test_a_scrap_is_no_statement() -> None:
     assert says_something("`copy.copy(x)` Return a shallow copy of x.")
 
 
-def test_an_abbreviation_does_not_end_a_sentence_and_credits_are_dropped() -> None:
-    text = "Operators apply between compatible objects (i.e. IPv4 with IPv4). (Implemented by A. B.) It is faster."
+def test_an_abbreviation_does_not_end_a_sentence() -> None:
+    text = "Operators apply between compatible objects (i.e. IPv4 with IPv4). It is faster."
     assert [u.text for u in units(text)] == [
         "Operators apply between compatible objects (i.e. IPv4 with IPv4).",
         "It is faster.",
@@ -119,11 +119,6 @@ def test_each_part_of_an_open_compound_question_may_answer_without_repeating_its
     ]
     out = _answer(question, groups, "general", ["1858", "transatlantic", "telegraph", "cable", "laid", "fail"])
     assert "warships" in out and "Whitehouse" in out  # "it" is the cable: the second part need not say so
-
-
-def test_a_source_code_link_is_not_part_of_the_first_sentence() -> None:
-    text = "Source code: Lib/venv/ The venv module creates lightweight virtual environments."
-    assert [u.text for u in units(text)] == ["The venv module creates lightweight virtual environments."]
 
 
 def test_a_claim_documenting_another_api_does_not_answer_a_question_about_this_one() -> None:

@@ -53,7 +53,7 @@ def test_adds_nothing_is_one_way() -> None:
 
 
 WHATS_NEW = (
-    "- Unicode strings now use faster code for detecting whitespace. (Contributed by Antoine Pitrou.) "
+    "- Unicode strings now use faster code for detecting whitespace. "
     "Memory usage is reduced by using pymalloc for the Unicode string\u2019s data.\n"
     "- The `with` statement now stores the `__exit__()` method on the stack, producing a small speedup.\n"
     "- To reduce memory usage, the garbage collector will now clear internal free lists when "

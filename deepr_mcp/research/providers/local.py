@@ -136,7 +136,7 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
     }
     focus = focus_of(request)
     if focus.startswith("definition") and want["sub"] & want["key"]:
-        # "What does EAFP mean?": "mean" asks for a definition, it is not what is defined
+        # "What does COP mean?": "mean" asks for a definition, it is not what is defined
         want["sub"] &= want["key"]
     everything = want["sub"] | want["key"]
     if not everything:
@@ -167,7 +167,7 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
             value = score_unit(unit, rank, cover, want, focus, idf)
             if about:
                 # a section headed by what is asked about: its first sentence is what the
-                # documentation says it is ("decorator: A function returning another function"),
+                # documentation says it is ("cone pack: A row of cones that bend at known heats"),
                 # which answers a question about what a thing is, not how it does or compares
                 lead = unit.index == 0 and asked.type in ("definition", "general")
                 value += SECTION_LEAD_BONUS if lead else SECTION_LEAD_BONUS / 3
@@ -200,8 +200,8 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
 
 
 def whole_warnings(found: list[Unit]) -> list[Unit]:
-    """A warning with the sentence after it, as one unit: "Warning: The pickle module is not secure.
-    Only unpickle data you trust." is one statement, scored and quoted whole."""
+    """A warning with the sentence after it, as one unit: "Warning: The lid is hot.
+    Open it only below 100 degrees." is one statement, scored and quoted whole."""
     out: list[Unit] = []
     skip = False
     for i, unit in enumerate(found):
@@ -233,7 +233,7 @@ def _with_neighbour(
         return unit
     for other, _ in siblings if _ANAPHOR.match(unit.text) or _CONTINUATION.match(unit.text) else ():
         if other.index == unit.index - 1 and other.code is None and (number, other.index) not in taken:
-            # "It is known as the walrus operator" says nothing alone: take in what "it" is
+            # "It is known as the cone pack" says nothing alone: take in what "it" is
             if len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS:
                 taken.add((number, other.index))
                 return Unit(f"{other.text} {unit.text}", None, other.index)

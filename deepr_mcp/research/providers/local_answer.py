@@ -1,7 +1,7 @@
 """The local provider's direct answer: the findings that answer the question, in a few sentences.
 
-A careful reader objects to an answer that speaks of something else ("`re.subn()` ... Changed in
-version 3.1" for a question about the walrus operator), to a sentence that is no statement (a bare
+A careful reader objects to an answer that speaks of something else ("`kilnctl vent` ... Changed in
+version 3.1" for a question about the cone pack), to a sentence that is no statement (a bare
 signature, a fragment cut at "(i.e."), and, for a question about doing something safely, to an
 answer that ends on a recipe quoting the unguarded code. Each finding is held to that before it
 may lead; what the answer leaves out stays under its sub-question.
@@ -51,7 +51,7 @@ def _share(wanted: set[str], have: set[str], weight: dict[str, float]) -> float:
 
 
 def word_set(text: str) -> set[str]:
-    """Content words as written, lower case: "operation" does not name "the walrus operator",
+    """Content words as written, lower case: "operation" does not name "the operator",
     though both stem to "oper"."""
     return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if (t := tokenize(w)) and t[0] not in GENERIC}
 
@@ -112,7 +112,7 @@ CONTRAST_WORDS = 50
 
 def with_contrasts(chosen: list[str], findings: list[str]) -> list[str]:
     """The chosen lines, each followed by the finding that states the same about another subject:
-    "A shallow copy constructs ... references" leads, and "A deep copy constructs ... copies" is
+    "A bisque firing hardens ... at cone 04" leads, and "A glaze firing hardens ... at cone 6" is
     the other half of that answer, wherever the plan put it."""
     out: list[str] = []
     words = sum(len(line.split()) for line in chosen)
@@ -196,7 +196,7 @@ def answer_text(request: AnswerRequest) -> str:
         if "safety" in focus and CAVEAT.search(prose) and value > 0:
             value += 0.5
             if _HARM.search(prose):
-                value += 0.3  # "to avoid shell injection vulnerabilities" answers it; "never" alone may not
+                value += 0.3  # "to avoid injection attacks" answers it; "never" alone may not
         kind = analysis.type
         if kind in ANSWER_CUES and kind != "comparison" and ANSWER_CUES[kind].search(line) and value > 0:
             value += 0.15
