@@ -35,7 +35,7 @@ def rss_mb() -> float:
 
 def real_passages(n: int) -> list[str]:
     """``n`` distinct passages (so each is a cache miss), chunked from real documents."""
-    from deepr_mcp.research.passages import Corpus
+    from deepr_mcp.research.corpus.storage import Corpus
     from deepr_mcp.research.samples import SAMPLE_CORPUS
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -53,7 +53,7 @@ def real_passages(n: int) -> list[str]:
 def one_run(passages: int, repeats: int, quantized: bool) -> dict[str, float]:
     texts = real_passages(passages + POOL * (repeats + 1))
     before = rss_mb()
-    from deepr_mcp.research.rerank import MiniLMReranker, make_reranker, rerank
+    from deepr_mcp.research.retrieval.rerank import MiniLMReranker, make_reranker, rerank
 
     started = time.perf_counter()
     reranker = make_reranker("minilm")
@@ -101,7 +101,7 @@ def main() -> None:
         print(json.dumps(one_run(args.passages, args.repeats, args.quantized)))
         return
 
-    from deepr_mcp.research.rerank import missing_extra
+    from deepr_mcp.research.retrieval.rerank import missing_extra
 
     if missing_extra():
         raise SystemExit("needs the embed extra: pip install 'deepr-mcp[embed]'")

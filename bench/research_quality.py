@@ -60,8 +60,8 @@ QUESTIONS = Path(__file__).with_name("research_questions.json")
 PACKAGE = "python3-doc"
 CORPUS_DIR = Path("/usr/share/doc/python3/html")
 CACHE = ROOT / ".data" / "bench" / "research-quality"
-INGEST_MODULES = re.compile(r"(?:document|passage|ingest|extract|chunk|corpus|html|pdf|dedup)", re.I)
-"""Modules under deepr_mcp/research whose path matches (e.g. all of research/ingest/) take part in the cache key."""
+INGEST_MODULES = re.compile(r"^(?:corpus/|passage\.py$)")
+"""Modules under deepr_mcp/research in the cache key: the corpus stage (ingest, storage) and the passage type."""
 BASELINE_K = 5
 MODES = ("search top-5", "deepr")
 TARGETS = {"hit": 0.9, "recall": 0.7, "recall_vs_baseline": 1.3, "duplicate": 0.0, "furniture": 0.0, "p95": 5.0}
@@ -71,7 +71,7 @@ TARGETS = {"hit": 0.9, "recall": 0.7, "recall_vs_baseline": 1.3, "duplicate": 0.
 
 
 def open_corpus(db: Path) -> Any:
-    from deepr_mcp.research.passages import Corpus
+    from deepr_mcp.research.corpus.storage import Corpus
 
     return Corpus(db)
 
@@ -90,7 +90,7 @@ def deepr_report(corpus: Any, question: str) -> tuple[str, dict[int, qm.SourceRe
 
     from deepr_mcp.research.engine import Engine, new_state
     from deepr_mcp.research.providers.local import LocalProvider
-    from deepr_mcp.research.rerank import make_reranker
+    from deepr_mcp.research.retrieval.rerank import make_reranker
 
     reranker = make_reranker(os.environ.get("DEEPR_RESEARCH_RERANKER", "none"))
     state = anyio.run(Engine(corpus, LocalProvider(), reranker=reranker).run, new_state(question))

@@ -43,7 +43,7 @@ def trace(corpus: Any, question: str, reranker_name: str) -> dict[str, Any]:
 
     from deepr_mcp.research.engine import Engine, new_state
     from deepr_mcp.research.providers.local import LocalProvider
-    from deepr_mcp.research.rerank import make_reranker
+    from deepr_mcp.research.retrieval.rerank import make_reranker
 
     engine = Engine(corpus, LocalProvider(), reranker=make_reranker(reranker_name))
     retriever = engine.retriever

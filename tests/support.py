@@ -935,7 +935,7 @@ def with_sample(data_dir: Path) -> Path:
     if "db" not in _SAMPLE_DB:
         import tempfile
 
-        from deepr_mcp.research.passages import Corpus
+        from deepr_mcp.research.corpus.storage import Corpus
         from deepr_mcp.research.samples import SAMPLE_CORPUS
 
         with tempfile.TemporaryDirectory(prefix="deepr-sample-db-") as tmp:

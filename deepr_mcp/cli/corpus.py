@@ -25,13 +25,13 @@ def add_corpus_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def cmd_corpus(args: argparse.Namespace) -> int:
-    from deepr_mcp.research.passages import Corpus
+    from deepr_mcp.research.corpus.storage import Corpus
 
     settings = _settings(args)
     corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
     try:
         if args.corpus_command == "add":
-            from deepr_mcp.research.ingest import for_stream
+            from deepr_mcp.research.corpus.ingest import for_stream
 
             failed = 0
             for path in args.paths:  # a bar on a terminal, plain lines in a pipe or CI

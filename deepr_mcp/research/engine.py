@@ -11,16 +11,14 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import anyio
 
 from deepr_mcp.errors import BudgetExceeded, DeeprError, InvalidInput
-from deepr_mcp.research import prompts
-from deepr_mcp.research.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
-from deepr_mcp.research.coverage import Coverage, TermCoverage
 from deepr_mcp.research.models import EngineEvent, Phase, ResearchState, StepRecord, SubQuestion
+from deepr_mcp.research.passage import Passage, PassageSearch
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import (
     AnswerRequest,
     Completion,
@@ -31,16 +29,26 @@ from deepr_mcp.research.providers.base import (
     SourcePassage,
     StatedFinding,
 )
-from deepr_mcp.research.report import beliefs_and_gaps, partial_report, render_report
-from deepr_mcp.research.rerank import Reranker
-from deepr_mcp.research.retrieval import Retriever, key_terms
+from deepr_mcp.research.reading.analysis import (
+    QuestionAnalysis,
+    analyse,
+    asked_of,
+    is_safety_sub_question,
+    sides_of,
+    sub_questions,
+)
+from deepr_mcp.research.reading.terms import coverage, terms
+from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
+from deepr_mcp.research.retrieval.rerank import Reranker
 from deepr_mcp.research.sources import EvidenceSource, gather_from
-from deepr_mcp.research.terms import coverage, terms
-from deepr_mcp.research.verify import Floor, verify_answer, verify_findings
+from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage
+from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
+from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Engine", "Passage", "beliefs_and_gaps", "copy_to_sandbox", "new_state", "partial_report", "render_report"]
+__all__ = ["Engine", "beliefs_and_gaps", "copy_to_sandbox", "new_state", "partial_report", "render_report"]
 
 PLAN = "plan"
 SYNTHESISE = "synthesise"
@@ -66,25 +74,6 @@ def passages_per_part(state: ResearchState) -> int:
     parts = max(1, len(state.sub_questions))
     share = state.passages_per_question * max(1, state.max_sub_questions // parts)
     return max(state.passages_per_question, min(MAX_PASSAGES_PER_PART, share))
-
-
-@dataclass(frozen=True, slots=True)
-class Passage:
-    id: str
-    text: str
-    source: str
-    """What a reader is shown: the path relative to the folder that was added (or a URL)."""
-    location: str
-    """The heading path inside the source ("tarfile > Extraction filters"), or "page 3"."""
-    score: float
-    path: str = ""
-    """The document key the passage was stored under (absolute path or URL); "" when unknown."""
-
-
-class PassageSearch(Protocol):
-    """What the engine needs from a corpus: ranked passages for a query (sync; run in a thread)."""
-
-    def search_passages(self, query: str, limit: int) -> Sequence[Passage]: ...
 
 
 class ArtifactSink(Protocol):
@@ -293,8 +282,8 @@ class Engine:
         by_id = {h.id: h for h in hits}
         cited = [by_id[pid] for f in checked.findings for pid in f.passage_ids]
         pool = [f"{h.location} {h.text}" for h in hits]
-        asked = _asked(sq.text, analysis)
-        verdict = self.coverage.judge(asked, [f"{h.location} {h.text}" for h in cited], pool, _sides(sq.text))
+        asked = asked_of(sq.text, analysis)
+        verdict = self.coverage.judge(asked, [f"{h.location} {h.text}" for h in cited], pool, sides_of(sq.text))
         # a part whose cited passages say nothing of what sets it apart is answered by them only in words
         # it shares with the other parts ("heat pumps" under "noise level"): they are not listed under it;
         # a question of one part keeps what was found, beside the Gaps line naming what is missing
@@ -312,7 +301,7 @@ class Engine:
                 if p in state.passages
             ]
             above = self.coverage.judge(
-                asked, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, _sides(sq.text)
+                asked, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, sides_of(sq.text)
             )
             if above.answered:
                 verdict = above
@@ -354,7 +343,7 @@ class Engine:
         request = AnswerRequest(state.question, analysis, groups, tuple(words_of(analysis)))
         completion = await self._complete(state, SYNTHESISE, request)
         known = {c.number for c in state.passages.values()}
-        answer = prompts.strip_unknown_citations(completion.text.strip(), known)
+        answer = citations.strip_unknown_citations(completion.text.strip(), known)
         state.answer = verify_answer(answer, lines)
         state.report = render_report(state, state.answer)
         self._write("final_report.md", state.report)
@@ -394,21 +383,6 @@ def _where(passage: Passage) -> str:
 def numbers(state: ResearchState, finding: object) -> list[int]:
     """A finding's citation numbers in the report."""
     return [state.passages[p].number for p in finding.passage_ids if p in state.passages]  # type: ignore[attr-defined]
-
-
-def _asked(sub_question: str, analysis: QuestionAnalysis) -> str:
-    """What a sub-question asks about, for judging its evidence: a how-to's task and what it must avoid
-    ("extracting a zip file", not "what should I watch out for when ..."), else its own words."""
-    own = " ".join(sub_question.lower().rstrip("?").split()) == " ".join(analysis.question.lower().rstrip("?").split())
-    if own and analysis.type == "how_to" and analysis.action:
-        return f"{analysis.action} {analysis.concern}".strip()
-    return sub_question
-
-
-def _sides(sub_question: str) -> list[str]:
-    """The things a comparison sub-question compares (each must be spoken of), else none."""
-    read = analyse(sub_question)
-    return read.entities[:2] if read.type == "comparison" else []
 
 
 def words_of(analysis: QuestionAnalysis) -> list[str]:

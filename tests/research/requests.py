@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from deepr_mcp.research.analysis import analyse
 from deepr_mcp.research.providers.base import FindingsRequest, SourcePassage
 from deepr_mcp.research.providers.local import findings_text
+from deepr_mcp.research.reading.analysis import analyse
 
 
 def findings_request(

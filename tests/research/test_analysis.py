@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepr_mcp.research.analysis import analyse, clauses, sub_questions
+from deepr_mcp.research.reading.analysis import analyse, clauses, sub_questions
 
 CASES = [
     ("How do I safely cool a glaze kiln without cracking the shelves?", "how_to", True),

@@ -4,11 +4,11 @@ the finding that answers the whole question first, and no unguarded recipe leadi
 
 from __future__ import annotations
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.analysis import analyse
-from deepr_mcp.research.claims import units
 from deepr_mcp.research.providers.base import AnswerRequest, StatedFinding
 from deepr_mcp.research.providers.local_answer import answer_text, names, says_something, subjects, word_set
+from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.claims import units
 
 
 def _answer(question: str, groups: list[tuple[str, list[str]]], focus: str, key: list[str]) -> str:
@@ -18,8 +18,8 @@ def _answer(question: str, groups: list[tuple[str, list[str]]], focus: str, key:
         found = []
         for line in lines:
             claim, _, code = line.partition("\n```\n")
-            numbers = tuple(int(n) for n in prompts.citations_in(claim))
-            found.append(StatedFinding(prompts.CITE.sub("", claim).strip(), numbers, code.strip("`\n") or None))
+            numbers = tuple(int(n) for n in citations.citations_in(claim))
+            found.append(StatedFinding(citations.CITE.sub("", claim).strip(), numbers, code.strip("`\n") or None))
         stated.append((text, tuple(found)))
     return answer_text(AnswerRequest(question, analyse(question), tuple(stated), tuple(key)))
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.research.ingest import MAX_CHARS, Section, chunk, sections_of
-from deepr_mcp.research.ingest.chunking import CONTEXT_FREE_CHARS, blocks_of
+from deepr_mcp.research.corpus.ingest import MAX_CHARS, Section, chunk, sections_of
+from deepr_mcp.research.corpus.ingest.chunking import CONTEXT_FREE_CHARS, blocks_of
 
 ODD = Path(__file__).parent / "fixtures" / "odd"
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.relevance import answers, ask_of_question, pointer, relevant
+from deepr_mcp.research.providers import prompts
+from deepr_mcp.research.synthesis.relevance import answers, ask_of_question, pointer, relevant
 from tests.research.requests import local_findings
 
 QUESTION = "How do I safely cool a glaze kiln without cracking the shelves?"

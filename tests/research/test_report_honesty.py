@@ -11,10 +11,9 @@ from pathlib import Path
 
 import aiohttp
 
-from deepr_mcp.research.analysis import analyse
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.models import ResearchState
-from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.providers.base import (
     AnswerRequest,
     Completion,
@@ -26,7 +25,8 @@ from deepr_mcp.research.providers.base import (
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.providers.local_answer import answer_text
 from deepr_mcp.research.providers.openai_compat import OpenAIProvider
-from deepr_mcp.research.terms import terms
+from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.reading.terms import terms
 from tests.support import fake_llm
 
 HEAT_PUMPS = """# Heat pumps in cold climates

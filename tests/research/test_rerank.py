@@ -19,8 +19,9 @@ import pytest
 from deepr_mcp.cli import main
 from deepr_mcp.config import ResearchSettings, load_settings
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.research import rerank as rr
-from deepr_mcp.research.rerank import (
+from deepr_mcp.research.reading.terms import terms
+from deepr_mcp.research.retrieval import rerank as rr
+from deepr_mcp.research.retrieval.rerank import (
     RERANKERS,
     MiniLMReranker,
     NoReranker,
@@ -30,7 +31,6 @@ from deepr_mcp.research.rerank import (
     min_max,
     rerank,
 )
-from deepr_mcp.research.terms import terms
 
 HAVE_EXTRA = not rr.missing_extra()
 needs_model = pytest.mark.skipif(
@@ -262,7 +262,7 @@ socket.socket.connect = refuse
 socket.socket.connect_ex = refuse
 socket.create_connection = refuse
 socket.getaddrinfo = refuse
-from deepr_mcp.research.rerank import make_reranker
+from deepr_mcp.research.retrieval.rerank import make_reranker
 r = make_reranker("minilm")
 scores = r.scores("archive safety", ["never extract untrusted archives", "bake bread at 220 degrees"])
 print(json.dumps({

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deepr_mcp.research import rerank as rr
-from deepr_mcp.research.analysis import analyse
-from deepr_mcp.research.passages import Corpus
-from deepr_mcp.research.retrieval import Retriever
-from deepr_mcp.research.vectors import VectorStore, embed_corpus, passage_text
+from deepr_mcp.research.corpus.storage import Corpus
+from deepr_mcp.research.corpus.vectors import VectorStore, embed_corpus, passage_text
+from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.retrieval import rerank as rr
+from deepr_mcp.research.retrieval.lexical import Retriever
 
 needs_model = pytest.mark.skipif(
     bool(rr.missing_extra()) and not os.environ.get("CI"),

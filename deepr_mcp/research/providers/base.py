@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from deepr_mcp.research.analysis import QuestionAnalysis
+    from deepr_mcp.research.reading.analysis import QuestionAnalysis
 
 Role = Literal["system", "user", "assistant"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from deepr_mcp.research import prompts
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import Completion, Message, Request
 
 

@@ -15,8 +15,7 @@ import re
 
 import anyio
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import (
     AnswerRequest,
     Completion,
@@ -26,7 +25,10 @@ from deepr_mcp.research.providers.base import (
     Usage,
 )
 from deepr_mcp.research.providers.local_answer import answer_text
-from deepr_mcp.research.relevance import (
+from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE, VERSION_NOTE
+from deepr_mcp.research.reading.terms import terms
+from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
+from deepr_mcp.research.synthesis.relevance import (
     answers,
     ask_of_question,
     dangling,
@@ -36,11 +38,8 @@ from deepr_mcp.research.relevance import (
     pointer,
     stray_change_note,
 )
-from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
-from deepr_mcp.research.terms import terms
 
-_VERSION_NOTE = re.compile(r"^(?:changed in version|new in version|deprecated since version|added in version)", re.I)
-_ADMONITION = re.compile(r"^(?:warning|caution|danger|important)\b\s*:?", re.I)
+_ADMONITION = re.compile(r"^(?:" + "|".join(ADMONITIONS) + r")\b\s*:?", re.I)
 _ANAPHOR = re.compile(r"^(?:it|this|these|they|that|such|its|their)\b", re.I)
 _CONTINUATION = re.compile(r"^(?:and|but|or|nor|so|yet|also|however|otherwise)\b,?", re.I)
 """A sentence opening with a conjunction ("And, if a directory's permissions ...") goes on with the one
@@ -101,7 +100,7 @@ def score_unit(
         score += CUE_BONUS
     if unit.code and "how_to" in focus:
         score += 0.1
-    if _VERSION_NOTE.match(text) and "version" not in focus:
+    if OPENS_WITH_VERSION_NOTE.match(text) and "version" not in focus:
         score *= 0.4
     if "version" in focus and VERSION_NOTE.search(text):
         score += 0.25
@@ -215,7 +214,7 @@ def whole_warnings(found: list[Unit]) -> list[Unit]:
             and after is not None
             and after.text
             and not _ADMONITION.match(after.text)
-            and not _VERSION_NOTE.match(after.text)  # "Changed in version 3.2: ..." is a note of its own
+            and not OPENS_WITH_VERSION_NOTE.match(after.text)  # "Changed in version 3.2: ..." is a note of its own
             and len(unit.text) + len(after.text) <= MAX_CLAIM_CHARS
         ):
             out.append(Unit(f"{unit.text} {after.text}", after.code, unit.index))

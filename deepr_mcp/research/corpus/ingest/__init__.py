@@ -1,14 +1,14 @@
 """Ingest: files to clean, located passages (main content only, code kept as code, no duplicates)."""
 
-from deepr_mcp.research.ingest.chunking import MAX_CHARS, TARGET_CHARS, chunk, passage_id
-from deepr_mcp.research.ingest.formats import SUPPORTED, is_supported, sections_of
-from deepr_mcp.research.ingest.html import html_sections
-from deepr_mcp.research.ingest.model import Chunk, NotContent, Section, fence
-from deepr_mcp.research.ingest.progress import BarProgress, Progress, for_stream
-from deepr_mcp.research.ingest.report import AddReport, FileResult
-from deepr_mcp.research.ingest.scope import ESCAPED, AddScope, Plan, plan_add
-from deepr_mcp.research.ingest.text import markdown_sections, plain_sections, rst_sections
-from deepr_mcp.research.ingest.walk import FileSet, excluded_by, files_under
+from deepr_mcp.research.corpus.ingest.chunking import MAX_CHARS, TARGET_CHARS, chunk, passage_id
+from deepr_mcp.research.corpus.ingest.formats import SUPPORTED, is_supported, sections_of
+from deepr_mcp.research.corpus.ingest.html import html_sections
+from deepr_mcp.research.corpus.ingest.model import Chunk, NotContent, Section, fence
+from deepr_mcp.research.corpus.ingest.progress import BarProgress, Progress, for_stream
+from deepr_mcp.research.corpus.ingest.report import AddReport, FileResult
+from deepr_mcp.research.corpus.ingest.scope import ESCAPED, AddScope, Plan, plan_add
+from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
+from deepr_mcp.research.corpus.ingest.walk import FileSet, excluded_by, files_under
 
 EXTRACTOR_VERSION = 4
 """Stored per document: a file extracted by an older version is re-extracted when added again.

@@ -7,10 +7,10 @@ import logging
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.research.ingest.decode import decode
-from deepr_mcp.research.ingest.html import html_sections
-from deepr_mcp.research.ingest.model import Section
-from deepr_mcp.research.ingest.text import markdown_sections, plain_sections, rst_sections
+from deepr_mcp.research.corpus.ingest.decode import decode
+from deepr_mcp.research.corpus.ingest.html import html_sections
+from deepr_mcp.research.corpus.ingest.model import Section
+from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
 SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf")
 

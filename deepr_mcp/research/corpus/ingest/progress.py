@@ -10,7 +10,7 @@ import shutil
 import time
 from typing import TextIO
 
-from deepr_mcp.research.ingest.report import AddReport, FileResult
+from deepr_mcp.research.corpus.ingest.report import AddReport, FileResult
 
 
 class Progress:

@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from deepr_mcp.research.ingest import Chunk
+from deepr_mcp.research.corpus.ingest import Chunk
 
 __all__ = ["detach", "insert_chunks", "upsert_document"]
 

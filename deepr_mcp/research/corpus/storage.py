@@ -20,13 +20,10 @@ from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.replication import outbox
-from deepr_mcp.research import corpus_changes
-from deepr_mcp.research.corpus_changes import CorpusChange
-from deepr_mcp.research.corpus_rows import detach, insert_chunks, upsert_document
-from deepr_mcp.research.corpus_schema import open_schema
-from deepr_mcp.research.engine import Passage
-from deepr_mcp.research.fts import match_expression
-from deepr_mcp.research.ingest import (
+from deepr_mcp.research.corpus import changes as corpus_changes
+from deepr_mcp.research.corpus.changes import CorpusChange
+from deepr_mcp.research.corpus.fts import match_expression
+from deepr_mcp.research.corpus.ingest import (
     ESCAPED,
     EXTRACTOR_VERSION,
     AddReport,
@@ -40,6 +37,9 @@ from deepr_mcp.research.ingest import (
     plan_add,
     sections_of,
 )
+from deepr_mcp.research.corpus.rows import detach, insert_chunks, upsert_document
+from deepr_mcp.research.corpus.schema import open_schema
+from deepr_mcp.research.passage import Passage
 
 __all__ = ["AddReport", "Corpus", "Document", "FileResult", "match_expression"]
 

@@ -12,15 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deepr_mcp.research.terms import terms
+from deepr_mcp.research.reading.cues import CAVEAT_CUE
+from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.text.tokenizer import tokenize
 
-CAVEAT_CUE = (
-    r"\b(?:warn\w*|caution|danger\w*|never|must not|should not|do not|don't|does not|"
-    r"cannot|can't|not safe|unsafe|insecure|untrusted|trusted|malicious|secur\w*|vulnerab\w*|attack\w*|"
-    r"outside|deprecated|note that|be careful|careful|avoid\w*|risk\w*|only (?:if|when|use|for)|"
-    r"raises?|errors?|exceptions?|fails?|failure|limit\w*|not (?:guaranteed|supported|thread-safe|portable))\b"
-)
 PROTECT_CUE = CAVEAT_CUE + r"|\b(?:safe\w*|validat\w*|sanitiz\w*|sanitis\w*|check\w*|filter\w*|verif\w*|absolute)\b"
 WARN_ASK = (
     r"\bwarn\w*\b|\brisks?\b|\bcaveats?\b|\bpitfalls?\b|\berrors?\b|\blimitations?\b|\bproblems?\b|\bgotchas?\b|"

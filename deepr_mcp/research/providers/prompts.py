@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 
 from deepr_mcp.research.providers.base import AnswerRequest, FindingsRequest, Message, PlanRequest, Request
+from deepr_mcp.research.synthesis.citations import CITE
 
 TASK_PLAN = "plan"
 TASK_FINDINGS = "findings"
 TASK_SUMMARY = "summary"
 NO_EVIDENCE = "NO EVIDENCE"
 
-CITE = re.compile(r"\[(\d+)\]")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 
 
@@ -174,25 +174,3 @@ def parse_findings(text: str) -> list[tuple[str, list[int], str | None]]:
             out.append((claim, numbers, None))
         i += 1
     return out
-
-
-def citations_in(text: str) -> list[int]:
-    return [int(n) for n in CITE.findall(text)]
-
-
-def strip_unknown_citations(text: str, known: set[int]) -> str:
-    """Remove ``[n]`` markers that resolve to no passage, so every citation in a report is real."""
-    return CITE.sub(lambda m: m.group(0) if int(m.group(1)) in known else "", text)
-
-
-_CITED_SEGMENT = re.compile(r".*?(?:\s*\[\d+\])+|.+$", re.S)
-
-
-def split_sentences(text: str) -> list[str]:
-    """A cited paragraph cut after each run of ``[n]`` markers: each piece is a claim with its citations.
-
-    A claim of two sentences ("Never do X. It can cause Y. [2]") stays one piece, because its
-    citation covers both.
-    """
-    flat = " ".join(text.split())
-    return [m.group(0).strip() for m in _CITED_SEGMENT.finditer(flat) if m.group(0).strip()]

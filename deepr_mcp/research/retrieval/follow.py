@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Protocol, TypeVar
+
+from deepr_mcp.research.passage import Passage, PassageSearch
 
 FOLLOW_DOCS = 8
 """How-tos: the best passages whose code names are followed to their own reference entries."""
@@ -25,14 +27,8 @@ API_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+)\b(?!\.\w)")
 """A dotted API name ("os.walk", "shutil.copy2"); one-letter parts are example variables ("t.tzname", "e.g")."""
 
 
-class _Passage(Protocol):
-    id: str
-    text: str
-    location: str
-
-
 class Followed(Protocol):
-    passage: _Passage
+    passage: Passage
     terms: Counter[str]
     heading: set[str]
     score: float
@@ -41,12 +37,8 @@ class Followed(Protocol):
 C = TypeVar("C", bound=Followed)
 
 
-class _Search(Protocol):
-    def search_passages(self, query: str, limit: int, *, headings_only: bool = False) -> Sequence[_Passage]: ...
-
-
 def follow_names(
-    corpus: _Search, pool: dict[str, C], weights: dict[str, float], make: Callable[..., C], asked: str = ""
+    corpus: PassageSearch, pool: dict[str, C], weights: dict[str, float], make: Callable[..., C], asked: str = ""
 ) -> None:
     """Add to ``pool`` the reference entries of the APIs its best passages name (``make`` turns a
     corpus hit into a candidate), each scored at ``FOLLOW_SHARE`` of the passages that named it.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from deepr_mcp.research.ingest.model import NotContent, Section, fence
+from deepr_mcp.research.corpus.ingest.model import NotContent, Section, fence
 
 SKIPPED_TAGS = frozenset(
     "head script style noscript template svg canvas iframe object form button input select textarea nav footer".split()

@@ -16,8 +16,8 @@ from typing import Literal
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.replication import outbox
-from deepr_mcp.research.corpus_rows import detach, insert_chunks, upsert_document
-from deepr_mcp.research.ingest import Chunk
+from deepr_mcp.research.corpus.ingest import Chunk
+from deepr_mcp.research.corpus.rows import detach, insert_chunks, upsert_document
 
 __all__ = ["CorpusChange", "apply"]
 

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from deepr_mcp.research.passage import Passage
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -98,17 +100,12 @@ class VectorStore:
             self._db.close()
 
 
-class _PassageLike(Protocol):
-    location: str
-    text: str
-
-
 class _Embedder(Protocol):
     def embed(self, texts: Sequence[str], store: VectorStore | None = None) -> np.ndarray: ...
 
 
 def embed_corpus(
-    passages: Iterable[_PassageLike],
+    passages: Iterable[Passage],
     embedder: _Embedder,
     store: VectorStore,
     *,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from deepr_mcp.research.terms import GENERIC
+from deepr_mcp.research.reading.terms import GENERIC
 from deepr_mcp.text.tokenizer import tokenize
 
 COVER_BOOST = 1.3

@@ -27,49 +27,24 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
-from deepr_mcp.research.analysis import QuestionAnalysis, is_safety_sub_question
-from deepr_mcp.research.diversity import COMMON, mmr
-from deepr_mcp.research.feedback import feedback_terms
-from deepr_mcp.research.follow import follow_names
-from deepr_mcp.research.operators import named_keywords, operator_words, writes_keyword
-from deepr_mcp.research.rerank import DEFAULT_WEIGHT, Reranker, blend
-from deepr_mcp.research.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
-from deepr_mcp.research.terms import GENERIC, weigh_doc_words
-from deepr_mcp.research.vectors import VectorStore, passage_text
+from deepr_mcp.research.corpus.vectors import VectorStore, passage_text
+from deepr_mcp.research.passage import Passage, PassageSearch
+from deepr_mcp.research.reading.analysis import QuestionAnalysis, is_safety_sub_question
+from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT, CAVEAT_QUERY, VERSION_NOTE
+from deepr_mcp.research.reading.terms import GENERIC, weigh_doc_words
+from deepr_mcp.research.retrieval.diversity import COMMON, mmr
+from deepr_mcp.research.retrieval.feedback import feedback_terms
+from deepr_mcp.research.retrieval.follow import follow_names
+from deepr_mcp.research.retrieval.operators import named_keywords, operator_words, writes_keyword
+from deepr_mcp.research.retrieval.rerank import DEFAULT_WEIGHT, Reranker, blend
+from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
 POOL_PER_QUERY = 60
 RERANK_DEPTH = 30
 """Candidates the embedding re-ranker sees: the BM25 top this many (vectors are cached in the corpus)."""
-CAVEAT = re.compile(
-    r"\b(warning|caution|danger\w*|never|must not|should not|do not|don't|not safe|unsafe|insecure|untrusted|"
-    r"malicious|security|vulnerab\w*|outside of|attack\w*|deprecated|note that|be careful|avoid)\b",
-    re.I,
-)
-VERSION_NOTE = re.compile(
-    r"\b(?:new|changed|added) in (?:version|python) \d|\bdeprecated since (?:version )?\d|\bremoved in (?:version )?\d",
-    re.I,
-)
-ANSWER_CUES = {
-    "comparison": re.compile(
-        r"\b(recommended|recommend|prefer\w*|instead|rather than|unlike|whereas|in contrast|compared|differ\w*|"
-        r"faster|slower|smaller|simpler|more (?:efficient|advanced|flexible|powerful)|same as|equivalent to|"
-        r"advanced use|use cases?)\b",
-        re.I,
-    ),
-    "why": re.compile(
-        r"\b(because|caused?|due to|as a result|therefore|cannot|can't|must not|raises?|only (?:if|when))\b",
-        re.I,
-    ),
-    "definition": re.compile(
-        r"^(?:an? |the )?[\w .`()-]{1,60}? (?:is|are|refers to|means) (?:an?|the|used)\b", re.I | re.M
-    ),
-}
-"""Sentences that answer a kind of question tend to use these words: cues, not requirements."""
 HOW_TO_CUE = re.compile(
     r"\b(?:you can|you could|you may|you should|you need to|"
     r"the (?:simplest|easiest|usual|recommended|preferred) way)\b",
@@ -78,7 +53,6 @@ HOW_TO_CUE = re.compile(
 """A how-to is answered where the documentation addresses the reader ("you can loop over the file
 object"); retrieval only (the report side keeps ``ANSWER_CUES``). Not "can be used to": reference
 entries say it of every API ("asyncio.wait ... can be used to"), so it lifted neighbours of the answer."""
-CAVEAT_WORDS = "warning never untrusted security malicious unsafe outside caution"
 WEIGHT_SUB_QUESTION = 1.0
 WEIGHT_QUESTION = 0.8
 WEIGHT_FEEDBACK = 0.35
@@ -99,21 +73,9 @@ FIRST_STAGE_SHARE = 0.2
 """Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
 
 
-class PassageLike(Protocol):
-    id: str
-    text: str
-    source: str
-    location: str
-    score: float
-
-
-class SearchBackend(Protocol):
-    def search_passages(self, query: str, limit: int, *, headings_only: bool = False) -> Sequence[PassageLike]: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    passages: list[PassageLike]
+    passages: list[Passage]
     related: list[str]
     """The documentation's words for the question's everyday ones ("directory" for "folder") and the
     words the feedback step took from the corpus (shown to the model as related terms)."""
@@ -121,7 +83,7 @@ class Evidence:
 
 @dataclass(slots=True)
 class Candidate:
-    passage: PassageLike
+    passage: Passage
     terms: Counter[str]
     heading: set[str]
     title: set[str]
@@ -153,7 +115,7 @@ def key_terms(analysis: QuestionAnalysis) -> list[str]:
 
 class Retriever:
     def __init__(
-        self, corpus: SearchBackend, reranker: Reranker | None = None, *, rerank_weight: float = DEFAULT_WEIGHT
+        self, corpus: PassageSearch, reranker: Reranker | None = None, *, rerank_weight: float = DEFAULT_WEIGHT
     ) -> None:
         self.corpus = corpus
         self._spelling: dict[str, str] = {}
@@ -247,7 +209,7 @@ class Retriever:
             " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic, aliases]).strip(),
         ]
         if safety:
-            queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_WORDS]))
+            queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_QUERY]))
         pool: dict[str, Candidate] = {}
         searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
         if analysis.type == "comparison":  # each side's own evidence, not only what the joint query favours
@@ -263,7 +225,7 @@ class Retriever:
         return pool
 
     @staticmethod
-    def _candidate(passage: PassageLike) -> Candidate:
+    def _candidate(passage: Passage) -> Candidate:
         parts = passage.location.split(" > ")
         return Candidate(
             passage,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from deepr_mcp.research.ingest.model import Chunk, Section, fence
+from deepr_mcp.research.corpus.ingest.model import Chunk, Section, fence
 
 TARGET_CHARS = 700
 MAX_CHARS = 1100

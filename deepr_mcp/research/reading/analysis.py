@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from deepr_mcp.research.terms import terms
+from deepr_mcp.research.reading.terms import terms
 
 QuestionType = Literal["how_to", "comparison", "why", "definition", "version", "general"]
 
@@ -322,3 +322,18 @@ def _distinct(questions: list[str]) -> list[str]:
             continue
         kept.append((q, words))
     return [q for q, _ in kept]
+
+
+def asked_of(sub_question: str, analysis: QuestionAnalysis) -> str:
+    """What a sub-question asks about, for judging its evidence: a how-to's task and what it must avoid
+    ("extracting a zip file", not "what should I watch out for when ..."), else its own words."""
+    own = " ".join(sub_question.lower().rstrip("?").split()) == " ".join(analysis.question.lower().rstrip("?").split())
+    if own and analysis.type == "how_to" and analysis.action:
+        return f"{analysis.action} {analysis.concern}".strip()
+    return sub_question
+
+
+def sides_of(sub_question: str) -> list[str]:
+    """The things a comparison sub-question compares (each must be spoken of), else none."""
+    read = analyse(sub_question)
+    return read.entities[:2] if read.type == "comparison" else []

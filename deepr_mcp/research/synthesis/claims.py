@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from deepr_mcp.research.terms import GENERIC, terms
+from deepr_mcp.research.reading.cues import ADMONITIONS
+from deepr_mcp.research.reading.terms import GENERIC, terms
 from deepr_mcp.text.tokenizer import tokenize
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
@@ -141,7 +142,7 @@ def code_in(code: str, passage_text: str) -> bool:
 
 OPENING_TERMS = 3
 """How many content terms open a sentence: its subject is among them ("A bisque firing hardens")."""
-_LABEL = re.compile(r"^(?:warning|caution|danger|important|note|tip|see also)\s*:\s*", re.I)
+_LABEL = re.compile(r"^(?:" + "|".join((*ADMONITIONS, "note", "tip", "see also")) + r")\s*:\s*", re.I)
 
 
 @lru_cache(maxsize=8192)

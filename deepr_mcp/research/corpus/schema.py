@@ -4,7 +4,7 @@ Schema 1 stored one passage row per file, so the same paragraph in ten files was
 Schema 2 stores a passage once (``passages``) and lists every document holding it in
 ``passage_refs``; ``passages.path``/``location`` are those of one holder, the one shown.
 With a shared store, the replication tables hold changes not yet published to the other replicas
-and how far this replica has applied theirs (``replication.outbox``, ``corpus_changes``).
+and how far this replica has applied theirs (``replication.outbox``, ``corpus.changes``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.replication import outbox
 
-log = logging.getLogger("deepr_mcp.research.passages")
+log = logging.getLogger("deepr_mcp.research.corpus.storage")
 
 SCHEMA_VERSION = 2
 """1: one passage row per file (the same text stored again per file); 2: shared passages + refs."""

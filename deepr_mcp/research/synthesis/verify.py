@@ -10,19 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.claims import SUPPORT_THRESHOLD, adds_nothing, code_in, same_claim, support, units
 from deepr_mcp.research.models import Finding
-from deepr_mcp.research.relevance import off_task, relevant
-from deepr_mcp.research.terms import coverage
-
-
-class PassageLike(Protocol):
-    id: str
-    text: str
-    location: str
+from deepr_mcp.research.passage import Passage
+from deepr_mcp.research.reading.terms import coverage
+from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.claims import SUPPORT_THRESHOLD, adds_nothing, code_in, same_claim, support, units
+from deepr_mcp.research.synthesis.relevance import off_task, relevant
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +31,7 @@ class Floor:
     def clears(self, text: str, heading: str, code: str | None = None) -> bool:
         return relevant(self.sub_question, text, heading, self.wanted, code, question=self.question, action=self.action)
 
-    def shows(self, passage: PassageLike) -> bool:
+    def shows(self, passage: Passage) -> bool:
         """Whether any sentence of the passage (with the code it introduces) clears the floor."""
         found = units(passage.text)
         recipes = off_task(self.action, [u.text for u in found])
@@ -59,7 +53,7 @@ class Checked:
 
 def verify_findings(
     parsed: list[tuple[str, list[int], str | None]],
-    hits: Sequence[PassageLike],
+    hits: Sequence[Passage],
     wanted: set[str],
     floor: Floor | None = None,
 ) -> Checked:
@@ -95,12 +89,12 @@ def verify_findings(
 def verify_answer(answer: str, findings: list[str]) -> str:
     """Keep the answer's sentences that restate cited findings; an answer with none is rebuilt."""
     kept = []
-    for sentence in prompts.split_sentences(answer):
-        numbers = prompts.citations_in(sentence)
-        claim = prompts.CITE.sub("", sentence).strip()
-        backing = " ".join(f for f in findings if set(prompts.citations_in(f)) & set(numbers))
+    for sentence in citations.split_sentences(answer):
+        numbers = citations.citations_in(sentence)
+        claim = citations.CITE.sub("", sentence).strip()
+        backing = " ".join(f for f in findings if set(citations.citations_in(f)) & set(numbers))
         if numbers and (
-            same_claim(claim, prompts.CITE.sub("", backing)) or support(claim, backing) >= SUPPORT_THRESHOLD
+            same_claim(claim, citations.CITE.sub("", backing)) or support(claim, backing) >= SUPPORT_THRESHOLD
         ):
             kept.append(sentence)
     if kept:

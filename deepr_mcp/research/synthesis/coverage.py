@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from deepr_mcp.research.terms import terms
+from deepr_mcp.research.reading.terms import terms
 
 SILENT_SHARE = 0.5
 """A sub-question is a gap when at least this share of its weighted terms occurs in no retrieved passage."""

@@ -15,8 +15,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Protocol
 
-from deepr_mcp.research.diversity import COMMON
-from deepr_mcp.research.terms import GENERIC
+from deepr_mcp.research.passage import Passage
+from deepr_mcp.research.reading.terms import GENERIC
+from deepr_mcp.research.retrieval.diversity import COMMON
 from deepr_mcp.text.tokenizer import tokenize
 
 FEEDBACK_DOCS = 5
@@ -25,12 +26,8 @@ _FENCE = re.compile(r"^```[^\n]*\n.*?^```[ \t]*$", re.S | re.M)
 """A fenced code block, left out where feedback words are taken."""
 
 
-class _Text(Protocol):
-    text: str
-
-
 class Ranked(Protocol):
-    passage: _Text
+    passage: Passage
     terms: Counter[str]
     score: float
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
-from deepr_mcp.research.ingest.formats import is_supported
+from deepr_mcp.research.corpus.ingest.formats import is_supported
 
 ALWAYS_SKIPPED = frozenset({"node_modules", "__pycache__"})
 SPHINX_BUILD_MARKERS = ("objects.inv", "searchindex.js")

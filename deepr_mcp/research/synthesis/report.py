@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.claims import adds_nothing, same_claim, units
 from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState, SubQuestion
-from deepr_mcp.research.terms import terms
+from deepr_mcp.research.reading.terms import terms
+from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.claims import adds_nothing, same_claim, units
 
 
 def new_sentences(claim: str, said: list[str]) -> str:
@@ -108,7 +108,7 @@ def cite(state: ResearchState, finding: Finding) -> str:
 
 def answer_sentences(answer: str) -> list[str]:
     """The answer's sentences without citation markers (one cited piece may hold several)."""
-    pieces = [prompts.CITE.sub("", s).strip() for s in prompts.split_sentences(answer)]
+    pieces = [citations.CITE.sub("", s).strip() for s in citations.split_sentences(answer)]
     return [u.text for piece in pieces for u in units(piece) if u.text] + pieces
 
 

@@ -36,7 +36,7 @@ from deepr_mcp.errors import InvalidInput
 if TYPE_CHECKING:
     import numpy as np
 
-    from deepr_mcp.research.vectors import VectorStore
+    from deepr_mcp.research.corpus.vectors import VectorStore
 
 __all__ = [
     "DEFAULT_WEIGHT",

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput, NotFound
-from deepr_mcp.research.ingest.formats import SUPPORTED, is_supported
-from deepr_mcp.research.ingest.walk import excluded_by, files_under
+from deepr_mcp.research.corpus.ingest.formats import SUPPORTED, is_supported
+from deepr_mcp.research.corpus.ingest.walk import excluded_by, files_under
 
 ESCAPED = "a symbolic link that leads outside the corpus roots: not followed"
 

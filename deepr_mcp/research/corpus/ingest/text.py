@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from deepr_mcp.research.ingest.model import Section, fence
+from deepr_mcp.research.corpus.ingest.model import Section, fence
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
