@@ -49,7 +49,7 @@ def test_adds_nothing_is_one_way() -> None:
     assert same_claim(short, longer)  # the symmetric test calls them one claim...
     assert not adds_nothing(longer, short)  # ...but the longer one says more, so it is kept
     assert adds_nothing(short, longer)
-    assert adds_nothing("Unpickle only data you trust.", "only unpickle data you trust")
+    assert adds_nothing("Unpickle only data you trust.", "unpickle only the data you trust")
 
 
 WHATS_NEW = (

@@ -93,12 +93,12 @@ def _runs(pieces: list[str]) -> list[tuple[list[str], str]]:
 def blocks(prose: str) -> list[str]:
     """Prose cut into its paragraphs' runs of sentences and its list items that are statements.
 
-    A What's New list ("- Unicode strings now use faster code... - The ``with`` statement now
-    stores...") is several statements about different things, so each item is read on its own; a
-    list of fragments ("- on a bytecode boundary;") only completes the sentence before it and stays
-    with it. An introduction that ends with a colon before items read on their own ("... only
-    relevant for compound objects (objects that contain other objects):") is a statement of its
-    own, ended with a full stop, unless it only announces them ("the following functions:").
+    A list of changes ("- The controller now logs every firing. - The lid switch now stops the
+    elements...") is several statements about different things, so each item is read on its own; a
+    list of fragments ("- on the top shelf;") only completes the sentence before it and stays with
+    it. An introduction that ends with a colon before items read on their own ("Two firings differ
+    in what they harden (the clay or the glaze):") is a statement of its own, ended with a full
+    stop, unless it only announces them ("the following programs:").
     """
     pieces = _ITEM_START.split(prose)
     out: list[str] = [pieces[0].strip()] if pieces[0].strip() else []
