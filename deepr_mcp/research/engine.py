@@ -276,6 +276,8 @@ class Engine:
             known=tuple([f.claim for other in state.sub_questions if other is not sq for f in other.findings][:20]),
             safety=is_safety_sub_question(sq.text, analysis),
             max_findings=findings_per_part(state),
+            other_parts=tuple(other.text for other in state.sub_questions if other is not sq),
+            part=analyse(sq.text) if len(analysis.clauses) > 1 else None,
         )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)

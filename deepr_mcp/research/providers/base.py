@@ -92,6 +92,12 @@ class FindingsRequest:
     """Warnings lead for this sub-question."""
     max_findings: int = 0
     """How many findings this part may report (0: the provider's own default)."""
+    part: QuestionAnalysis | None = None
+    """This part read on its own when the question joins several asks ("..., and how are faults
+    repaired?" is a how-to inside a why question); None when the part is the question."""
+    other_parts: tuple[str, ...] = ()
+    """The question's other parts: a sentence that speaks to one of them rather than to this part
+    belongs under it."""
 
 
 @dataclass(frozen=True, slots=True)

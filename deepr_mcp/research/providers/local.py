@@ -118,7 +118,7 @@ def score_unit(
 
 def focus_of(request: FindingsRequest) -> str:
     """The kind of answer wanted, and "safety" when warnings lead: "how_to, safety"."""
-    return request.analysis.type + (", safety" if request.safety else "")
+    return (request.part or request.analysis).type + (", safety" if request.safety else "")
 
 
 def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
@@ -146,8 +146,10 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
     sub_question, question = request.sub_question, request.question
     # every sub-question is a part the reader asked: it takes whatever answers it, warnings for a risk question
     ask = ask_of_question(sub_question)
-    asked = request.analysis
+    asked = request.part or request.analysis
     action = asked.action if asked.type == "how_to" else ""
+    others = terms(" ".join(request.other_parts))
+    own, elsewhere = want["sub"] - others, others - want["sub"]
     scored: list[tuple[float, int, int, Unit, int]] = []
     by_passage: dict[int, list[tuple[Unit, float]]] = {}
     heading = {number: location.split(", ", 1)[-1] for number, location, _ in passages}
@@ -191,6 +193,9 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
             continue  # another year's event, or a recipe for another task than the one asked
         if dangling(merged.text, merged.code) or stray_change_note(merged.text, question, sub_question):
             continue  # "For example:" with nothing after it; a version note where no version is asked
+        said = terms(f"{merged.text} {merged.code or ''}")
+        if own and len(said & elsewhere) > len(said & own):
+            continue  # it speaks to another part of the question ("how are faults repaired"), not this one
         if merged.text and not names_action(action, merged.text):
             continue  # the question itself takes any kind of statement, but about its task
         if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
@@ -262,7 +267,7 @@ def _section_names_subject(location: str, wanted: set[str]) -> bool:
 def findings_text(request: FindingsRequest) -> str:
     ranked = best_units(request)
     best = ranked[0][2] if ranked else 0.0
-    limit = MAX_FINDINGS_GENERAL if request.analysis.type == "general" else MAX_FINDINGS
+    limit = MAX_FINDINGS_GENERAL if (request.part or request.analysis).type == "general" else MAX_FINDINGS
     limit = max(limit, request.max_findings)
     lines: list[str] = []
     per_passage: dict[int, int] = {}

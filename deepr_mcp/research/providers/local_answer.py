@@ -17,7 +17,6 @@ from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT
 from deepr_mcp.research.reading.terms import GENERIC, terms
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.claims import contrasts, opening
-from deepr_mcp.research.synthesis.coverage import weights
 from deepr_mcp.research.synthesis.relevance import HARM as _HARM
 from deepr_mcp.research.synthesis.relevance import PROTECT_CUE
 from deepr_mcp.text.tokenizer import tokenize
@@ -43,11 +42,8 @@ leans on the sentence before it for what it does: alone, as an answer, it says n
 _ASKS_OPTIONS = re.compile(r"\b(?:options?|flags?|switch(?:es)?|command[- ]line|cli)\b", re.I)
 
 
-def _share(wanted: set[str], have: set[str], weight: dict[str, float]) -> float:
-    """Share of the wanted terms a claim holds, each weighted by its rarity among the findings: the
-    words every finding shares ("heat pump") say less about which one answers than the rest ("cold")."""
-    total = sum(weight.get(t, 1.0) for t in wanted)
-    return sum(weight.get(t, 1.0) for t in wanted & have) / total if total else 0.0
+def _share(wanted: set[str], have: set[str]) -> float:
+    return len(wanted & have) / len(wanted) if wanted else 0.0
 
 
 def word_set(text: str) -> set[str]:
@@ -172,8 +168,6 @@ def answer_text(request: AnswerRequest) -> str:
         return "The corpus holds no evidence that answers this question."
     about = subjects(analysis)
     spelled = code_names(request.question)
-    held = [terms(_plain(line)) for line in findings]
-    weight = weights(key | set().union(*asked), held)
 
     def score(line: str, group: int, place: int) -> float:
         text = citations.CITE.sub("", line).strip()
@@ -190,7 +184,7 @@ def answer_text(request: AnswerRequest) -> str:
             return 0.0  # a claim that names none of the code names the question spells out
         if "safety" in focus and "how_to" in focus and text.endswith(":") and not _PROTECTS.search(text):
             return 0.0  # a plain recipe ("How to extract an archive:") is no answer to doing it safely
-        value = max(_share(key, claim, weight), _share(asked[group], claim, weight))
+        value = max(_share(key, claim), _share(asked[group], claim))
         value += ANSWER_FIRST_BONUS if place == 0 else 0.0
         prose = re.sub(r"`[^`]*`", " ", text)  # `sqlite3.Warning` names a class; it warns about nothing
         if "safety" in focus and CAVEAT.search(prose) and value > 0:
