@@ -70,7 +70,9 @@ def subjects(analysis: QuestionAnalysis) -> list[set[str]]:
     return [side for side in found if side]
 
 
-_LEAD_API = re.compile(r"^`(?:class |exception |coroutine |awaitable |abstractmethod |@)*([\w.]+)")
+_LEAD_API = re.compile(r"^`(?:[a-z]+ )*@?([\w.:-]+)")
+"""A claim that opens with a code span names what it documents: the name after any lower-case
+keywords ("`class enum.ReprEnum`" -> enum.ReprEnum), whatever language the keywords are from."""
 
 
 def about_another_api(claim: str, about: list[set[str]]) -> bool:
@@ -139,8 +141,9 @@ is the passive voice ("Cone packs are placed ..."), which says what is done with
 def leads(analysis: QuestionAnalysis, text: str, code: str | None, about: list[set[str]]) -> bool:
     """Whether a finding is what the answer should open with, by the kind of question: the command or
     code for a how-to, the sentence that says what the asked thing is for a concept."""
-    if analysis.type == "how_to":
-        return bool(code) or "`" in text
+    if analysis.type == "how_to":  # code that does the task: it names at least half of the task's terms
+        task = terms(analysis.action)
+        return (bool(code) or "`" in text) and len(task & terms(text)) * 2 >= len(task) > 0
     if analysis.type == "definition" and about:
         first = set(opening(text))
         return bool(_DEFINES.match(text)) and any(terms(" ".join(side)) & first for side in about)

@@ -257,7 +257,8 @@ def _is_code(name: str) -> bool:
 def _what_is(thing: str) -> str:
     if _is_code(thing):
         return f"What does {thing} do?"
-    plural = thing.endswith("s") and not thing.endswith(("ss", "us", "is"))
+    single = re.match(r"(?:a|an|one)\s", thing, re.I)  # "an alias" is one thing whatever its last letter
+    plural = not single and thing.endswith("s") and not thing.endswith(("ss", "us", "is"))
     return f"What {'are' if plural else 'is'} {thing}?"
 
 
