@@ -300,30 +300,72 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-_SILENT = re.compile(r"^- The documents say nothing about (?P<what>.+?) \(asked: ", re.M)
-_SECTION = re.compile(r"^## (?P<name>.+)$", re.M)
+# -- question wording --------------------------------------------------------------------------
 
 
-def section(report: str, name: str) -> str:
-    """The text of a report's ``## name`` section ("" when it has none)."""
-    parts = _SECTION.split(report)
-    return next((parts[i + 1] for i in range(1, len(parts) - 1, 2) if parts[i].strip() == name), "")
+def longest_shared_run(question: str, haystack: str) -> list[str]:
+    """The longest run of consecutive words of ``question`` found in ``haystack`` (already
+    ``normalise``d, so whole words only); an empty list when no word is shared."""
+    words = normalise(question).split()
+    best: list[str] = []
+    for start in range(len(words)):
+        end = start + len(best) + 1  # only a longer run can beat the best so far
+        while end <= len(words) and f" {' '.join(words[start:end])} " in haystack:
+            best = words[start:end]
+            end += 1
+    return best
 
 
-def gap_contradictions(report: str) -> list[str]:
-    """Gaps lines the Answer contradicts: "The documents say nothing about X" while every word of X
-    is in the Answer's own cited sentences (its note naming the gaps aside)."""
-    answer = "\n".join(line for line in section(report, "Answer").splitlines() if not line.startswith("_"))
-    said = tokens(answer)
-    out = []
-    for match in _SILENT.finditer(section(report, "Gaps")):
-        for what in match.group("what").split(" or "):
-            wanted = tokens(what)
-            if wanted and wanted <= said:
-                out.append(what)
+# -- gaps that contradict the answer -----------------------------------------------------------
+
+_PARENTHETICAL = re.compile(r"\([^)]*\)")
+SUB_QUESTION_WORDS = 3
+"""Headings of fewer words ("Answer", "Key findings") are the report's own sections, not sub-questions."""
+GAP_NAMES_JACCARD = 0.8
+"""A gaps line names a sub-question when its words overlap the heading's this much (or hold it whole)."""
+
+
+def gaps_contradicting(report: str) -> list[str]:
+    """Gaps lines that name a sub-question the report answers with a citation.
+
+    A report's sub-questions are its headings of three words or more; one is answered when its
+    section holds at least one cited claim (as ``parse_report`` reads claims). A line of the gaps
+    section (a bullet or a sentence, its parenthetical remarks and citation markers dropped) names
+    a heading when, after
+    ``normalise``, it contains the heading's words or their token sets overlap by Jaccard >= 0.8.
+    Each such line is one contradiction: the report says it has no answer to what it answered. So is
+    a line "The documents say nothing about X" when a cited claim of the report holds every word of X."""
+    claims = parse_report(report).claims
+    sections = {normalise(c.section).strip() for c in claims if c.section}
+    answered = {h for h in sections if len(h.split()) >= SUB_QUESTION_WORDS}
+    cited = frozenset(word for c in claims for word in tokens(c.text))
+    if not claims:
+        return []
+    out: list[str] = []
+    in_gaps = in_fence = False
+    for line in report.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        heading = None if in_fence else _HEADING.match(line)
+        if heading:
+            in_gaps = bool(_GAPS_HEADING.match(heading.group(1)))
+            continue
+        if not in_gaps or in_fence or not line.strip():
+            continue
+        bullet = _BULLET.match(line)
+        text = normalise(_PARENTHETICAL.sub(" ", strip_citations(bullet.group(1) if bullet else line))).strip()
+        if not text:
+            continue
+        words = frozenset(text.split())
+        if any(f" {h} " in f" {text} " or jaccard(words, frozenset(h.split())) >= GAP_NAMES_JACCARD for h in answered):
+            out.append(line.strip())
+        elif (silent := _SILENT.match(text)) and any(
+            tokens(what) <= cited for what in silent.group("what").split(" or ") if tokens(what)
+        ):
+            out.append(line.strip())  # "the documents say nothing about X" while a cited claim states X
     return out
 
 
-def unsupported_answered(report: str) -> int:
-    """'Answered above' notes that cite nothing: a claim of an answer the report does not show."""
-    return sum(1 for line in report.splitlines() if line.startswith("_Answered above") and not citations_in(line))
+_SILENT = re.compile(r"^the documents say nothing about (?P<what>.+)$")
+"""A gaps line naming what the documents are silent on (the report's own wording), normalised."""
