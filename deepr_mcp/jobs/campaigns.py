@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
@@ -110,6 +110,7 @@ class Campaigns:
         as_task: bool = False,
         task_ttl_ms: int | None = None,
         progress: ProgressFn | None = None,
+        queries: Sequence[str] = (),
     ) -> Campaign:
         """Start in the background; with ``progress``, report every change to it until the campaign ends.
 
@@ -127,6 +128,7 @@ class Campaigns:
             max_sub_questions=max_sub_questions,
             as_task=as_task,
             task_ttl_ms=task_ttl_ms,
+            queries=queries,
         )
         if progress is not None:
             self.spawn(self.report_progress, campaign.id, progress)

@@ -10,7 +10,7 @@ the budget: nothing is spent past the budget without a decision.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from types import TracebackType
 from typing import Literal
@@ -126,10 +126,11 @@ class JobManager:
         max_sub_questions: int = 5,
         as_task: bool = False,
         task_ttl_ms: int | None = None,
+        queries: Sequence[str] = (),
     ) -> Campaign:
         if budget <= 0:
             raise InvalidInput(f"budget must be a positive number of dollars, got {budget}")
-        state = new_state(question, max_sub_questions=max_sub_questions)
+        state = new_state(question, max_sub_questions=max_sub_questions, queries=queries)
         campaign = Campaign(
             question=state.question,
             budget=budget,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.replication import outbox
+from deepr_mcp.research import vectors
 
 log = logging.getLogger("deepr_mcp.research.passages")
 
@@ -82,6 +83,7 @@ CREATE TRIGGER IF NOT EXISTS passages_au AFTER UPDATE OF location, text ON passa
 END
 """,
     *outbox.SCHEMA_STATEMENTS,
+    *vectors.SCHEMA_STATEMENTS,
 )
 SCHEMA = ";\n".join(SCHEMA_STATEMENTS) + ";\n"
 

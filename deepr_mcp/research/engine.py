@@ -19,11 +19,11 @@ import anyio
 from deepr_mcp.errors import BudgetExceeded, DeeprError, InvalidInput
 from deepr_mcp.research import prompts
 from deepr_mcp.research.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
+from deepr_mcp.research.hybrid import HybridSearch, Mode
 from deepr_mcp.research.models import EngineEvent, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.providers.base import Completion, Provider
 from deepr_mcp.research.relevance import answered_by
 from deepr_mcp.research.report import beliefs_and_gaps, cite, partial_report, render_report
-from deepr_mcp.research.rerank import Reranker
 from deepr_mcp.research.retrieval import Retriever, key_terms
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.terms import coverage, terms
@@ -72,14 +72,20 @@ class CostModel(Protocol):
     def cost(self, model: str, input_tokens: int, output_tokens: int) -> float: ...
 
 
-def new_state(question: str, *, max_sub_questions: int = 5, passages_per_question: int = 10) -> ResearchState:
+def new_state(
+    question: str, *, max_sub_questions: int = 5, passages_per_question: int = 10, queries: Sequence[str] = ()
+) -> ResearchState:
+    """A fresh state; ``queries`` are the caller's other phrasings, searched beside the question."""
     question = " ".join(question.split())
     if len(question) < 3:
         raise InvalidInput("the research question is empty or too short; ask a question of at least 3 characters")
     if len(question) > 2000:
         raise InvalidInput(f"the research question is {len(question)} characters; at most 2000 are allowed")
     return ResearchState(
-        question=question, max_sub_questions=max_sub_questions, passages_per_question=passages_per_question
+        question=question,
+        max_sub_questions=max_sub_questions,
+        passages_per_question=passages_per_question,
+        queries=[" ".join(q.split()) for q in queries if q.strip()],
     )
 
 
@@ -103,13 +109,15 @@ class Engine:
         provider: Provider,
         cost_model: CostModel | None = None,
         sink: ArtifactSink | None = None,
-        reranker: Reranker | None = None,
+        search: HybridSearch | None = None,
         sources: Sequence[EvidenceSource] = (),
+        retrieval: Mode = "hybrid",
     ) -> None:
         self.corpus = corpus
         self.sources = sources
         """Asked beside the corpus for every sub-question (``[[research.sources]]``)."""
-        self.retriever = Retriever(corpus, reranker)
+        self.retriever = Retriever(corpus, search, retrieval)
+        """``search`` adds meaning to words (``retrieval`` mode); without it, words alone."""
         self.provider = provider
         self.cost_model = cost_model
         self.sink = sink
@@ -241,7 +249,7 @@ class Engine:
     async def _gather(self, state: ResearchState, sq: SubQuestion) -> None:
         analysis = self._analysis(state)
         k = state.passages_per_question
-        evidence = await anyio.to_thread.run_sync(self.retriever.retrieve, sq.text, analysis, k)
+        evidence = await anyio.to_thread.run_sync(self.retriever.retrieve, sq.text, analysis, k, state.queries)
         hits = [*evidence.passages, *await gather_from(self.sources, sq.text, state, GATHER_PREFIX + sq.id)]
         wanted = terms(sq.text) or set(key_terms(analysis))
         sq.evidence = round(max((coverage(wanted, f"{h.location} {h.text}") for h in hits), default=0.0), 4)

@@ -81,6 +81,8 @@ class StepRecord(BaseModel):
 
 class ResearchState(BaseModel):
     question: str
+    queries: list[str] = Field(default_factory=list)
+    """Other phrasings from the calling agent (the terms the documentation likely uses), searched too."""
     analysis: QuestionAnalysis | None = None
     phase: Phase = Phase.QUEUED
     sub_questions: list[SubQuestion] = Field(default_factory=list)

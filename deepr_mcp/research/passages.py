@@ -17,10 +17,11 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.replication import outbox
-from deepr_mcp.research import corpus_changes
+from deepr_mcp.research import corpus_changes, vectors
 from deepr_mcp.research.corpus_changes import CorpusChange
 from deepr_mcp.research.corpus_rows import detach, insert_chunks, upsert_document
 from deepr_mcp.research.corpus_schema import open_schema
@@ -40,6 +41,10 @@ from deepr_mcp.research.ingest import (
     plan_add,
     sections_of,
 )
+from deepr_mcp.research.vectors import Pending, VectorIndex
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["AddReport", "Corpus", "Document", "FileResult", "match_expression"]
 
@@ -70,6 +75,9 @@ class Corpus(outbox.LockedOutbox):
         self._lock = threading.Lock()
         self._df_cache: dict[str, int] = {}
         """Document frequencies by FTS expression; emptied whenever passages change."""
+        self._generation = 0
+        """Counts this connection's passage changes: the vector index reloads when it moves."""
+        self._index = VectorIndex()
         self._origin: str | None = None
         """This replica's id once ``share`` is called: from then on every change is also logged."""
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -192,6 +200,7 @@ class Corpus(outbox.LockedOutbox):
                 self._log(CorpusChange("replace", key, "", name, digest, size, EXTRACTOR_VERSION, chunks))
                 self._db.execute("COMMIT")
                 self._df_cache.clear()
+                self._generation += 1
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -212,6 +221,7 @@ class Corpus(outbox.LockedOutbox):
                 self._log(CorpusChange("forget", key, ""))
                 self._db.execute("COMMIT")
                 self._df_cache.clear()
+                self._generation += 1
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -253,6 +263,7 @@ class Corpus(outbox.LockedOutbox):
                 raise
             if changed:
                 self._df_cache.clear()
+                self._generation += 1
         return changed
 
     # -- reading ---------------------------------------------------------------------------
@@ -296,6 +307,75 @@ class Corpus(outbox.LockedOutbox):
                     self._df_cache.clear()
                 self._df_cache[expression] = cached
         return cached
+
+    # -- vectors (see ``vectors``): written after the passages, searched by meaning ----------
+
+    def pending_embeddings(self, model: str, limit: int = 64) -> list[Pending]:
+        """Passages with no vector of ``model`` yet, oldest first."""
+        with self._lock:
+            return vectors.pending(self._db, model, limit)
+
+    def store_embeddings(self, model: str, items: Sequence[Pending], rows: np.ndarray) -> int:
+        """One batch of vectors in one transaction; returns how many were stored (removed passages are skipped)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                batch = [(p.rowid, p.passage_id, row) for p, row in zip(items, rows, strict=True)]
+                written = set(vectors.put(self._db, model, batch))
+                if written:
+                    self._log(CorpusChange("vectors", model, "", vectors=vectors.logged(items, rows, written)))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            picked = [i for i, p in enumerate(items) if p.rowid in written]
+            self._index.extend(model, [items[i].rowid for i in picked], rows[picked])
+        return len(written)
+
+    def embedding_status(self, model: str) -> dict[str, int]:
+        """Passages, how many have a vector of ``model``, and how many wait for one."""
+        with self._lock:
+            return vectors.embedding_status(self._db, model)
+
+    def forget_embeddings(self) -> int:
+        """Drop every stored vector (before embedding again from scratch); returns how many went."""
+        with self._lock:
+            gone = self._db.execute("DELETE FROM passage_embeddings").rowcount
+            self._generation += 1
+        return gone
+
+    def nearest(self, model: str, vector: np.ndarray, limit: int) -> list[Passage]:
+        """The passages closest in meaning to ``vector`` among those embedded so far (score = cosine)."""
+        with self._lock:
+            hits = self._index.current(self._db, model, self._generation).nearest(vector, limit)
+            if not hits:
+                return []
+            marks = ",".join("?" * len(hits))
+            rows = self._db.execute(
+                f"SELECT {_PASSAGE_COLUMNS}, p.rowid FROM passages p LEFT JOIN documents d ON d.path = p.path "
+                f"WHERE p.rowid IN ({marks})",
+                [rowid for rowid, _ in hits],
+            ).fetchall()
+        found = {r[5]: r for r in rows}
+        return [_passage(found[rowid], score=round(score, 6)) for rowid, score in hits if rowid in found]
+
+    def vectors_of(self, model: str, passage_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these passages (those embedded so far), as float32 rows."""
+        import numpy as np
+
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(passage_ids))
+        with self._lock:
+            for start in range(0, len(unique), 500):
+                batch = unique[start : start + 500]
+                marks = ",".join("?" * len(batch))
+                for passage_id, blob in self._db.execute(
+                    "SELECT p.id, e.vector FROM passages p JOIN passage_embeddings e ON e.passage = p.rowid "
+                    f"WHERE e.model = ? AND p.id IN ({marks})",
+                    [model, *batch],
+                ):
+                    found[passage_id] = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+        return found
 
     def passage_count(self) -> int:
         return self.stats()["passages"]

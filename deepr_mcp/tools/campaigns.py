@@ -25,10 +25,21 @@ class CampaignRef(Strict):
     campaign_id: str = CampaignId
 
 
+QUERIES_HELP = (
+    "Optional, up to 8: other phrasings of the question in the words the documentation itself likely uses "
+    "(technical terms, API or option names, the docs' name for the concept); each is searched beside the question"
+)
+
+
 class StartInput(Strict):
     question: str = Field(min_length=3, max_length=2000, description="What to research, as a question")
     budget: float | None = Field(None, gt=0, le=10_000, description="Dollar limit; asks before exceeding it")
     max_sub_questions: int = Field(5, ge=1, le=12, description="How many sub-questions to plan")
+    queries: list[Annotated[str, Field(min_length=2, max_length=300)]] = Field(
+        default_factory=list,
+        max_length=8,
+        description=QUERIES_HELP,
+    )
 
 
 def _started(campaign: Any) -> dict[str, Any]:
@@ -48,7 +59,9 @@ def _started(campaign: Any) -> dict[str, Any]:
 @define_tool(
     "campaign_start",
     "Start a research campaign in the background: plans sub-questions, gathers cited evidence from the "
-    "corpus, writes a report. Returns at once with the campaign id and resource URIs to follow.",
+    "corpus, writes a report. Returns at once with the campaign id and resource URIs to follow. "
+    "Give queries: the terms the documentation likely uses for what the user asks (users and docs word things "
+    "differently), so evidence is found however the question is phrased.",
     StartInput,
     category="campaign",
     scope="research",
@@ -63,6 +76,7 @@ async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
         owner=ctx.connection_id,
         principal=ctx.principal.name,
         progress=ctx.later_progress,
+        queries=args.queries,
     )
     return _started(campaign)
 
