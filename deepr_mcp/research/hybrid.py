@@ -12,13 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Final, Literal, Protocol, get_args
+from typing import Final, Literal, Protocol, TypeVar, get_args
 
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.errors import InvalidInput
-
-if TYPE_CHECKING:
-    from deepr_mcp.research.engine import Passage
 
 __all__ = ["MODES", "RRF_K", "HybridSearch", "Mode", "check_mode", "fuse", "mode_from_env"]
 
@@ -30,10 +27,23 @@ DEPTH: Final = 50
 """Candidates taken from each list before fusing (at least ``limit``)."""
 
 
-class VectorCorpus(Protocol):
-    def search(self, query: str, limit: int = 10, *, headings_only: bool = False) -> list[Passage]: ...
+class Ranked(Protocol):
+    """A passage as ranked here (``engine.Passage``, a frozen dataclass): an id and a score."""
 
-    def nearest(self, model: str, vector: object, limit: int) -> list[Passage]: ...
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+P = TypeVar("P", bound=Ranked)
+
+
+class VectorCorpus(Protocol):
+    def search(self, query: str, limit: int = 10, *, headings_only: bool = False) -> Sequence[Ranked]: ...
+
+    def nearest(self, model: str, vector: object, limit: int) -> Sequence[Ranked]: ...
 
 
 def check_mode(mode: str) -> Mode:
@@ -47,16 +57,16 @@ def mode_from_env(default: str = "hybrid") -> Mode:
     return check_mode(os.environ.get("DEEPR_RESEARCH_RETRIEVAL", default).strip().lower() or default)
 
 
-def fuse(rankings: Sequence[Sequence[Passage]], limit: int, k: int = RRF_K) -> list[Passage]:
+def fuse(rankings: Sequence[Sequence[P]], limit: int, k: int = RRF_K) -> list[P]:
     """Reciprocal rank fusion of several rankings; each passage's score becomes its fused score."""
     scores: dict[str, float] = {}
-    first: dict[str, Passage] = {}
+    first: dict[str, P] = {}
     for ranking in rankings:
         for rank, passage in enumerate(ranking, start=1):
             scores[passage.id] = scores.get(passage.id, 0.0) + 1.0 / (k + rank)
             first.setdefault(passage.id, passage)
     order = sorted(scores, key=lambda pid: -scores[pid])[:limit]
-    return [replace(first[pid], score=round(scores[pid], 6)) for pid in order]
+    return [replace(first[pid], score=round(scores[pid], 6)) for pid in order]  # type: ignore[type-var]
 
 
 class HybridSearch:
@@ -70,21 +80,21 @@ class HybridSearch:
     def semantic_enabled(self) -> bool:
         return self.embedder.dimensions > 0
 
-    def semantic(self, queries: Sequence[str], limit: int) -> list[list[Passage]]:
+    def semantic(self, queries: Sequence[str], limit: int) -> list[list[Ranked]]:
         """One nearest-neighbour ranking per query (empty when no embedder or nothing embedded yet)."""
         if not self.semantic_enabled or not queries:
             return [[] for _ in queries]
         vectors = self.embedder.embed(list(queries), query=True)
-        return [self.corpus.nearest(self.embedder.name, v, limit) for v in vectors]
+        return [list(self.corpus.nearest(self.embedder.name, v, limit)) for v in vectors]
 
-    def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, also: Sequence[str] = ()) -> list[Passage]:
+    def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, also: Sequence[str] = ()) -> list[Ranked]:
         """The ``limit`` best passages for ``query`` (and the other phrasings ``also``), fused by rank."""
         mode = check_mode(mode)
         if not 1 <= limit <= 200:
             raise InvalidInput(f"limit must be 1-200, got {limit}")
         queries = [query, *also]
         depth = max(DEPTH, limit)
-        rankings: list[Sequence[Passage]] = []
+        rankings: list[Sequence[Ranked]] = []
         if mode != "semantic":
             rankings += [self.corpus.search(q, depth) for q in queries]
         if mode != "lexical":

@@ -17,14 +17,14 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.replication import outbox
-from deepr_mcp.research import corpus_changes, vectors
+from deepr_mcp.research import corpus_changes
 from deepr_mcp.research.corpus_changes import CorpusChange
 from deepr_mcp.research.corpus_rows import detach, insert_chunks, upsert_document
 from deepr_mcp.research.corpus_schema import open_schema
+from deepr_mcp.research.corpus_vectors import PASSAGE_COLUMNS, CorpusVectors, passage_row
 from deepr_mcp.research.engine import Passage
 from deepr_mcp.research.fts import match_expression
 from deepr_mcp.research.ingest import (
@@ -41,10 +41,7 @@ from deepr_mcp.research.ingest import (
     plan_add,
     sections_of,
 )
-from deepr_mcp.research.vectors import Pending, VectorIndex
-
-if TYPE_CHECKING:
-    import numpy as np
+from deepr_mcp.research.vectors import VectorIndex
 
 __all__ = ["AddReport", "Corpus", "Document", "FileResult", "match_expression"]
 
@@ -65,7 +62,7 @@ class Document:
     """The path relative to the folder it was added from (what sources are shown as)."""
 
 
-class Corpus(outbox.LockedOutbox):
+class Corpus(outbox.LockedOutbox, CorpusVectors):
     """Thread-safe (one connection, one lock); async callers use ``anyio.to_thread``."""
 
     def __init__(self, path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
@@ -283,12 +280,12 @@ class Corpus(outbox.LockedOutbox):
             # Rank inside FTS5 (its "rank" column is bm25 with our column weights) and join only the
             # top hits: joining every match before sorting was most of the cost on common words.
             rows = self._db.execute(
-                f"SELECT {_PASSAGE_COLUMNS}, top.rank FROM "
+                f"SELECT {PASSAGE_COLUMNS}, top.rank FROM "
                 "(SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rank LIMIT ?) AS top "
                 "JOIN passages p ON p.rowid = top.rowid LEFT JOIN documents d ON d.path = p.path ORDER BY top.rank",
                 (expression, limit),
             ).fetchall()
-        return [_passage(r, score=round(-r[5], 6)) for r in rows]
+        return [passage_row(r, score=round(-r[5], 6)) for r in rows]
 
     search_passages = search
 
@@ -308,87 +305,18 @@ class Corpus(outbox.LockedOutbox):
                 self._df_cache[expression] = cached
         return cached
 
-    # -- vectors (see ``vectors``): written after the passages, searched by meaning ----------
-
-    def pending_embeddings(self, model: str, limit: int = 64) -> list[Pending]:
-        """Passages with no vector of ``model`` yet, oldest first."""
-        with self._lock:
-            return vectors.pending(self._db, model, limit)
-
-    def store_embeddings(self, model: str, items: Sequence[Pending], rows: np.ndarray) -> int:
-        """One batch of vectors in one transaction; returns how many were stored (removed passages are skipped)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                batch = [(p.rowid, p.passage_id, row) for p, row in zip(items, rows, strict=True)]
-                written = set(vectors.put(self._db, model, batch))
-                if written:
-                    self._log(CorpusChange("vectors", model, "", vectors=vectors.logged(items, rows, written)))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            picked = [i for i, p in enumerate(items) if p.rowid in written]
-            self._index.extend(model, [items[i].rowid for i in picked], rows[picked])
-        return len(written)
-
-    def embedding_status(self, model: str) -> dict[str, int]:
-        """Passages, how many have a vector of ``model``, and how many wait for one."""
-        with self._lock:
-            return vectors.embedding_status(self._db, model)
-
-    def forget_embeddings(self) -> int:
-        """Drop every stored vector (before embedding again from scratch); returns how many went."""
-        with self._lock:
-            gone = self._db.execute("DELETE FROM passage_embeddings").rowcount
-            self._generation += 1
-        return gone
-
-    def nearest(self, model: str, vector: np.ndarray, limit: int) -> list[Passage]:
-        """The passages closest in meaning to ``vector`` among those embedded so far (score = cosine)."""
-        with self._lock:
-            hits = self._index.current(self._db, model, self._generation).nearest(vector, limit)
-            if not hits:
-                return []
-            marks = ",".join("?" * len(hits))
-            rows = self._db.execute(
-                f"SELECT {_PASSAGE_COLUMNS}, p.rowid FROM passages p LEFT JOIN documents d ON d.path = p.path "
-                f"WHERE p.rowid IN ({marks})",
-                [rowid for rowid, _ in hits],
-            ).fetchall()
-        found = {r[5]: r for r in rows}
-        return [_passage(found[rowid], score=round(score, 6)) for rowid, score in hits if rowid in found]
-
-    def vectors_of(self, model: str, passage_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored vectors of these passages (those embedded so far), as float32 rows."""
-        import numpy as np
-
-        found: dict[str, np.ndarray] = {}
-        unique = list(dict.fromkeys(passage_ids))
-        with self._lock:
-            for start in range(0, len(unique), 500):
-                batch = unique[start : start + 500]
-                marks = ",".join("?" * len(batch))
-                for passage_id, blob in self._db.execute(
-                    "SELECT p.id, e.vector FROM passages p JOIN passage_embeddings e ON e.passage = p.rowid "
-                    f"WHERE e.model = ? AND p.id IN ({marks})",
-                    [model, *batch],
-                ):
-                    found[passage_id] = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
-        return found
-
     def passage_count(self) -> int:
         return self.stats()["passages"]
 
     def passage(self, passage_id: str) -> Passage:
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path WHERE p.id = ?",
+                f"SELECT {PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path WHERE p.id = ?",
                 (passage_id,),
             ).fetchone()
         if row is None:
             raise NotFound(f"no passage {passage_id!r} in the corpus")
-        return _passage(row)
+        return passage_row(row)
 
     def documents(self) -> list[Document]:
         with self._lock:
@@ -426,14 +354,7 @@ class Corpus(outbox.LockedOutbox):
     def iter_passages(self) -> Iterator[Passage]:
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path ORDER BY p.rowid"
+                f"SELECT {PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path ORDER BY p.rowid"
             ).fetchall()
         for r in rows:
-            yield _passage(r)
-
-
-_PASSAGE_COLUMNS = "p.id, p.text, COALESCE(NULLIF(d.name, ''), p.path), p.location, p.path"
-
-
-def _passage(row: tuple, score: float = 0.0) -> Passage:
-    return Passage(id=row[0], text=row[1], source=row[2], location=row[3], score=score, path=row[4])
+            yield passage_row(r)
