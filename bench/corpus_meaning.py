@@ -52,7 +52,7 @@ def unit_rows(n: int, seed: int) -> np.ndarray:
 
 def real_passages(count: int) -> tuple[list[str], int, str]:
     """Texts as embedded (heading path + text) and the whole corpus's passage count."""
-    from deepr_mcp.research.vectors import passage_text
+    from deepr_mcp.research.corpus.vectors import passage_text
 
     try:
         from bench.research_quality import find_corpus, open_corpus, ready_corpus
@@ -60,7 +60,7 @@ def real_passages(count: int) -> tuple[list[str], int, str]:
         corpus = open_corpus(ready_corpus(find_corpus(), reindex=False))
         name = "python3-doc"
     except SystemExit:
-        from deepr_mcp.research.passages import Corpus
+        from deepr_mcp.research.corpus.storage import Corpus
         from deepr_mcp.research.samples import SAMPLE_CORPUS
 
         corpus = Corpus(Path(tempfile.mkdtemp()) / "sample.db")
@@ -107,8 +107,8 @@ def embedding(count: int) -> dict[str, float | str]:
 
 
 def index(n: int, folder: Path) -> dict[str, float]:
-    from deepr_mcp.research.hybrid import HybridSearch
-    from deepr_mcp.research.passages import Corpus
+    from deepr_mcp.research.corpus.storage import Corpus
+    from deepr_mcp.research.retrieval.hybrid import HybridSearch
 
     vocab = vocabulary()
     db = folder / "corpus.db"
@@ -167,8 +167,8 @@ SERVED = r"""
 import json, resource, sys
 import numpy as np
 from deepr_mcp.embedding import shared_embedder
-from deepr_mcp.research.hybrid import HybridSearch
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.retrieval.hybrid import HybridSearch
+from deepr_mcp.research.corpus.storage import Corpus
 
 def rss():
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) / 1024

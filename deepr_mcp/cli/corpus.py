@@ -12,7 +12,7 @@ from deepr_mcp.errors import InvalidInput
 
 if TYPE_CHECKING:
     from deepr_mcp.embedding import Embedder
-    from deepr_mcp.research.passages import Corpus
+    from deepr_mcp.research.corpus.storage import Corpus
 
 
 def add_corpus_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,7 +41,7 @@ def add_corpus_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def embed_with_progress(corpus: Corpus, embedder: Embedder, stream: TextIO) -> None:
     """Embed what has no vector yet, with a progress line (``\r`` on a terminal, plain lines in a pipe)."""
-    from deepr_mcp.research.backfill import embed_pending
+    from deepr_mcp.research.corpus.backfill import embed_pending
 
     terminal = stream.isatty()
     shown = [0.0]
@@ -67,15 +67,15 @@ def embed_with_progress(corpus: Corpus, embedder: Embedder, stream: TextIO) -> N
 
 def cmd_corpus(args: argparse.Namespace) -> int:
     from deepr_mcp.embedding import make_embedder
-    from deepr_mcp.research.hybrid import HybridSearch
-    from deepr_mcp.research.passages import Corpus
+    from deepr_mcp.research.corpus.storage import Corpus
+    from deepr_mcp.research.retrieval.hybrid import HybridSearch
 
     settings = _settings(args)
     corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
     embedder = make_embedder(settings.research.embedder)
     try:
         if args.corpus_command == "add":
-            from deepr_mcp.research.ingest import for_stream
+            from deepr_mcp.research.corpus.ingest import for_stream
 
             failed = 0
             for path in args.paths:  # a bar on a terminal, plain lines in a pipe or CI

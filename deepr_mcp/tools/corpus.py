@@ -10,7 +10,7 @@ from pydantic import Field
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
-from deepr_mcp.research.ingest import AddScope
+from deepr_mcp.research.corpus.ingest import AddScope
 from deepr_mcp.research.samples import SAMPLE_CORPUS
 from deepr_mcp.tools.campaigns import Strict
 from deepr_mcp.tools.context import ToolContext
