@@ -118,8 +118,8 @@ EMPTY_CORPUS_SEARCH = (
 
 @define_tool(
     "corpus_search",
-    "Search the documents in the research corpus by words and by meaning (bm25 and embeddings, fused): "
-    "the best passages, each with its source file and heading or page.",
+    "Search the documents in the research corpus: find the passages that match your words or your meaning "
+    "(bm25 and embeddings, fused; mode to compare), each with its source file and heading or page.",
     SearchInput,
     category="corpus",
     scope="read",
