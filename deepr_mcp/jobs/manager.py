@@ -33,7 +33,7 @@ from deepr_mcp.jobs.steering import save_carried, write_through
 from deepr_mcp.jobs.store import CampaignStore, StoreUnavailable
 from deepr_mcp.jobs.takeover import ClaimingLease, adopt_orphans, recover
 from deepr_mcp.research.engine import Engine, new_state
-from deepr_mcp.research.models import Phase
+from deepr_mcp.research.models import Phase, tidy_queries
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +130,8 @@ class JobManager:
     ) -> Campaign:
         if budget <= 0:
             raise InvalidInput(f"budget must be a positive number of dollars, got {budget}")
-        state = new_state(question, max_sub_questions=max_sub_questions, queries=queries)
+        state = new_state(question, max_sub_questions=max_sub_questions)
+        state.queries = tidy_queries(queries)
         campaign = Campaign(
             question=state.question,
             budget=budget,

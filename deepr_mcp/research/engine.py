@@ -86,20 +86,14 @@ class CostModel(Protocol):
     def cost(self, model: str, input_tokens: int, output_tokens: int) -> float: ...
 
 
-def new_state(
-    question: str, *, max_sub_questions: int = 5, passages_per_question: int = 10, queries: Sequence[str] = ()
-) -> ResearchState:
-    """A fresh state; ``queries`` are the caller's other phrasings, searched beside the question."""
+def new_state(question: str, *, max_sub_questions: int = 5, passages_per_question: int = 10) -> ResearchState:
     question = " ".join(question.split())
     if len(question) < 3:
         raise InvalidInput("the research question is empty or too short; ask a question of at least 3 characters")
     if len(question) > 2000:
         raise InvalidInput(f"the research question is {len(question)} characters; at most 2000 are allowed")
     return ResearchState(
-        question=question,
-        max_sub_questions=max_sub_questions,
-        passages_per_question=passages_per_question,
-        queries=[" ".join(q.split()) for q in queries if q.strip()],
+        question=question, max_sub_questions=max_sub_questions, passages_per_question=passages_per_question
     )
 
 
@@ -133,8 +127,7 @@ class Engine:
         """Judges whether the cited evidence answers a sub-question (a gap when it does not)."""
         self.sources = sources
         """Asked beside the corpus for every sub-question (``[[research.sources]]``)."""
-        self.retriever = Retriever(corpus, search, retrieval)
-        """``search`` adds meaning to words (``retrieval`` mode); without it, words alone."""
+        self.retriever = Retriever(corpus, search, retrieval)  # search: meaning beside words (retrieval mode)
         self.provider = provider
         self.cost_model = cost_model
         self.sink = sink

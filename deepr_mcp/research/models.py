@@ -6,6 +6,7 @@ and continue from the last finished one after a stop, a crash or a budget questi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Literal
 
@@ -83,6 +84,11 @@ class StepRecord(BaseModel):
     """How many passages an evidence source returned."""
     error: str | None = None
     """Why an evidence source gave nothing (the research went on without it)."""
+
+
+def tidy_queries(queries: Sequence[str]) -> list[str]:
+    """The agent's phrasings as searched: whitespace collapsed, empty ones dropped."""
+    return [" ".join(q.split()) for q in queries if q.strip()]
 
 
 class ResearchState(BaseModel):
