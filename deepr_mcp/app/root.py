@@ -105,6 +105,8 @@ class Root:
         for follower in self.followers:
             background.start_soon(follower.run)
         await self._open_jobs(stack, contained(background.start_soon), web_http)
+        # Passages added before a restart, by the CLI or by another replica get their vectors here.
+        contained(background.start_soon)(self.engines.embedding.run)
 
     def _open_stores(self, stack: AsyncExitStack) -> None:
         settings = self.settings
