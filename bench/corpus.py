@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rank_bm25 import BM25Okapi
 
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.storage import Corpus
 
 VOCAB_SIZE = 20_000
 WORDS_PER_PASSAGE = 60

@@ -99,8 +99,8 @@ def recall(corpus: Any, ranked: list[Any], question: Any, k: int) -> float:
 def measure(name: str, db: Path, questions: list[Any]) -> dict[str, Any]:
     """In a child process: load, embed the subset, then the three rankings' recall."""
     from deepr_mcp.embedding import make_embedder
-    from deepr_mcp.research.backfill import embed_pending
-    from deepr_mcp.research.hybrid import HybridSearch
+    from deepr_mcp.research.corpus.backfill import embed_pending
+    from deepr_mcp.research.retrieval.hybrid import HybridSearch
 
     spec, modules = CANDIDATES[name]
     started = time.perf_counter()

@@ -43,8 +43,8 @@ def trace(corpus: Any, question: str, retrieval: str) -> dict[str, Any]:
 
     from deepr_mcp.embedding import shared_embedder
     from deepr_mcp.research.engine import Engine, new_state
-    from deepr_mcp.research.hybrid import HybridSearch, check_mode
     from deepr_mcp.research.providers.local import LocalProvider
+    from deepr_mcp.research.retrieval.hybrid import HybridSearch, check_mode
 
     search = HybridSearch(corpus, shared_embedder("minilm"))
     engine = Engine(corpus, LocalProvider(), search=search, retrieval=check_mode(retrieval))

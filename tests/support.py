@@ -916,8 +916,8 @@ def with_sample(data_dir: Path) -> Path:
         import tempfile
 
         from deepr_mcp.embedding import shared_embedder
-        from deepr_mcp.research.backfill import embed_pending
-        from deepr_mcp.research.passages import Corpus
+        from deepr_mcp.research.corpus.backfill import embed_pending
+        from deepr_mcp.research.corpus.storage import Corpus
         from deepr_mcp.research.samples import SAMPLE_CORPUS
 
         with tempfile.TemporaryDirectory(prefix="deepr-sample-db-") as tmp:

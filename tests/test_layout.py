@@ -95,6 +95,30 @@ def test_cycle_detection_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+RESEARCH = "deepr_mcp.research"
+PIPELINE = ("passage", "corpus", "reading", "models", "retrieval", "synthesis", "providers")
+"""research/ from the bottom up: the passage type, then each stage (``models``, the state of a run, is
+read by synthesis and the engine); every other module of research/ (the engine and what it asks) is on top."""
+
+
+def stage_of(module: str) -> int:
+    part = module.removeprefix(RESEARCH + ".").split(".")[0]
+    return PIPELINE.index(part) if part in PIPELINE else len(PIPELINE)
+
+
+def test_research_imports_only_go_down_its_pipeline() -> None:
+    graph = import_graph()
+    research = {name: targets for name, targets in graph.items() if name.startswith(RESEARCH + ".")}
+    assert {stage_of(name) for name in research} == set(range(len(PIPELINE) + 1))  # every stage was found
+    upward = sorted(
+        f"{name} -> {target}"
+        for name, targets in research.items()
+        for target in targets
+        if target.startswith(RESEARCH + ".") and stage_of(target) > stage_of(name)
+    )
+    assert upward == []
+
+
 def test_no_module_is_over_the_size_limit() -> None:
     sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in modules().items()}
     over = {name for name, n in sizes.items() if n > MAX_MODULE_LINES}

@@ -39,7 +39,7 @@ from deepr_mcp.jobs.store import CampaignStore, SqliteCampaignStore
 from deepr_mcp.objects import MemoryObjectStore, Objects
 from deepr_mcp.replication.follower import Follower
 from deepr_mcp.replication.journal import Journal
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.web import make_session
 from deepr_mcp.sandbox import SandboxManager
 from deepr_mcp.tools import all_tools

@@ -12,7 +12,7 @@ from deepr_mcp.errors import InvalidInput
 
 if TYPE_CHECKING:
     from deepr_mcp.embedding import Embedder
-    from deepr_mcp.research.passages import Corpus
+    from deepr_mcp.research.corpus.storage import Corpus
 
 
 def add_corpus_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,9 +39,9 @@ def add_corpus_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     corpus_embed.add_argument("--rebuild", action="store_true", help="drop every stored vector and embed all again")
 
 
-def _embed(corpus: Corpus, embedder: Embedder, stream: TextIO) -> None:
+def embed_with_progress(corpus: Corpus, embedder: Embedder, stream: TextIO) -> None:
     """Embed what has no vector yet, with a progress line (``\r`` on a terminal, plain lines in a pipe)."""
-    from deepr_mcp.research.backfill import embed_pending
+    from deepr_mcp.research.corpus.backfill import embed_pending
 
     terminal = stream.isatty()
     shown = [0.0]
@@ -67,26 +67,26 @@ def _embed(corpus: Corpus, embedder: Embedder, stream: TextIO) -> None:
 
 def cmd_corpus(args: argparse.Namespace) -> int:
     from deepr_mcp.embedding import make_embedder
-    from deepr_mcp.research.hybrid import HybridSearch
-    from deepr_mcp.research.passages import Corpus
+    from deepr_mcp.research.corpus.storage import Corpus
+    from deepr_mcp.research.retrieval.hybrid import HybridSearch
 
     settings = _settings(args)
     corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
     embedder = make_embedder(settings.research.embedder)
     try:
         if args.corpus_command == "add":
-            from deepr_mcp.research.ingest import for_stream
+            from deepr_mcp.research.corpus.ingest import for_stream
 
             failed = 0
             for path in args.paths:  # a bar on a terminal, plain lines in a pipe or CI
                 report = corpus.add_path(path, exclude=args.exclude, progress=for_stream(sys.stdout))
                 failed += report.count("failed")
-            _embed(corpus, embedder, sys.stdout)  # in the foreground: interrupted, `corpus embed` goes on
+            embed_with_progress(corpus, embedder, sys.stdout)  # in the foreground: interrupted, `corpus embed` goes on
             return 1 if failed else 0
         if args.corpus_command == "embed":
             if args.rebuild:
                 print(f"dropped {corpus.forget_embeddings():,} stored vectors")
-            _embed(corpus, embedder, sys.stdout)
+            embed_with_progress(corpus, embedder, sys.stdout)
             return 0
         if args.corpus_command == "search":
             if not 1 <= args.limit <= 200:
@@ -97,8 +97,8 @@ def cmd_corpus(args: argparse.Namespace) -> int:
             return 0
         for doc in corpus.documents():
             print(f"{doc.passages:5d} passages  {doc.bytes:9,d} bytes  {doc.path}")
-        if embedder.dimensions:
-            status = corpus.embedding_status(embedder.name)
+        status = corpus.embedding_status(embedder.name)
+        if embedder.dimensions and status["passages"]:
             print(f"embedded: {status['embedded']:,} of {status['passages']:,} passages ({embedder.name})")
         return 0
     finally:

@@ -12,7 +12,7 @@ from typing import Any
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.experts.models import Expert, ExpertBelief, ExpertGap, ExpertSource
 from deepr_mcp.jobs.models import Campaign
-from deepr_mcp.research.terms import coverage, terms
+from deepr_mcp.research.reading.terms import coverage, terms
 
 
 def absorb(expert: Expert, campaign: Campaign) -> Expert:

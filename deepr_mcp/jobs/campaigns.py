@@ -21,7 +21,7 @@ from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.models import Campaign
 from deepr_mcp.jobs.store import CampaignStore
 from deepr_mcp.jobs.waiting import ProgressFn, Until, wait_for_campaign
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.sandbox import SandboxManager
 
 logger = logging.getLogger(__name__)

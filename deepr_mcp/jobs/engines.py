@@ -16,14 +16,14 @@ from deepr_mcp.config import Settings
 from deepr_mcp.embedding import shared_embedder
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.jobs.models import Campaign
-from deepr_mcp.research.backfill import BackgroundEmbedding
+from deepr_mcp.research.corpus.backfill import BackgroundEmbedding
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
-from deepr_mcp.research.hybrid import HybridSearch
-from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.pricing import Pricing
 from deepr_mcp.research.providers.base import Provider
 from deepr_mcp.research.providers.factory import make_provider
 from deepr_mcp.research.providers.local import LocalProvider
+from deepr_mcp.research.retrieval.hybrid import HybridSearch
 from deepr_mcp.research.sources import EvidenceSource
 from deepr_mcp.research.web import PageFetcher, SearxngSearch
 from deepr_mcp.sandbox import SandboxManager

@@ -11,27 +11,28 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import anyio
 
 from deepr_mcp.errors import BudgetExceeded, DeeprError, InvalidInput
-from deepr_mcp.research import prompts
-from deepr_mcp.research.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
-from deepr_mcp.research.hybrid import HybridSearch, Mode
 from deepr_mcp.research.models import EngineEvent, Phase, ResearchState, StepRecord, SubQuestion
+from deepr_mcp.research.passage import Passage, PassageSearch
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import Completion, Provider
-from deepr_mcp.research.relevance import answered_by
-from deepr_mcp.research.report import beliefs_and_gaps, cite, partial_report, render_report
-from deepr_mcp.research.retrieval import Retriever, key_terms
+from deepr_mcp.research.reading.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
+from deepr_mcp.research.reading.terms import coverage, terms
+from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
+from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
 from deepr_mcp.research.sources import EvidenceSource, gather_from
-from deepr_mcp.research.terms import coverage, terms
-from deepr_mcp.research.verify import Floor, verify_answer, verify_findings
+from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.relevance import answered_by
+from deepr_mcp.research.synthesis.report import beliefs_and_gaps, cite, partial_report, render_report
+from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Engine", "Passage", "beliefs_and_gaps", "copy_to_sandbox", "new_state", "partial_report", "render_report"]
+__all__ = ["Engine", "beliefs_and_gaps", "copy_to_sandbox", "new_state", "partial_report", "render_report"]
 
 PLAN = "plan"
 SYNTHESISE = "synthesise"
@@ -41,25 +42,6 @@ WEAK_EVIDENCE = 0.5
 MAX_OUTPUT_TOKENS = {PLAN: 300, SYNTHESISE: 600, GATHER_PREFIX: 700}
 """Each step's ``max_tokens``: the output cost of a step can never exceed this."""
 PASSAGE_MAX_CHARS = 1100
-
-
-@dataclass(frozen=True, slots=True)
-class Passage:
-    id: str
-    text: str
-    source: str
-    """What a reader is shown: the path relative to the folder that was added (or a URL)."""
-    location: str
-    """The heading path inside the source ("tarfile > Extraction filters"), or "page 3"."""
-    score: float
-    path: str = ""
-    """The document key the passage was stored under (absolute path or URL); "" when unknown."""
-
-
-class PassageSearch(Protocol):
-    """What the engine needs from a corpus: ranked passages for a query (sync; run in a thread)."""
-
-    def search_passages(self, query: str, limit: int) -> Sequence[Passage]: ...
 
 
 class ArtifactSink(Protocol):
@@ -311,7 +293,7 @@ class Engine:
         )
         completion = await self._complete(state, SYNTHESISE, messages)
         known = {c.number for c in state.passages.values()}
-        answer = prompts.strip_unknown_citations(completion.text.strip(), known)
+        answer = citations.strip_unknown_citations(completion.text.strip(), known)
         state.answer = verify_answer(answer, lines)
         state.report = render_report(state, state.answer)
         self._write("final_report.md", state.report)

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from deepr_mcp.research.analysis import QuestionAnalysis
+from deepr_mcp.research.reading.analysis import QuestionAnalysis
 
 
 class Phase(StrEnum):

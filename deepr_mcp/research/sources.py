@@ -10,10 +10,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.research.models import ResearchState, StepRecord
+from deepr_mcp.research.passage import Passage
 
 __all__ = ["EvidenceSource", "gather_from"]
 
@@ -30,18 +31,16 @@ class EvidenceSource(Protocol):
     cost_per_call: float
     """Dollars one ask costs (0 unless configured)."""
 
-    async def search(self, query: str) -> Sequence[Any]:
-        """Passages (``research.engine.Passage``: not imported here, the engine imports this module)."""
-        ...
+    async def search(self, query: str) -> Sequence[Passage]: ...
 
 
-async def gather_from(sources: Sequence[EvidenceSource], query: str, state: ResearchState, step: str) -> list[Any]:
+async def gather_from(sources: Sequence[EvidenceSource], query: str, state: ResearchState, step: str) -> list[Passage]:
     """Ask every source for ``query``, record each ask in ``state.step_records``, return their passages."""
-    found: list[Any] = []
+    found: list[Passage] = []
     for source in sources:
         started = time.perf_counter()
         error: str | None = None
-        hits: list[Any] = []
+        hits: list[Passage] = []
         try:
             hits = list(await source.search(query))[: source.limit]
         except DeeprError as exc:

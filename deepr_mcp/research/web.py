@@ -21,7 +21,7 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
 from deepr_mcp.errors import InvalidInput, ProviderError
-from deepr_mcp.research.ingest import html_sections
+from deepr_mcp.research.corpus.ingest import html_sections
 
 MAX_REDIRECTS = 5
 

@@ -21,7 +21,7 @@ from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.store import CampaignStore
 from deepr_mcp.objects import Objects
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.sandbox import SandboxManager
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]

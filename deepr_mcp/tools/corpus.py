@@ -10,7 +10,7 @@ from pydantic import Field
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
-from deepr_mcp.research.ingest import AddScope
+from deepr_mcp.research.corpus.ingest import AddScope
 from deepr_mcp.research.samples import SAMPLE_CORPUS
 from deepr_mcp.tools.campaigns import Strict
 from deepr_mcp.tools.context import ToolContext
@@ -118,8 +118,8 @@ EMPTY_CORPUS_SEARCH = (
 
 @define_tool(
     "corpus_search",
-    "Search the documents in the research corpus by words and by meaning (bm25 and embeddings, fused): "
-    "the best passages, each with its source file and heading or page.",
+    "Search the documents in the research corpus: find the passages that match your words or your meaning "
+    "(bm25 and embeddings, fused; mode to compare), each with its source file and heading or page.",
     SearchInput,
     category="corpus",
     scope="read",

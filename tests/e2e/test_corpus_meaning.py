@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 
 from deepr_mcp.embedding import shared_embedder
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.storage import Corpus
 from tests.support import call, connect, follow, text_of
 
 QUESTION = "how do I avoid typing my password again and again"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.storage import Corpus
 from tests.support import call, connect, follow, text_of
 
 QUESTION = "How do I safely extract a tar archive against path traversal?"

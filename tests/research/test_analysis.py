@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from deepr_mcp.research.analysis import analyse, clauses, is_safety_sub_question, sub_questions
+from deepr_mcp.research.reading.analysis import analyse, clauses, is_safety_sub_question, sub_questions
 
 CASES = [
     ("How do I safely extract a tar archive against path traversal?", "how_to", True),

@@ -4,10 +4,10 @@ the finding that answers the whole question first, and no unguarded recipe leadi
 
 from __future__ import annotations
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.analysis import analyse
-from deepr_mcp.research.claims import units
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.local_answer import answer_text, names, says_something, subjects, word_set
+from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.synthesis.claims import units
 
 
 def _answer(question: str, groups: list[tuple[str, list[str]]], focus: str, key: list[str]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deepr_mcp.research.claims import SUPPORT_THRESHOLD, code_in, normalise, same_claim, support, units
+from deepr_mcp.research.synthesis.claims import SUPPORT_THRESHOLD, code_in, normalise, same_claim, support, units
 
 PASSAGE = (
     "How to extract an entire tar archive to the current working directory:\n\n"
@@ -38,7 +38,7 @@ def test_near_duplicates_are_one_claim() -> None:
 
 
 def test_adds_nothing_is_one_way() -> None:
-    from deepr_mcp.research.claims import adds_nothing
+    from deepr_mcp.research.synthesis.claims import adds_nothing
 
     short = "The walrus operator := assigns a variable in an expression."
     longer = (
@@ -98,7 +98,7 @@ def test_fragment_items_complete_their_sentence_and_announcements_keep_their_col
 
 
 def test_sentences_about_different_subjects_are_no_duplicates() -> None:
-    from deepr_mcp.research.claims import adds_nothing, contrasts, different_subjects
+    from deepr_mcp.research.synthesis.claims import adds_nothing, contrasts, different_subjects
 
     intro, shallow, deep = [u.text for u in units(COPY)]
     assert different_subjects(shallow, deep) and contrasts(shallow, deep)

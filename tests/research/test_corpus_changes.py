@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.research.corpus_changes import CorpusChange
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.changes import CorpusChange
+from deepr_mcp.research.corpus.storage import Corpus
 
 
 def write(folder: Path, name: str, text: str) -> Path:

@@ -13,8 +13,8 @@ import pytest
 
 from deepr_mcp.cli import main
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.research.ingest import BarProgress, Progress, for_stream
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.ingest import BarProgress, Progress, for_stream
+from deepr_mcp.research.corpus.storage import Corpus
 from tests.support import call, connect, text_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -152,7 +152,7 @@ def test_a_failure_while_storing_leaves_nothing_half_added(
     def broken(*args: object) -> None:
         raise RuntimeError("disk went away")
 
-    monkeypatch.setattr("deepr_mcp.research.passages.insert_chunks", broken)  # after the document row
+    monkeypatch.setattr("deepr_mcp.research.corpus.storage.insert_chunks", broken)  # after the document row
     report = corpus.add_path(sphinx / "library")
     assert report.count("failed") == 2 and report.count("added") == 0  # the third is a contents page
     assert "disk went away" in (next(f for f in report.files if f.status == "failed").reason or "")

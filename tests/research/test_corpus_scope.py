@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.research.ingest import ESCAPED, AddScope, files_under, plan_add
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.ingest import ESCAPED, AddScope, files_under, plan_add
+from deepr_mcp.research.corpus.storage import Corpus
 
 
 def _tree(tmp_path: Path) -> tuple[Path, Path]:

@@ -8,7 +8,7 @@ import pytest
 from pypdf import PdfWriter
 
 from deepr_mcp.errors import InvalidInput, NotFound
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.storage import Corpus
 
 SAMPLES = Path(__file__).resolve().parents[2] / "deepr_mcp" / "data" / "samples" / "cables"
 

@@ -13,9 +13,9 @@ import pytest
 from deepr_mcp.embedding import Embedder, NoEmbedder, make_embedder, shared_embedder
 from deepr_mcp.embedding import minilm as minilm_module
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.research.backfill import embed_pending
-from deepr_mcp.research.hybrid import HybridSearch, fuse
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.backfill import embed_pending
+from deepr_mcp.research.corpus.storage import Corpus
+from deepr_mcp.research.retrieval.hybrid import HybridSearch, fuse
 
 QUESTION = "how do I avoid typing my password again and again"
 ANSWER = "a credential helper remembers your login secret, so you are not prompted on each upload"
@@ -128,8 +128,8 @@ def test_the_model_loads_and_embeds_with_the_network_forbidden_and_without_torch
 
 
 def test_research_retrieval_finds_by_meaning_and_by_the_agents_phrasings(corpus: Corpus, model: Embedder) -> None:
-    from deepr_mcp.research.analysis import analyse
-    from deepr_mcp.research.retrieval import Retriever
+    from deepr_mcp.research.reading.analysis import analyse
+    from deepr_mcp.research.retrieval.lexical import Retriever
 
     analysis = analyse(QUESTION)
     sources = {

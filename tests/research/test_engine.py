@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state, partial_report
 from deepr_mcp.research.models import Phase
-from deepr_mcp.research.passages import Corpus
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.sandbox import SandboxManager
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from deepr_mcp.research.feedback import feedback_terms
+from deepr_mcp.research.retrieval.feedback import feedback_terms
 from deepr_mcp.text.tokenizer import tokenize
 
 

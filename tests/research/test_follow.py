@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from deepr_mcp.research.follow import API_NAME, follow_names
+from deepr_mcp.research.retrieval.follow import API_NAME, follow_names
 from deepr_mcp.text.tokenizer import tokenize
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.research.ingest import NotContent, chunk, html_sections, sections_of
+from deepr_mcp.research.corpus.ingest import NotContent, chunk, html_sections, sections_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FURNITURE = [

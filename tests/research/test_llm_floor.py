@@ -15,13 +15,13 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.claims import support
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.anthropic_messages import AnthropicProvider
 from deepr_mcp.research.providers.openai_compat import OpenAIProvider
-from deepr_mcp.research.verify import Floor
+from deepr_mcp.research.synthesis.claims import support
+from deepr_mcp.research.synthesis.verify import Floor
 from tests.support import Scripted, fake_llm
 
 DOC = """# tarfile

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.research.analysis import analyse
-from deepr_mcp.research.operators import named_keywords, named_operators, operator_words, writes_keyword
-from deepr_mcp.research.passages import Corpus
-from deepr_mcp.research.retrieval import Retriever
+from deepr_mcp.research.corpus.storage import Corpus
+from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.retrieval.lexical import Retriever
+from deepr_mcp.research.retrieval.operators import named_keywords, named_operators, operator_words, writes_keyword
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_a_question_about_an_operator_finds_the_section_that_names_it_in_words(t
 def test_without_the_glossary_the_operator_question_misses_that_section(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deepr_mcp.research import retrieval
+    from deepr_mcp.research.retrieval import lexical as retrieval
 
     monkeypatch.setattr(retrieval, "operator_words", lambda text: [])
     assert not _top_location(tmp_path).endswith("Identity comparisons")
@@ -138,7 +138,7 @@ def test_a_keyword_named_as_a_construct_prefers_passages_that_write_it(
         return Retriever(corpus).retrieve(analysis.question, analysis, 1).passages[0].location
 
     assert first().endswith("The with statement")
-    from deepr_mcp.research import retrieval
+    from deepr_mcp.research.retrieval import lexical as retrieval
 
     monkeypatch.setattr(retrieval, "KEYWORD_BOOST", 1.0)  # "with" itself is a stop word: no term finds it
     assert first().endswith("Lock objects")

@@ -147,8 +147,7 @@ async def test_the_local_provider_computes_off_the_event_loop(monkeypatch: pytes
     """Its rules are CPU work: run on the loop they held up other requests and lease heartbeats."""
     import threading
 
-    from deepr_mcp.research import prompts
-    from deepr_mcp.research.providers import local
+    from deepr_mcp.research.providers import local, prompts
 
     threads: list[threading.Thread] = []
     real = local.findings_text

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.research import prompts
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.models import Finding
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.local import LocalProvider, findings_text
-from deepr_mcp.research.relevance import answered_by, answers, ask_of, ask_of_question, relevant
+from deepr_mcp.research.synthesis.relevance import answered_by, answers, ask_of, ask_of_question, relevant
 
 QUESTION = "How do I safely extract a tar archive against path traversal?"
 TOPIC = {"extract", "tar", "archiv", "path", "travers"}
@@ -189,7 +189,7 @@ AUDIT = "Raises an auditing event `shutil.unpack_archive` with arguments `filena
 
 
 def test_reference_notes_are_furniture_unless_asked_about() -> None:
-    from deepr_mcp.research.relevance import reference_note
+    from deepr_mcp.research.synthesis.relevance import reference_note
 
     options = "Which options or parameters change how you extract a tar archive?"
     assert reference_note(AUDIT, QUESTION, options)
@@ -235,7 +235,7 @@ def test_a_sentence_opening_with_a_conjunction_is_read_with_the_one_before() -> 
 
 
 def test_a_sentence_that_only_points_elsewhere_is_no_finding() -> None:
-    from deepr_mcp.research.relevance import pointer
+    from deepr_mcp.research.synthesis.relevance import pointer
 
     for text in (
         "See the description of module `pickle` for information on these methods.",

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from deepr_mcp.research import prompts
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.local import findings_text
-from deepr_mcp.research.relevance import (
+from deepr_mcp.research.synthesis.relevance import (
     answers,
     ask_of,
     dangling,
@@ -178,8 +178,8 @@ def test_a_version_note_answers_only_a_question_about_versions() -> None:
 
 
 def test_a_warning_is_not_glued_to_the_version_note_after_it() -> None:
-    from deepr_mcp.research.claims import units
     from deepr_mcp.research.providers.local import whole_warnings
+    from deepr_mcp.research.synthesis.claims import units
 
     found = whole_warnings(units("Warning: See the warning for extractall(). Changed in version 3.2: Added set_attrs."))
     assert [u.text for u in found] == [

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.research.analysis import analyse
-from deepr_mcp.research.passages import Corpus
-from deepr_mcp.research.retrieval import Retriever, mmr
+from deepr_mcp.research.corpus.storage import Corpus
+from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.retrieval.lexical import Retriever, mmr
 
 DOCS = {
     "tarfile.md": """# tarfile

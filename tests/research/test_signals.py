@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.research import retrieval
-from deepr_mcp.research.analysis import analyse
-from deepr_mcp.research.passages import Corpus
-from deepr_mcp.research.retrieval import Retriever
-from deepr_mcp.research.signals import coordination, covered, names_all, sides
+from deepr_mcp.research.corpus.storage import Corpus
+from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.retrieval import lexical as retrieval
+from deepr_mcp.research.retrieval.lexical import Retriever
+from deepr_mcp.research.retrieval.signals import coordination, covered, names_all, sides
 
 
 def test_sides_keep_the_words_that_tell_them_apart() -> None:

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.claims import support
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import Completion, Message, Usage
 from deepr_mcp.research.providers.local import LocalProvider
+from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.claims import support
 
 DOC = """# tarfile
 
@@ -102,7 +103,7 @@ async def test_local_report_answers_first_quotes_code_and_never_repeats(corpus: 
     assert "Never extract archives from untrusted sources" in answer  # the warning leads
     assert "```" in report and 'tar.extractall(path="out")' in report  # code stays code, line breaks kept
     bullets = [re.sub(r"\s*\[\d+\]", "", line[2:]).strip() for line in report.splitlines() if line.startswith("- ")]
-    sentences = [re.sub(r"\s*\[\d+\]", "", s).strip() for s in prompts.split_sentences(answer.strip())]
+    sentences = [re.sub(r"\s*\[\d+\]", "", s).strip() for s in citations.split_sentences(answer.strip())]
     assert len(bullets + sentences) == len(set(bullets + sentences))  # no claim twice
     by_number = {c.number: c.passage_id for c in state.passages.values()}
     for line in report.splitlines():

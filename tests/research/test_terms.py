@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from deepr_mcp.research.analysis import analyse
-from deepr_mcp.research.retrieval import key_terms
-from deepr_mcp.research.signals import COORD_MIN_WEIGHT
-from deepr_mcp.research.terms import coverage, doc_words, terms, weigh_doc_words
+from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.reading.terms import coverage, doc_words, terms, weigh_doc_words
+from deepr_mcp.research.retrieval.lexical import key_terms
+from deepr_mcp.research.retrieval.signals import COORD_MIN_WEIGHT
 
 
 def test_the_preposition_of_a_comparison_template_is_no_content_term() -> None:

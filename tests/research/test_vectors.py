@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deepr_mcp.research.backfill import embed_batch, embed_pending
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.backfill import embed_batch, embed_pending
+from deepr_mcp.research.corpus.storage import Corpus
 from tests.research.test_corpus_changes import ship
 
 

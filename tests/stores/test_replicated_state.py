@@ -14,7 +14,7 @@ from mcp import Client
 
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.replication.follower import Follower
-from deepr_mcp.research.passages import Corpus
+from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.stores.redis_client import open_checked
 from deepr_mcp.stores.redis_log import RedisChangeLog
 from tests.support import QUESTION, RedisServer, call, follow, http_server

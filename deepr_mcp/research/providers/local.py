@@ -15,12 +15,14 @@ import re
 
 import anyio
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.analysis import analyse, sub_questions
-from deepr_mcp.research.claims import Unit, adds_nothing, same_claim, units
+from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import Completion, Message, Usage
 from deepr_mcp.research.providers.local_answer import answer_text
-from deepr_mcp.research.relevance import (
+from deepr_mcp.research.reading.analysis import analyse, sub_questions
+from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE, VERSION_NOTE
+from deepr_mcp.research.reading.terms import listed_terms, terms
+from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
+from deepr_mcp.research.synthesis.relevance import (
     answers,
     ask_of,
     ask_of_question,
@@ -33,17 +35,14 @@ from deepr_mcp.research.relevance import (
     same_question,
     stray_change_note,
 )
-from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT, VERSION_NOTE
-from deepr_mcp.research.terms import listed_terms, terms
 
 _PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
 _BRIEF = re.compile(r"^(Question|Focus|Key terms|Related terms|Sub-question): (.*)$", re.M)
 _KNOWN = re.compile(r"^Known: (.*)$", re.M)
-_VERSION_NOTE = re.compile(r"^(?:changed in version|new in version|deprecated since version|added in version)", re.I)
 _CHANGE_NOTE = re.compile(
     r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
 )
-_ADMONITION = re.compile(r"^(?:warning|caution|danger|important)\b\s*:?", re.I)
+_ADMONITION = re.compile(r"^(?:" + "|".join(ADMONITIONS) + r")\b\s*:?", re.I)
 _ANAPHOR = re.compile(r"^(?:it|this|these|they|that|such|its|their)\b", re.I)
 _CONTINUATION = re.compile(r"^(?:and|but|or|nor|so|yet|also|however|otherwise)\b,?", re.I)
 """A sentence opening with a conjunction ("And, if a directory's permissions ...") goes on with the one
@@ -108,7 +107,7 @@ def score_unit(
         score += CUE_BONUS
     if unit.code and "how_to" in focus:
         score += 0.1
-    if _VERSION_NOTE.match(text) and "version" not in focus:
+    if OPENS_WITH_VERSION_NOTE.match(text) and "version" not in focus:
         score *= 0.4
     if _CHANGE_NOTE.search(text) and "version" not in focus:
         score *= 0.75  # "X now accepts ..." tells what changed, not what X is or how to use it
@@ -219,7 +218,7 @@ def whole_warnings(found: list[Unit]) -> list[Unit]:
             and after is not None
             and after.text
             and not _ADMONITION.match(after.text)
-            and not _VERSION_NOTE.match(after.text)  # "Changed in version 3.2: ..." is a note of its own
+            and not OPENS_WITH_VERSION_NOTE.match(after.text)  # "Changed in version 3.2: ..." is a note of its own
             and len(unit.text) + len(after.text) <= MAX_CLAIM_CHARS
         ):
             out.append(Unit(f"{unit.text} {after.text}", after.code, unit.index))

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 
-from deepr_mcp.research import prompts
-from deepr_mcp.research.analysis import QuestionAnalysis, analyse
-from deepr_mcp.research.claims import contrasts
-from deepr_mcp.research.relevance import HARM as _HARM
-from deepr_mcp.research.relevance import PROTECT_CUE
-from deepr_mcp.research.retrieval import ANSWER_CUES, CAVEAT
-from deepr_mcp.research.terms import GENERIC, listed_terms, terms
+from deepr_mcp.research.reading.analysis import QuestionAnalysis, analyse
+from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT
+from deepr_mcp.research.reading.terms import GENERIC, listed_terms, terms
+from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.claims import contrasts
+from deepr_mcp.research.synthesis.relevance import HARM as _HARM
+from deepr_mcp.research.synthesis.relevance import PROTECT_CUE
 from deepr_mcp.text.tokenizer import tokenize
 
 ANSWER_SENTENCES = 3
@@ -123,12 +123,12 @@ def with_contrasts(chosen: list[str], findings: list[str]) -> list[str]:
         if line in out:
             continue
         out.append(line)
-        claim = prompts.CITE.sub("", line).strip()
+        claim = citations.CITE.sub("", line).strip()
         for other in findings:
             extra = 0 if other in chosen else len(other.split())
             if other in out or words + extra > ANSWER_WORDS + CONTRAST_WORDS:
                 continue
-            if contrasts(claim, prompts.CITE.sub("", other).strip()):
+            if contrasts(claim, citations.CITE.sub("", other).strip()):
                 out.append(other)  # a chosen other half moves up next to its pair
                 words += extra
                 break
@@ -160,7 +160,7 @@ def answer_text(user: str) -> str:
     spelled = code_names(brief.get("Question", ""))
 
     def score(line: str, group: int, place: int) -> float:
-        text = prompts.CITE.sub("", line).strip()
+        text = citations.CITE.sub("", line).strip()
         claim, said = terms(text), word_set(text)
         if (about and not any(names(side, said) for side in about)) or not says_something(text):
             return 0.0  # about something else, or no statement at all: it stays under its sub-question

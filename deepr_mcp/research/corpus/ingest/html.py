@@ -1,0 +1,371 @@
+"""HTML main content, as a search engine would index it: the page body, not its furniture.
+
+Parsing is selectolax's Lexbor (a maintained, fast HTML5 parser). Generic extractors were tried
+on the Python docs first: trafilatura kept the ``¶`` marks and the genindex pages, flattened every
+code block inside Sphinx's API entries (``<dl><dd><pre>``) onto one line and took ~0.6 s a page.
+Documentation generators mark their structure plainly, so the rules here are explicit: the main
+region (Sphinx ``[role=main]``, MkDocs ``article``/``[role=main]``, Javadoc ``main``), minus
+navigation, sidebars, tables of contents, permalinks and headers/footers; headings become the
+location; ``<pre>`` stays a fenced code block with its line breaks; API entries (Sphinx ``dt``
+signatures) are a level of the location under their heading. Index, module-index, search and
+table-of-contents pages raise ``NotContent``.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from deepr_mcp.research.corpus.ingest.model import NotContent, Section, fence
+
+SKIPPED_TAGS = frozenset(
+    "head script style noscript template svg canvas iframe object form button input select textarea nav footer".split()
+)
+SKIPPED_ROLES = frozenset({"navigation", "search", "banner", "contentinfo", "complementary"})
+SKIPPED_IDS = frozenset({"toc", "sidebar", "searchbox"})
+SKIPPED_CLASSES = frozenset(
+    # Sphinx (classic, python-docs, alabaster, RTD, furo, pydata themes)
+    "headerlink sphinxsidebar related footer toctree-wrapper rst-footer-buttons wy-nav-side wy-breadcrumbs "
+    "breadcrumbs prev-next-area bd-sidebar bd-toc sidebar-drawer toc-drawer related-pages edit-this-page "
+    "version_switcher_placeholder language_switcher_placeholder mobile-nav menu-wrapper inline-search copybutton "
+    "linenos lineno linenodiv contentstable "
+    # MkDocs (mkdocs, readthedocs and material themes)
+    "md-header md-tabs md-sidebar md-footer md-source-file md-content__button md-search md-nav navbar bs-sidebar "
+    "wy-nav-top md-dialog md-top toc table-of-contents "
+    # Javadoc (old and new layouts)
+    "top-nav sub-nav bottom-nav topNav subNav bottomNav fixedNav flex-header skip-nav skipNav legal-copy "
+    "inherited-list memberSummary inheritance sub-title "
+    # generic
+    "skip-link sr-only visually-hidden cookie-banner".split()
+)
+"""Furniture: skipped with everything inside it wherever it appears in the main region."""
+KEPT_ASIDES = frozenset({"footnote", "footnote-list", "sidebar", "topic"})
+MAIN_REGIONS = (
+    "article.md-content__inner",
+    "div.body[role=main]",
+    "[role=main]",
+    "main",
+    "div.contentContainer",
+    "article",
+    "#content",
+    "body",
+)
+NAVIGATION_MARKERS = (
+    ("table.modindextable, .modindex-jumpbox", "a module index"),
+    ("table.indextable, table.genindextable, .genindex-jumpbox", "an index page"),
+    ("#search-results, #mkdocs-search-results, #search-documentation", "a search page"),
+    ("dl.index, #all-classes-table, .all-classes-table, #all-packages-table, .all-packages-table", "an index page"),
+    ("section.hierarchy, .hierarchy > ul", "a class hierarchy page"),
+    ('meta[name=robots][content*="noindex"]', "marked noindex"),
+)
+HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+BLOCKS = frozenset(
+    "address article blockquote caption dd details dialog div dl dt fieldset figcaption figure "
+    "hgroup li main ol p section summary ul table tr td th".split()
+)
+INLINE_CODE = frozenset({"code", "tt", "kbd", "samp", "var"})
+PERMALINK_TEXT = frozenset({"¶", "#", "§", "🔗", "link"})
+API_DL_CLASSES = frozenset(
+    "function class method attribute data exception classmethod staticmethod describe option cmdoption glossary".split()
+)
+TOC_LINK_SHARE = 0.65
+TOC_MAX_TEXT = 2500
+"""A page whose text is mostly links and that keeps under this much text is a contents page (a Sphinx
+chapter or index.html: a line of introduction above a toctree); measured on python3-doc, where the
+chapter pages sit at 0.7-0.99 and real pages below 0.62."""
+MAX_DEPTH = 4000
+"""Deeper element nesting is no real page: Lexbor's parse time grows with depth squared."""
+_BR = "\x00"
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    kind: str  # heading, object (an API entry), pop (its end), para, item, code, table
+    text: str = ""
+    level: int = 0
+
+
+def html_sections(text: str, *, skip_navigation: bool = True) -> list[Section]:
+    """The page's main content by heading path.
+
+    With ``skip_navigation`` (files being indexed) an index, search or contents page raises
+    ``NotContent``; a page fetched on request keeps whatever text it has.
+    """
+    check_depth(text)
+    tree = LexborHTMLParser(text)
+    title = " ".join((tree.css_first("title").text() if tree.css_first("title") else "").split())
+    root = next((node for s in MAIN_REGIONS if (node := tree.css_first(s)) is not None), None)
+    if root is None:
+        return []
+    for selector, what in NAVIGATION_MARKERS if skip_navigation else ():
+        if root.css_first(selector) is not None or (what == "marked noindex" and tree.css_first(selector)):
+            raise NotContent(f"{what} (navigation, not content)")
+    link_share = _link_share(root)
+    walker = _Walker()
+    sections = _assemble(walker.run(root), title)
+    if skip_navigation and walker.links >= 3:
+        if not sections:
+            raise NotContent("a table of contents (nothing but links)")
+        if link_share >= TOC_LINK_SHARE and sum(len(s.text) for s in sections) < TOC_MAX_TEXT:
+            raise NotContent("a table of contents page (mostly links, little text)")
+    return sections
+
+
+def _link_share(root: LexborNode) -> float:
+    """The share of the main region's text that is link text, before anything is left out."""
+    total = len("".join(root.text().split()))
+    linked = sum(len("".join(a.text().split())) for a in root.css("a"))
+    return linked / total if total else 0.0
+
+
+def check_depth(text: str) -> None:
+    """Refuse pathological nesting before parsing (a cheap tag count, not a parse)."""
+    from deepr_mcp.errors import InvalidInput
+
+    depth = deepest = 0
+    for closing, name in _TAG.findall(text):
+        if name.lower() in _NO_NEST:
+            continue
+        depth = depth - 1 if closing else depth + 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_DEPTH:
+                raise InvalidInput(f"elements nest more than {MAX_DEPTH:,} deep: not a page that can be indexed")
+
+
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)")
+_NO_NEST = frozenset(
+    "area base br col embed hr img input link meta param source track wbr p li dt dd tr td th option "
+    "thead tbody tfoot colgroup rt rp optgroup".split()
+)
+
+
+def _is_furniture(node: LexborNode, classes: set[str]) -> bool:
+    tag, attributes = node.tag, node.attributes
+    if tag in SKIPPED_TAGS or classes & SKIPPED_CLASSES:
+        return True
+    if attributes.get("role") in SKIPPED_ROLES or attributes.get("id") in SKIPPED_IDS:
+        return True
+    if attributes.get("aria-hidden") == "true":
+        return True
+    if tag == "aside":
+        return not classes & KEPT_ASIDES
+    if tag == "header":
+        return node.css_first("nav") is not None
+    if "summary" in classes and tag in ("section", "div"):  # Javadoc member summaries repeat the details
+        return True
+    return "contents" in classes and ("topic" in classes or tag == "nav")  # an rst local table of contents
+
+
+def _is_link_list(node: LexborNode) -> bool:
+    """A list that is nothing but links: a table of contents or a "see also" menu."""
+    text = "".join(node.text().split())
+    if not text or len(node.css("li")) < 2:
+        return False
+    linked = sum(len("".join(a.text().split())) for a in node.css("a"))
+    return linked / len(text) >= 0.9
+
+
+def _squash(text: str) -> str:
+    return "\n".join(" ".join(line.split()) for line in text.split(_BR)).strip()
+
+
+def _classes(node: LexborNode) -> set[str]:
+    return set((node.attributes.get("class") or "").split())
+
+
+def _code_language(pre: LexborNode) -> str:
+    nodes, up = [pre.css_first("code"), pre], pre.parent
+    for _ in range(7):  # MkDocs puts the language class on a div around a line-number table
+        if up is None:
+            break
+        nodes.append(up)
+        up = up.parent
+    for node in nodes:
+        if node is None:
+            continue
+        for cls in _classes(node):
+            match = re.fullmatch(r"(?:highlight|language|lang)-([\w+#.-]+)", cls)
+            if match and match.group(1) not in ("default", "none", "text", "notranslate", "highlight"):
+                return match.group(1)
+    return ""
+
+
+def _is_api_dl(node: LexborNode) -> bool:
+    dt = node.css_first("dt")
+    if dt is None:
+        return False
+    classes = _classes(node)
+    return "sig" in _classes(dt) or (bool(classes & API_DL_CLASSES) and "id" in dt.attributes)
+
+
+def _api_name(dt: LexborNode) -> str:
+    if dt.parent is not None and "glossary" in _classes(dt.parent):
+        return " ".join(dt.text().replace("¶", "").split())[:80]  # the term itself, not its anchor id
+    parts = [n.text() for n in dt.css(".sig-prename, .sig-name")] or [n.text() for n in dt.css(".descname")]
+    name = " ".join("".join(parts).split()) or (dt.attributes.get("id") or "")
+    return name or " ".join(dt.text().split())[:80]
+
+
+class _Walker:
+    """Document order, iteratively (no recursion limit), emitting headings and text blocks."""
+
+    def __init__(self) -> None:
+        self.blocks: list[_Block] = []
+        self._inline: list[str] = []
+        self._item_depth = 0
+        self._api_depth = 0
+        self._prefix = ""
+        self.links = 0
+
+    def run(self, root: LexborNode) -> list[_Block]:
+        stack: list[tuple[LexborNode, bool]] = [(root, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                self._leave(node)
+                continue
+            if node.is_text_node:
+                self._inline.append((node.text_content or "").replace("¶", ""))
+                continue
+            if not node.is_element_node:
+                continue
+            if self._enter(node):
+                stack.append((node, True))
+                stack.extend((child, False) for child in reversed(list(node.iter(include_text=True))))
+        self._flush()
+        return self.blocks
+
+    def _enter(self, node: LexborNode) -> bool:
+        """Handle an element; True when its children should be walked too.
+
+        Longer than 60 lines on purpose: a flat dispatch on the kind of element, in the order
+        the rules must apply (furniture before headings before code before blocks).
+        """
+        tag = node.tag
+        classes = _classes(node)
+        if _is_furniture(node, classes):
+            self.links += len(node.css("a"))
+            return False
+        if tag in ("ul", "ol") and not self._item_depth and _is_link_list(node):
+            self.links += len(node.css("a"))
+            return False
+        if tag == "a":
+            self.links += 1
+        if tag in HEADINGS:
+            self._flush()
+            for link in node.css("a"):
+                if link.text().strip() in PERMALINK_TEXT:
+                    link.decompose()
+            title = " ".join(node.text().replace("¶", "").split())
+            if title:
+                self.blocks.append(_Block("heading", title, HEADINGS[tag]))
+            return False
+        if tag == "pre":
+            self._flush()
+            code = textwrap.dedent(node.text()).strip("\n").rstrip()
+            if code.strip():
+                self.blocks.append(_Block("code", fence(code, _code_language(node))))
+            return False
+        if tag == "table" and node.css_first("pre") is None:  # a code table (line numbers) is walked instead
+            self._flush()
+            rows = []
+            for row in node.css("tr"):
+                cells = [" ".join(c.text().replace("¶", "").split()) for c in row.css("th, td")]
+                if any(cells):
+                    rows.append(" | ".join(cells))
+            if rows:
+                self.blocks.append(_Block("table", "\n".join(rows)))
+            return False
+        if tag == "br":
+            self._inline.append(_BR)
+            return False
+        if tag in INLINE_CODE:
+            code = " ".join(node.text().split())
+            if code:
+                self._inline.append(f"`{code}`")
+            return False
+        if tag == "a" and node.text().strip() in PERMALINK_TEXT:
+            return False
+        if "admonition-title" in classes:
+            self._flush()
+            self._prefix = " ".join(node.text().split()).rstrip(":") + ": "
+            return False
+        if "member-signature" in classes:  # Javadoc
+            self._flush()
+            self.blocks.append(_Block("para", f"`{' '.join(node.text().split())}`"))
+            return False
+        if tag == "dl" and _is_api_dl(node):
+            self._flush()
+            self._api_depth += 1
+            return True
+        if tag == "dt" and self._api_depth and node.parent is not None and _is_api_dl(node.parent):
+            self._flush()
+            self.blocks.append(_Block("object", _api_name(node), 10 + self._api_depth))
+            self.blocks.append(_Block("para", f"`{' '.join(node.text().replace('¶', '').split())}`"))
+            return False
+        if tag == "li" and node.css_first("h1, h2, h3, h4, h5, h6, section") is None:
+            self._flush()
+            self._item_depth += 1
+            return True
+        if tag in BLOCKS:
+            self._flush()
+        return True
+
+    def _leave(self, node: LexborNode) -> None:
+        tag = node.tag
+        if tag in BLOCKS:
+            self._flush(item=tag == "li")
+        if tag == "li" and self._item_depth and node.css_first("h1, h2, h3, h4, h5, h6, section") is None:
+            self._item_depth -= 1
+        if tag == "dl" and self._api_depth and _is_api_dl(node):
+            self.blocks.append(_Block("pop", level=10 + self._api_depth))
+            self._api_depth -= 1
+
+    def _flush(self, *, item: bool = False) -> None:
+        text = _squash("".join(self._inline))
+        self._inline = []
+        if not text:
+            return
+        text, self._prefix = self._prefix + text, ""
+        if self._item_depth:
+            self.blocks.append(_Block("item", "  " * (self._item_depth - 1) + "- " + text))
+        else:
+            self.blocks.append(_Block("para", text))
+
+
+def _assemble(blocks: list[_Block], title: str) -> list[Section]:
+    path: list[tuple[int, str]] = []
+    sections: list[Section] = []
+    paragraphs: list[str] = []
+    offset = 0
+    has_heading = any(b.kind == "heading" for b in blocks)
+
+    def flush() -> None:
+        nonlocal paragraphs, offset
+        if paragraphs:
+            text = "\n\n".join(paragraphs)
+            location = " > ".join(t for _, t in path) or ("" if has_heading else title)
+            sections.append(Section(text, location, offset))
+            offset += len(text) + 2
+        paragraphs = []
+
+    previous = ""
+    for block in blocks:
+        if block.kind == "object" and path and path[-1] == (block.level, block.text):
+            continue  # another signature of the same entry (an overload): same section
+        if block.kind in ("heading", "object", "pop"):
+            flush()
+            path = [(level, t) for level, t in path if level < block.level]
+            if block.kind != "pop":
+                path.append((block.level, block.text))
+        elif block.kind == "item" and previous == "item" and paragraphs:
+            paragraphs[-1] += "\n" + block.text
+        else:
+            paragraphs.append(block.text)
+        previous = block.kind
+    flush()
+    return sections

@@ -1,0 +1,175 @@
+"""Markdown and reStructuredText by heading path, with their code blocks kept as fenced code.
+
+Both are read line by line so that a ``# comment`` inside a code block is never taken for a
+heading, and code (Markdown fences or indented blocks, rst ``::`` literal blocks, ``code-block``
+directives and ``>>>`` doctests) comes out as one fenced block with its line breaks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deepr_mcp.research.corpus.ingest.model import Section, fence
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+class _Sections:
+    """Collects body lines under a heading path and cuts a Section at every heading."""
+
+    def __init__(self) -> None:
+        self.sections: list[Section] = []
+        self.heads: list[str] = []
+        self.lines: list[str] = []
+        self.offset = 0
+
+    def heading(self, level: int, title: str) -> None:
+        self.flush()
+        self.heads = [*self.heads[: level - 1], title.strip()]
+
+    def flush(self) -> None:
+        text = "\n".join(self.lines).strip("\n")
+        if text.strip():
+            self.sections.append(Section(text, " > ".join(h for h in self.heads if h), self.offset))
+            self.offset += len(text) + 2
+        self.lines = []
+
+
+def markdown_sections(text: str) -> list[Section]:
+    out = _Sections()
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        opened = _FENCE.match(line)
+        if opened:
+            marker, language = opened.group(1), opened.group(2)
+            body, i = [], i + 1
+            while i < len(lines) and not lines[i].strip().startswith(marker):
+                body.append(lines[i])
+                i += 1
+            out.lines += ["", fence("\n".join(body).strip("\n"), language), ""]
+            i += 1
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            out.heading(len(atx.group(1)), atx.group(2))
+            i += 1
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if line.strip() and re.fullmatch(r" {0,3}(=+|-+)\s*", nxt) and not _LIST_ITEM.match(line):
+            if not out.lines or not out.lines[-1].strip():  # a one-line paragraph: a setext heading
+                out.heading(1 if nxt.strip()[0] == "=" else 2, line)
+                i += 2
+                continue
+        if line.startswith(("    ", "\t")) and line.strip() and (not out.lines or not out.lines[-1].strip()):
+            previous = next((x for x in reversed(out.lines) if x.strip()), "")
+            if not _LIST_ITEM.match(previous) and not previous.startswith(("    ", "\t")):
+                body = []
+                while i < len(lines) and (not lines[i].strip() or lines[i].startswith(("    ", "\t"))):
+                    body.append(lines[i][4:] if lines[i].startswith("    ") else lines[i][1:])
+                    i += 1
+                out.lines += [fence("\n".join(body).strip("\n")), ""]
+                continue
+        out.lines.append(line)
+        i += 1
+    out.flush()
+    return out.sections
+
+
+_RST_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
+_RST_CODE = re.compile(r"^\.\. (?:code-block|code|sourcecode|highlight|doctest|testcode)::\s*(\S*)")
+_RST_DROP = re.compile(r"^\.\. (?:toctree|contents|index|only|raw|include|image|figure|_[^:]+:|\|[^|]+\|)|^\.\.\s*$")
+_RST_DIRECTIVE = re.compile(r"^\.\. ([\w:-]+)::\s*(.*)$")
+
+
+def rst_sections(text: str) -> list[Section]:
+    """Sections of reStructuredText, with code fenced and directives named.
+
+    Longer than 60 lines on purpose: one pass over the lines, where each construct (titles,
+    code, doctests, dropped and named directives) moves the same cursor; split apart, the pieces
+    would pass that cursor and state back and forth and read worse.
+    """
+    out = _Sections()
+    styles: list[tuple[str, bool]] = []
+    lines = text.splitlines()
+    i = 0
+    literal_next = False
+
+    def indented_block(start: int) -> tuple[list[str], int]:
+        """The indented lines from ``start`` (blank lines inside included), dedented."""
+        body, j = [], start
+        while j < len(lines) and (not lines[j].strip() or lines[j][:1] in (" ", "\t")):
+            body.append(lines[j])
+            j += 1
+        while body and not body[-1].strip():
+            body.pop()
+            j -= 1
+        width = min((len(x) - len(x.lstrip()) for x in body if x.strip()), default=0)
+        return [x[width:] for x in body], j
+
+    while i < len(lines):
+        line = lines[i]
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        after = lines[i + 2] if i + 2 < len(lines) else ""
+        # Over- and underlined title, then underlined title.
+        if _RST_ADORNMENT.match(line) and nxt.strip() and after.strip() == line.strip() and len(line.strip()) >= 3:
+            style = (line.strip()[0], True)
+            title, i = nxt.strip(), i + 3
+        elif (
+            line.strip()
+            and not line[:1].isspace()
+            and _RST_ADORNMENT.match(nxt)
+            and len(nxt.strip()) >= len(line.strip())
+        ):
+            style = (nxt.strip()[0], False)
+            title, i = line.strip(), i + 2
+        else:
+            style = None
+        if style is not None:
+            if style not in styles:
+                styles.append(style)
+            out.heading(styles.index(style) + 1, title)
+            continue
+        code = _RST_CODE.match(line)
+        if code or (literal_next and line[:1] in (" ", "\t") and line.strip()):
+            start = i + 1 if code else i
+            while code and start < len(lines) and re.match(r"^\s+:[\w-]+:", lines[start]):
+                start += 1  # directive options such as :linenos:
+            body, i = indented_block(start)
+            out.lines += ["", fence("\n".join(body).strip("\n"), code.group(1) if code else ""), ""]
+            literal_next = False
+            continue
+        if line.strip():
+            literal_next = line.rstrip().endswith("::")
+        if line.lstrip().startswith(">>> ") and (not out.lines or not out.lines[-1].strip()):
+            body = []
+            while i < len(lines) and lines[i].strip():
+                body.append(lines[i])
+                i += 1
+            width = min(len(x) - len(x.lstrip()) for x in body)
+            out.lines += [fence("\n".join(x[width:] for x in body), "pycon"), ""]
+            continue
+        if _RST_DROP.match(line):
+            _, i = indented_block(i + 1)
+            continue
+        directive = _RST_DIRECTIVE.match(line)
+        if directive:  # admonitions and the like: keep the content, named
+            name, argument = directive.group(1), directive.group(2).strip()
+            body, i = indented_block(i + 1)
+            body = [x for x in body if not re.match(r"^:[\w-]+:", x)]
+            while body and not body[0].strip():
+                body.pop(0)
+            label = name.replace("versionadded", "New in version").replace("versionchanged", "Changed in version")
+            out.lines += ["", f"{label.capitalize()}: {argument}".rstrip(), *body, ""]
+            continue
+        out.lines.append(re.sub(r"\s?::$", ":", line) if line.rstrip().endswith("::") else line)
+        i += 1
+    out.flush()
+    return out.sections
+
+
+def plain_sections(text: str) -> list[Section]:
+    return [Section(text, "", 0)] if text.strip() else []

@@ -1,0 +1,141 @@
+"""The report a reader keeps: the answer first, then findings by sub-question, gaps, sources.
+
+No claim appears twice: near-duplicate findings are merged (citations joined) before anything
+is rendered, and a finding already stated in the direct answer is not repeated under its
+sub-question. Code is quoted as fenced code. Sources are named by the document's path relative
+to the folder it was added from, plus the heading the passage sits under.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState
+from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.claims import adds_nothing, same_claim, units
+
+
+def new_sentences(claim: str, said: list[str]) -> str:
+    """The sentences of ``claim`` that say something not already in ``said`` (all of them, or "")."""
+    sentences = [u.text for u in units(claim) if u.text]
+    fresh = [s for s in sentences if not any(adds_nothing(s, old) for old in said)]
+    return " ".join(fresh) if len(fresh) < len(sentences) else claim
+
+
+def merge_duplicates(state: ResearchState) -> None:
+    """Keep the first statement of each claim (plan order); later near-copies give it their citations.
+
+    A later claim that repeats only one sentence of an earlier one keeps its other sentences, so
+    the same warning never appears twice even inside longer claims.
+    """
+    kept: list[Finding] = []
+    said: list[str] = []
+    for sq in state.sub_questions:
+        unique = []
+        for finding in sq.findings:
+            twin = next((k for k in kept if adds_nothing(finding.claim, k.claim)), None)
+            rest = new_sentences(finding.claim, said) if twin is None else ""
+            if twin is None and rest:
+                finding.claim = rest
+                kept.append(finding)
+                unique.append(finding)
+                said += [u.text for u in units(rest) if u.text]
+                continue
+            twin = twin or next((k for k in kept if set(k.passage_ids) & set(finding.passage_ids)), None)
+            if twin is None:
+                continue
+            twin.passage_ids += [p for p in finding.passage_ids if p not in twin.passage_ids]
+            twin.confidence = max(twin.confidence, finding.confidence)
+            if twin.code is None and finding.code:
+                twin.code = finding.code
+        sq.findings = unique
+
+
+def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
+    merge_duplicates(state)
+    beliefs, gaps = [], []
+    for sq in state.sub_questions:
+        for finding in sq.findings:
+            numbers = [state.passages[pid].number for pid in finding.passage_ids if pid in state.passages]
+            beliefs.append(
+                Belief(claim=finding.claim, confidence=finding.confidence, citations=numbers, sub_question=sq.text)
+            )
+        if sq.status in ("weak", "unanswered"):
+            reason = (
+                "no passage in the corpus answers it"
+                if sq.status == "unanswered"
+                else f"only weak evidence (the best passage holds {sq.evidence:.0%} of its terms)"
+            )
+            if sq.status == "unanswered" and sq.nearest:
+                reason = f"the passages found do not answer it; the nearest was {sq.nearest}"
+            gaps.append(Gap(sub_question=sq.text, reason=reason))
+        elif sq.status == "pending":
+            gaps.append(Gap(sub_question=sq.text, reason="not researched (the campaign stopped before it)"))
+    beliefs.sort(key=lambda b: -b.confidence)
+    return beliefs, gaps
+
+
+def cite(state: ResearchState, finding: Finding) -> str:
+    return "".join(f"[{state.passages[p].number}]" for p in finding.passage_ids if p in state.passages)
+
+
+def answer_sentences(answer: str) -> list[str]:
+    """The answer's sentences without citation markers (one cited piece may hold several)."""
+    pieces = [citations.CITE.sub("", s).strip() for s in citations.split_sentences(answer)]
+    return [u.text for piece in pieces for u in units(piece) if u.text] + pieces
+
+
+def _fenced(code: str, indent: str = "") -> list[str]:
+    return [f"{indent}```", *(f"{indent}{line}" if line else "" for line in code.splitlines()), f"{indent}```"]
+
+
+def source_name(source: str) -> str:
+    """A relative source as stored; an absolute path (an older corpus) by its file name."""
+    path = PurePath(source)
+    return path.name if path.is_absolute() else source
+
+
+def render_report(state: ResearchState, answer: str, *, partial_note: str | None = None) -> str:
+    """Markdown: the direct answer, a section per sub-question, gaps, and the numbered sources."""
+    out = [f"# Research report: {state.question}", ""]
+    if partial_note:
+        out += [f"> **Partial report.** {partial_note}", ""]
+    out += ["## Answer", "", answer or "The corpus holds no evidence that answers this question.", ""]
+    stated = answer_sentences(answer)
+    findings = [f for sq in state.sub_questions for f in sq.findings]
+    for finding in findings:
+        if finding.code and any(same_claim(finding.claim, s) for s in stated):
+            out += [*_fenced(finding.code), ""]
+            break
+    out += ["## Findings", ""]
+    for sq in state.sub_questions:
+        # a sub-question is shown when it adds findings or was never researched; covered and
+        # unanswered ones are named in the plan and under Gaps, not as empty sections
+        shown = [(f, new_sentences(f.claim, stated)) for f in sq.findings]
+        rest = [(f, text) for f, text in shown if text and not any(adds_nothing(f.claim, s) for s in stated)]
+        if rest:
+            out += [f"### {sq.text}", ""]
+            for finding, text in rest:
+                out.append(f"- {text} {cite(state, finding)}")
+                if finding.code:
+                    out += _fenced(finding.code, "  ")
+            out.append("")
+        elif sq.status == "pending":
+            out += [f"### {sq.text}", "", "_Not researched: the campaign stopped before this sub-question._", ""]
+        elif sq.status == "answered":  # its answer was already stated: say so rather than drop it from view
+            out += [f"### {sq.text}", "", "_Answered above: its evidence is already stated._", ""]
+    if state.gaps:
+        out += ["## Gaps", "", "What the corpus does not answer:", ""]
+        out += [f"- {g.sub_question} ({g.reason})" for g in state.gaps] + [""]
+    out += ["## Sources", ""]
+    for c in sorted(state.passages.values(), key=lambda c: c.number):
+        where = f", {c.location}" if c.location else ""
+        out.append(f"[{c.number}] {source_name(c.source)}{where} (passage {c.passage_id})")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def partial_report(state: ResearchState, reason: str) -> str:
+    """The report from whatever was gathered, for an aborted or budget-stopped campaign."""
+    state.beliefs, state.gaps = beliefs_and_gaps(state)
+    answer = " ".join(f"{b.claim} " + "".join(f"[{n}]" for n in b.citations) for b in state.beliefs[:3])
+    return render_report(state, answer, partial_note=reason)
