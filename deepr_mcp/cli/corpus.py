@@ -65,6 +65,13 @@ def embed_with_progress(corpus: Corpus, embedder: Embedder, stream: TextIO) -> N
     stream.write(f"searchable by meaning: {embedded:,} of {passages:,} passages ({embedder.name})\n")
 
 
+def no_documents(data_dir: Path) -> str:
+    return (
+        f"no documents yet: the corpus in {data_dir} is empty; add some with `deepr-mcp corpus add PATH` "
+        "(files or folders: .md .txt .rst .html .pdf)"
+    )
+
+
 def cmd_corpus(args: argparse.Namespace) -> int:
     from deepr_mcp.embedding import make_embedder
     from deepr_mcp.research.corpus.storage import Corpus
@@ -77,12 +84,12 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         if args.corpus_command == "add":
             from deepr_mcp.research.corpus.ingest import for_stream
 
-            failed = 0
-            for path in args.paths:  # a bar on a terminal, plain lines in a pipe or CI
+            new_failures = 0
+            for path in args.paths:  # a bar on a terminal, plain lines in a pipe or CI; each failure once
                 report = corpus.add_path(path, exclude=args.exclude, progress=for_stream(sys.stdout))
-                failed += report.count("failed")
+                new_failures += report.new_failures
             embed_with_progress(corpus, embedder, sys.stdout)  # in the foreground: interrupted, `corpus embed` goes on
-            return 1 if failed else 0
+            return 1 if new_failures else 0  # a file that failed the same way last time is not news
         if args.corpus_command == "embed":
             if args.rebuild:
                 print(f"dropped {corpus.forget_embeddings():,} stored vectors")
@@ -91,11 +98,21 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         if args.corpus_command == "search":
             if not 1 <= args.limit <= 200:
                 raise InvalidInput(f"--limit must be 1-200, got {args.limit}")
+            if corpus.stats()["documents"] == 0:
+                print(no_documents(settings.data_dir))
+                return 1
             mode = args.mode or settings.research.retrieval
-            for hit in HybridSearch(corpus, embedder).search(args.query, args.limit, mode):
+            hits = HybridSearch(corpus, embedder).search(args.query, args.limit, mode)
+            if not hits:
+                print(f"no passage matches {args.query!r} in {corpus.stats()['documents']} documents; try other words")
+                return 1
+            for hit in hits:
                 print(f"{hit.score:7.3f}  {hit.source} [{hit.location}]\n         {hit.text[:160]}")
             return 0
-        for doc in corpus.documents():
+        documents = corpus.documents()
+        if not documents:
+            print(no_documents(settings.data_dir))
+        for doc in documents:
             print(f"{doc.passages:5d} passages  {doc.bytes:9,d} bytes  {doc.path}")
         status = corpus.embedding_status(embedder.name)
         if embedder.dimensions and status["passages"]:

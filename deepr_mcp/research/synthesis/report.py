@@ -100,7 +100,13 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
     out = [f"# Research report: {state.question}", ""]
     if partial_note:
         out += [f"> **Partial report.** {partial_note}", ""]
-    out += ["## Answer", "", answer or "The corpus holds no evidence that answers this question.", ""]
+    if not answer:  # a stopped run read nothing: the corpus is not to blame
+        answer = (
+            "No answer: the research stopped before it could finish (see the note above)."
+            if partial_note
+            else "The corpus holds no evidence that answers this question."
+        )
+    out += ["## Answer", "", answer, ""]
     stated = answer_sentences(answer)
     findings = [f for sq in state.sub_questions for f in sq.findings]
     for finding in findings:
