@@ -86,6 +86,9 @@ class MiniLM:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self.threads or min(4, os.cpu_count() or 1)
         options.log_severity_level = 3
+        # Idle worker threads sleep instead of spinning: on 2 shared cores a one-query call took 10.5
+        # CPU-ms spinning against 5.8 without, and a batch of passages 22 against 29 passages per CPU-s.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         data = _checked(_model_file())
         tokenizer = Tokenizer.from_file(str(TOKENIZER))
         tokenizer.enable_truncation(MAX_TOKENS)
