@@ -68,6 +68,11 @@ class ObjectSettings(BaseModel):
     max_bytes_per_owner: int = Field(
         256 * 2**20, ge=1024, description="Stored bytes per principal; past it its oldest objects are dropped"
     )
+    max_total_bytes: int = Field(
+        1024 * 2**20,
+        ge=1024,
+        description="Stored bytes of all principals together; past it the oldest objects of any principal are dropped",
+    )
 
 
 class AppsSettings(BaseModel):

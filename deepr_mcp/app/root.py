@@ -58,7 +58,11 @@ class Root:
         self.gateway = Gateway(self.registry, settings.gateway.mode, pinned=settings.gateway.pinned)
         limits = settings.objects
         self.objects = Objects(
-            MemoryObjectStore(ttl_s=limits.ttl_s, max_bytes_per_owner=limits.max_bytes_per_owner),
+            MemoryObjectStore(
+                ttl_s=limits.ttl_s,
+                max_bytes_per_owner=limits.max_bytes_per_owner,
+                max_total_bytes=limits.max_total_bytes,
+            ),
             threshold_bytes=limits.threshold_bytes,
             preview_chars=limits.preview_chars,
             max_object_bytes=limits.max_object_bytes,

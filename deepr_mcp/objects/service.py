@@ -66,13 +66,15 @@ class Objects:
         return self._claims[key][1]
 
     async def finish(self, ctx: Any, spec: ToolSpec, outcome: ToolOutcome) -> ToolOutcome:
-        """A result over ``threshold_bytes`` of text is stored and answered with a preview."""
-        if outcome.is_error or spec.handles_objects or len(outcome.text) * 4 <= self.threshold_bytes:
-            return outcome  # a char is at most 4 bytes: most results never pay for encoding
-        size = len(outcome.text.encode())
-        if size <= self.threshold_bytes:
+        """A result over ``threshold_bytes`` (its text and its structured content together) is stored and
+        answered with a preview: an upstream's 5 MB ``structuredContent`` beside one line of text too."""
+        if outcome.is_error or spec.handles_objects:
+            return outcome
+        text_bytes, structured_bytes = self._sizes(outcome)
+        if text_bytes + structured_bytes <= self.threshold_bytes:
             return outcome
         value = outcome.structured if outcome.structured is not None else outcome.text
+        size = structured_bytes if outcome.structured is not None else text_bytes  # what is kept
         if size > self.max_object_bytes:
             return self._not_stored(
                 value,
@@ -85,6 +87,15 @@ class Objects:
         except ValueError as exc:  # over what the backend keeps for one principal
             return self._not_stored(value, size, f"the result of {spec.name} was not stored: {exc}")
         return self._preview(stored, Ref(stored.id, (), "@" + stored.id), value, spec.name)
+
+    def _sizes(self, outcome: ToolOutcome) -> tuple[int, int]:
+        """Bytes of the result's text and of its structured content as JSON (a char is at most 4 bytes,
+        so small texts are never encoded; structured content is measured only when present)."""
+        structured = 0 if outcome.structured is None else len(dumps(outcome.structured).encode())
+        text = len(outcome.text) * 4
+        if text + structured > self.threshold_bytes:
+            text = len(outcome.text.encode())
+        return text, structured
 
     async def resolve(self, ctx: Any, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any] | ToolOutcome:
         """Replace every ``"@obj_..."`` string in ``arguments`` by the value it names, nested ones too.
@@ -124,6 +135,11 @@ class Objects:
         return self._preview(stored, ref, value, "object_get")
 
     async def slice(self, ctx: Any, ref_text: str, start: int, end: int | None) -> ToolOutcome:
+        """Items ``start..end`` of an array or a string, cut to ``threshold_bytes`` of JSON.
+
+        A range is halved until it fits; a single item still over the limit is not sent whole but
+        as a preview with its own reference (``object_get`` and ``object_slice`` reach inside it).
+        """
         ref, value = await self._follow(owner_of(ctx), ref_text)
         if not isinstance(value, list | str):
             raise InvalidInput(f"{ref.text} is {kind_of(value)}; object_slice takes an array or a string")
@@ -131,10 +147,26 @@ class Objects:
         start = min(start, stop)
         part = value[start:stop]
         truncated = False
-        while len(dumps(part).encode()) > self.threshold_bytes and len(part) > 1:
+        while len(part) > 1 and len(dumps(part).encode()) > self.threshold_bytes:
             part, truncated = part[: len(part) // 2], True
-        stop = start + len(part)
         answer: dict[str, Any] = {"ref": ref.text, "type": kind_of(value), "total": len(value), "start": start}
+        if isinstance(part, list) and part and len(dumps(part).encode()) > self.threshold_bytes:
+            item = part[0]
+            preview, cut = shrink(item, self.preview_chars)
+            item_ref = ref.with_steps(start)
+            answer.update(end=start + 1, truncated=True, items=[], next_start=start + 1)
+            answer["too_big"] = {
+                "ref": item_ref,
+                "type": kind_of(item),
+                "size_bytes": len(dumps(item).encode()),
+                "preview": preview,
+                "cut": cut,
+                "how": f"item {start} alone is over {self.threshold_bytes:,} bytes; read inside it with "
+                f"object_get(ref='{item_ref}...') or object_slice(ref='{item_ref}', start, end), or pass "
+                f"'{item_ref}' as a tool argument; the next item is {start + 1}",
+            }
+            return ToolOutcome(text=dumps(answer), structured=answer)
+        stop = start + len(part)
         answer.update(end=stop, truncated=truncated, items=part)
         if truncated or stop < len(value):
             answer["next_start"] = stop
@@ -155,7 +187,8 @@ class Objects:
         if stored is None:  # expired, never existed, or another principal's: the same answer
             raise UnknownObject(
                 f"unknown object @{ref.object_id}: it does not exist, has expired (objects live "
-                f"{self.ttl_s:g} s) or belongs to another principal; run the tool again for a fresh one"
+                f"{self.ttl_s:g} s), was dropped to keep the store within its limits, or belongs to another "
+                "principal; run the tool again for a fresh one"
             )
         return stored
 

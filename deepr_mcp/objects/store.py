@@ -69,30 +69,57 @@ class MemoryObjectStore:
     """Objects in this process's memory, each kept ``ttl_s`` seconds.
 
     Each owner holds at most ``max_bytes_per_owner``; storing past it drops that owner's oldest
-    objects first, so one principal's flood never evicts another's.
+    objects first. The whole store holds at most
+    ``max_total_bytes`` (owners are unbounded: every OAuth subject is one); storing past it drops
+    the oldest objects of any owner. Eviction, not refusal: a stored object is a cached result its
+    owner can make again by re-running the tool, while refusing new objects would let a flood of
+    owners deny every principal the store for a whole TTL. The per-owner cap bounds how much of
+    the total any one principal can push out at once.
     """
 
-    def __init__(self, *, ttl_s: float, max_bytes_per_owner: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        ttl_s: float,
+        max_bytes_per_owner: int,
+        max_total_bytes: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.ttl_s = ttl_s
         self.max_bytes_per_owner = max_bytes_per_owner
+        self.max_total_bytes = max_total_bytes if max_total_bytes is not None else 4 * max_bytes_per_owner
         self._clock = clock
         self._objects: OrderedDict[str, StoredObject] = OrderedDict()
         self._bytes: dict[str, int] = {}
+        self._total = 0
+        self.evicted = 0
+        """Objects dropped before their TTL to keep the total under ``max_total_bytes``."""
         self._lock = threading.Lock()
+
+    @property
+    def total_bytes(self) -> int:
+        return self._total
 
     async def put(self, owner: str, value: Any, size_bytes: int) -> StoredObject:
         if size_bytes > self.max_bytes_per_owner:
             raise ValueError(f"{size_bytes} bytes is over the per-owner limit of {self.max_bytes_per_owner}")
+        if size_bytes > self.max_total_bytes:
+            raise ValueError(f"{size_bytes} bytes is over the store's total limit of {self.max_total_bytes}")
         with self._lock:
             now = self._clock()
             self._expire(now)
-            for old in [o for o in self._objects.values() if o.owner == owner]:
-                if self._bytes.get(owner, 0) + size_bytes <= self.max_bytes_per_owner:
-                    break
-                self._drop(old)
+            if self._bytes.get(owner, 0) + size_bytes > self.max_bytes_per_owner:
+                for old in [o for o in self._objects.values() if o.owner == owner]:
+                    self._drop(old)
+                    if self._bytes.get(owner, 0) + size_bytes <= self.max_bytes_per_owner:
+                        break
+            while self._objects and self._total + size_bytes > self.max_total_bytes:
+                self._drop(next(iter(self._objects.values())))  # the oldest, whoever owns it
+                self.evicted += 1
             stored = StoredObject(new_object_id(), owner, value, size_bytes, now + self.ttl_s)
             self._objects[stored.id] = stored
             self._bytes[owner] = self._bytes.get(owner, 0) + size_bytes
+            self._total += size_bytes
             return stored
 
     async def get(self, owner: str, object_id: str) -> StoredObject | None:
@@ -114,6 +141,7 @@ class MemoryObjectStore:
 
     def _drop(self, stored: StoredObject) -> None:
         del self._objects[stored.id]
+        self._total -= stored.size_bytes
         self._bytes[stored.owner] -= stored.size_bytes
         if not self._bytes[stored.owner]:
             del self._bytes[stored.owner]

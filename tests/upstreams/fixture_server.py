@@ -93,6 +93,16 @@ def base_tools() -> list[types.Tool]:
             input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
         ),
         types.Tool(
+            name="big_structured",
+            description="Answer one short line of text and this many megabytes of structured content.",
+            input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
+        ),
+        types.Tool(
+            name="big_items",
+            description="Answer a list of two items, the first this many megabytes long.",
+            input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
+        ),
+        types.Tool(
             name="search",
             description="Search the fixture's archive; answers a results list of title, url and snippet.",
             input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
@@ -193,6 +203,13 @@ def build(args: argparse.Namespace) -> Server[Any]:
             finally:
                 inflight["now"] -= 1
             return types.CallToolResult(content=[types.TextContent(text=f"slept {seconds:g} s")])
+        if name in ("big_structured", "big_items"):
+            size = int(float(arguments.get("megabytes", 1)) * 1024 * 1024)
+            if name == "big_structured":
+                body: dict[str, Any] = {"blob": "s" * size, "rows": [{"n": i} for i in range(10)]}
+            else:
+                body = {"items": ["i" * size, "small"]}
+            return types.CallToolResult(content=[types.TextContent(text="see structured")], structured_content=body)
         if name == "search":
             words = {w.strip("?.,").lower() for w in str(arguments.get("query", "")).split() if len(w) > 3}
             hits = [d for d in ARCHIVE if words & set(f"{d['title']} {d['snippet']}".lower().replace(",", "").split())]
