@@ -45,6 +45,25 @@ INSTRUCTIONS = (
 )
 
 _REVEALED_KEY = "deepr.revealed"
+TOOLS_PAGE = 500
+"""Tools per ``tools/list`` page: a full catalogue with federated upstreams is answered in pages
+(``nextCursor``), never as one answer of megabytes."""
+
+
+def page_of(specs: list[Any], params: types.PaginatedRequestParams | None) -> tuple[list[Any], str | None]:
+    """The page ``params.cursor`` names (an offset this server handed out) and the cursor of the next."""
+    cursor = params.cursor if params is not None else None
+    start = 0
+    if cursor:
+        if not (cursor.isascii() and cursor.isdigit() and len(cursor) <= 9 and int(cursor) <= len(specs)):
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"invalid cursor {cursor[:40]!r}: pass the nextCursor of the previous tools/list, or none",
+            )
+        start = int(cursor)
+    end = start + TOOLS_PAGE
+    return specs[start:end], (str(end) if end < len(specs) else None)
+
 
 Ctx = ServerRequestContext[Surface, Any]
 
@@ -177,7 +196,9 @@ class ToolHandlers:
         revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
         specs = self.gateway.listed(revealed)
         specs += self.apps.tools(ctx.session.client_capabilities, (spec.name for spec in specs))  # MCP Apps
-        return types.ListToolsResult(tools=[to_mcp_tool(self.gateway.as_listed(spec)) for spec in specs])
+        page, next_cursor = page_of(specs, params)
+        tools = [to_mcp_tool(self.gateway.as_listed(spec)) for spec in page]
+        return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
 
     async def task_augmented_calls(self, ctx: Ctx, call_next: Any) -> Any:
         """Serve ``tools/call`` with a ``task`` field (2025-11-25) before the SDK's result sieve.

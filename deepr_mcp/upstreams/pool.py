@@ -151,5 +151,6 @@ class Upstreams:
             tools=len(published),
             published=published,
             skipped=catalogue.skipped,
+            over_cap=catalogue.over_cap_summary(),
         )
         return report

@@ -16,6 +16,7 @@ from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
 from tests.support import as_principal, fixture_upstream, inprocess_http, principals_config, structured, text_of
 
+BIG = ("--hostile", "big_structured", "--hostile", "big_items")
 PRINCIPALS = {f"p{i}": ["read", "research"] for i in range(6)}
 ITEM = 100 * 1024  # what the fixture's huge(megabytes=0.1) answers, in bytes of text
 
@@ -60,7 +61,7 @@ async def test_config_show_names_the_total(empty_data_dir: Path) -> None:
 
 
 async def test_big_structured_content_becomes_a_reference(empty_data_dir: Path) -> None:
-    settings = Settings(data_dir=empty_data_dir, upstreams=[fixture_upstream()])
+    settings = Settings(data_dir=empty_data_dir, upstreams=[fixture_upstream("fx", *BIG)])
     async with Root(settings) as root, Client(build_server(root), mode="legacy") as client:
         result = await client.call_tool("fx_big_structured", {"megabytes": 5})
         assert not result.is_error and wire_bytes(result) < 64 * 1024, wire_bytes(result)
@@ -73,7 +74,7 @@ async def test_big_structured_content_becomes_a_reference(empty_data_dir: Path) 
 
 
 async def test_a_slice_of_one_big_item_is_bounded_by_bytes(empty_data_dir: Path) -> None:
-    settings = Settings(data_dir=empty_data_dir, upstreams=[fixture_upstream()])
+    settings = Settings(data_dir=empty_data_dir, upstreams=[fixture_upstream("fx", *BIG)])
     async with Root(settings) as root, Client(build_server(root), mode="legacy") as client:
         ref = structured(await client.call_tool("fx_big_items", {"megabytes": 3}))["object"]["ref"]
         first = await client.call_tool("object_slice", {"ref": ref + ".items", "start": 0, "end": 1})

@@ -2,7 +2,7 @@
 misbehave at start-up, change its tool list, or publish a thousand tools.
 
     python -m tests.upstreams.fixture_server [--tools N] [--start normal|exit|garbage|silent]
-                                              [--marks DIR]
+                                              [--marks DIR] [--hostile NAME ...]
 
 ``--start``: ``exit`` exits at once; ``garbage`` prints non-JSON on stdout and never answers;
 ``silent`` reads stdin and never answers ``initialize``. ``--marks`` is a folder where the server leaves
@@ -93,16 +93,6 @@ def base_tools() -> list[types.Tool]:
             input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
         ),
         types.Tool(
-            name="big_structured",
-            description="Answer one short line of text and this many megabytes of structured content.",
-            input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
-        ),
-        types.Tool(
-            name="big_items",
-            description="Answer a list of two items, the first this many megabytes long.",
-            input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
-        ),
-        types.Tool(
             name="search",
             description="Search the fixture's archive; answers a results list of title, url and snippet.",
             input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
@@ -143,6 +133,31 @@ ARCHIVE = [
 """The fixture's ``search`` archive: items shaped as search tools return them (title, url, snippet)."""
 
 
+HOSTILE_TOOLS = {
+    "big_structured": types.Tool(
+        name="big_structured",
+        description="Answer one short line of text and this many megabytes of structured content.",
+        input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
+    ),
+    "big_items": types.Tool(
+        name="big_items",
+        description="Answer a list of two items, the first this many megabytes long.",
+        input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
+    ),
+    "dangling": types.Tool(
+        name="dangling",
+        description="A tool whose inputSchema has a $ref that points nowhere.",
+        input_schema={"type": "object", "properties": {"x": {"$ref": "#/$defs/missing"}}},
+    ),
+    "noisy": types.Tool(
+        name="noisy",
+        description="Print this many lines of garbage on stdout, then answer.",
+        input_schema={"type": "object", "properties": {"lines": {"type": "integer"}}, "required": ["lines"]},
+    ),
+}
+"""Tools published only when ``--hostile NAME`` asks for them."""
+
+
 def synthetic(count: int) -> list[types.Tool]:
     """``count`` distinct tools (three words each from a small vocabulary), for catalogue-scale runs."""
     tools = []
@@ -159,7 +174,7 @@ def synthetic(count: int) -> list[types.Tool]:
 
 
 def build(args: argparse.Namespace) -> Server[Any]:
-    tools = base_tools() + synthetic(args.tools)
+    tools = base_tools() + synthetic(args.tools) + [HOSTILE_TOOLS[name] for name in args.hostile]
     marks = Path(args.marks) if args.marks else None
 
     inflight = {"now": 0, "max": 0}
@@ -217,6 +232,10 @@ def build(args: argparse.Namespace) -> Server[Any]:
             return types.CallToolResult(
                 content=[types.TextContent(text=json.dumps(results))], structured_content=results
             )
+        if name == "noisy":
+            garbage = b"".join(b"<garbage line %d: not JSON-RPC {{{>\n" % i for i in range(int(arguments["lines"])))
+            os.write(sys.stdout.fileno(), garbage)  # beside the SDK's own writes on the same pipe
+            return types.CallToolResult(content=[types.TextContent(text="printed")])
         if name == "crash":
             os._exit(3)
         if name == "fail":
@@ -252,6 +271,7 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--start", choices=["normal", "exit", "garbage", "silent"], default="normal")
     parser.add_argument("--marks")
+    parser.add_argument("--hostile", action="append", default=[], choices=sorted(HOSTILE_TOOLS))
     args = parser.parse_args()
     if args.start == "exit":
         print("fixture: exiting at once as asked", file=sys.stderr)
