@@ -67,7 +67,9 @@ async def open_transport(settings: UpstreamSettings, errlog: TextIO | None, kind
             if errlog is not None:
                 stack.callback(errlog.close)
             max_line = 2 * settings.max_result_bytes + 1024 * 1024  # JSON escaping can double a text's length
-            streams = await stack.enter_async_context(bounded_stdio_client(params, errlog or sys.stderr, max_line))
+            streams = await stack.enter_async_context(
+                bounded_stdio_client(params, errlog or sys.stderr, max_line, settings.name)
+            )
         else:
             headers = {k: v.get_secret_value() for k, v in settings.headers.items()}
             url = settings.url or ""

@@ -158,6 +158,10 @@ HOSTILE_TOOLS = {
 """Tools published only when ``--hostile NAME`` asks for them."""
 
 
+WIRE = [1]
+"""The stdout pipe's descriptor, kept before the SDK's stdio_server diverts fd 1 to stderr."""
+
+
 def synthetic(count: int) -> list[types.Tool]:
     """``count`` distinct tools (three words each from a small vocabulary), for catalogue-scale runs."""
     tools = []
@@ -234,7 +238,7 @@ def build(args: argparse.Namespace) -> Server[Any]:
             )
         if name == "noisy":
             garbage = b"".join(b"<garbage line %d: not JSON-RPC {{{>\n" % i for i in range(int(arguments["lines"])))
-            os.write(sys.stdout.fileno(), garbage)  # beside the SDK's own writes on the same pipe
+            os.write(WIRE[0], garbage)  # the real stdout pipe, beside the SDK's own writes
             return types.CallToolResult(content=[types.TextContent(text="printed")])
         if name == "crash":
             os._exit(3)
@@ -283,6 +287,7 @@ def main() -> None:
             if args.start == "garbage":
                 print("<html>still not JSON</html>", flush=True)
         return
+    WIRE[0] = os.dup(1)
     anyio.run(serve, args)
 
 

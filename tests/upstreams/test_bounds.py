@@ -76,3 +76,23 @@ async def test_tools_are_capped_per_upstream_and_listed_in_pages(
         assert structured(await client.call_tool("fx_echo", {"text": "still"})) == {"echo": "still"}
     said = [r.getMessage() for r in caplog.records if "past max_tools" in r.getMessage()]
     assert said and "left out past max_tools (1200)" in said[0]
+
+
+async def test_a_noisy_upstream_costs_a_few_log_lines_not_a_traceback_each(
+    empty_data_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    upstreams = [fixture_upstream("fx", "--hostile", "noisy"), fixture_upstream("good")]
+    settings = Settings(data_dir=empty_data_dir, upstreams=upstreams)
+    async with Root(settings) as root, Client(build_server(root), mode="legacy") as client:
+        assert structured(await client.call_tool("fx_echo", {"text": "before"})) == {"echo": "before"}
+        caplog.clear()
+        printed = await client.call_tool("fx_noisy", {"lines": 5000})
+        assert not printed.is_error and text_of(printed) == "printed"
+        assert structured(await client.call_tool("fx_echo", {"text": "after"})) == {"echo": "after"}
+        assert structured(await client.call_tool("good_echo", {"text": "other"})) == {"echo": "other"}
+        noisy = list(caplog.records)
+    assert not any(r.exc_info for r in noisy), [r.getMessage() for r in noisy if r.exc_info][:1]
+    lines = [r.getMessage() for r in noisy if r.levelno >= logging.WARNING]
+    assert len(lines) <= 12, lines
+    assert any("5000 stdout lines that are not JSON-RPC ignored" in line for line in lines), lines
