@@ -212,6 +212,7 @@ class Root:
         )
         if self.settings.upstreams:
             self.gateway.prepare = self.upstreams.prepare
+            self.gateway.upstream_status = self.upstreams
         self.sources = make_sources(self.settings.research.sources, self.upstreams)
 
     async def _open_jobs(self, stack: AsyncExitStack, spawn: Spawn, web_http: aiohttp.ClientSession | None) -> None:

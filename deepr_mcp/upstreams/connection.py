@@ -7,6 +7,12 @@ shared by concurrent callers, cached until the upstream sends ``notifications/to
 and ``call_tool`` (at most ``max_concurrency`` in flight, each bounded by ``timeout_s``; a call
 that runs out of time is cancelled upstream with ``notifications/cancelled``, which the SDK
 sends when the waiting caller is cancelled).
+
+A call that runs out of time says it timed out, not that the upstream is unavailable. It counts
+towards the circuit breaker only when no other call to the upstream answered while it waited:
+one slow call (a big query) on an upstream that answers others is that call's problem, and
+opening the breaker for it would refuse everyone's fast calls; an upstream on which every call
+times out is hung, and the breaker stops callers from each waiting ``timeout_s`` for it.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD
 from deepr_mcp import __version__
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.upstreams.breaker import CircuitBreaker
-from deepr_mcp.upstreams.errors import UpstreamError, UpstreamUnavailable, explain
+from deepr_mcp.upstreams.errors import UpstreamError, UpstreamTimeout, UpstreamUnavailable, explain
 from deepr_mcp.upstreams.settings import UpstreamSettings
 from deepr_mcp.upstreams.stdio import OVERSIZED
 from deepr_mcp.upstreams.transport import StderrLog, open_transport
@@ -77,6 +83,8 @@ class UpstreamConnection:
         """Owner tasks still inside a session (shutdown waits for them to leave)."""
         self._no_owner = anyio.Event()
         self._no_owner.set()
+        self._answered_at = float("-inf")
+        """When a call or listing last got an answer (a timed-out call started before it was only slow)."""
         self._tools: list[types.Tool] | None = None
         self._tools_epoch = 0
         self._listing: tuple[anyio.Event, list[Any]] | None = None
@@ -90,7 +98,17 @@ class UpstreamConnection:
         if self.state == "down":
             wait = max(0.0, self._retry_at - self._clock())
             return f"down ({self.last_error}; next attempt in {wait:.0f} s)"
+        if self.state == "connecting" and self.last_error:
+            return f"connecting (last: {self.last_error})"
         return self.state
+
+    def available(self) -> bool:
+        """Whether the upstream is answering, as far as is known: not down, circuit not open."""
+        return self.state != "down" and self.breaker.state != "open"
+
+    def may_retry(self) -> bool:
+        """Whether a down upstream's backoff has passed, so a new connection may be tried."""
+        return self.state == "down" and self._retry_at <= self._clock()
 
     def _unavailable(self, why: str) -> UpstreamUnavailable:
         where = f"{self.kind} {self.settings.where()}"
@@ -277,7 +295,7 @@ class UpstreamConnection:
             raise self._call_failed(f"tools/list timed out after {self.settings.timeout_s:g} s") from None
         except MCPError as exc:
             raise self._mcp_failure("tools/list", exc) from None
-        self.breaker.success()
+        self._answered()
         return tools
 
     async def _list_pages(self, client: Client) -> list[types.Tool]:
@@ -337,12 +355,11 @@ class UpstreamConnection:
             raise self._unavailable(
                 f"{name} waited {self.settings.timeout_s:g} s for one of its {n} call slots"
             ) from None
+        started = self._clock()
         try:
             result = await self._retrying(lambda c: c.call_tool(name, arguments), retry_safe=retry_safe)
         except TimeoutError:
-            raise self._call_failed(
-                f"{name} did not answer within {self.settings.timeout_s:g} s (cancelled upstream)"
-            ) from None
+            raise self._timed_out(name, started) from None
         except MCPError as exc:
             raise self._mcp_failure(name, exc) from None
         except RuntimeError as exc:  # the SDK's output-schema check of the upstream's own result
@@ -350,8 +367,25 @@ class UpstreamConnection:
             raise UpstreamError(f"upstream {self.name!r} tool {name}: {exc}") from None
         finally:
             self._slots.release()
-        self.breaker.success()
+        self._answered()
         return result
+
+    def _answered(self) -> None:
+        self._answered_at = self._clock()
+        self.breaker.success()
+
+    def _timed_out(self, name: str, started: float) -> UpstreamTimeout:
+        where = f"{self.kind} {self.settings.where()}"
+        why = f"{name} timed out: no answer within timeout_s ({self.settings.timeout_s:g} s); cancelled upstream"
+        if self._answered_at >= started:
+            note = "other calls to it answered meanwhile, so it is up and this call was only slow"
+        else:
+            self.breaker.failure(why)
+            note = (
+                f"no other call answered meanwhile, so it counts towards the circuit breaker "
+                f"({self.breaker.failures} of {self.breaker.threshold})"
+            )
+        return UpstreamTimeout(f"upstream {self.name!r} ({where}): {why}; {note}. Ask for less or raise timeout_s.")
 
     def _call_failed(self, why: str) -> UpstreamUnavailable:
         self.breaker.failure(why)

@@ -28,7 +28,9 @@ async def test_a_tool_whose_schema_points_nowhere_is_left_out_once(
     async with Root(settings) as root, Client(build_server(root), mode="legacy") as client:
         for _ in range(3):  # calls and searches, and a re-sync, log it no more than once
             result = await client.call_tool("tool_call", {"name": "fx_dangling", "arguments": {"x": 1}})
-            assert result.is_error and "unknown tool 'fx_dangling'" in text_of(result), text_of(result)
+            message = text_of(result)
+            assert result.is_error and "upstream 'fx' has a tool 'dangling', left out" in message, message
+            assert "'#/$defs/missing' points nowhere" in message and "code 0" not in message
         await root.upstreams.catalogues["fx"].sync()
         hits = structured(await client.call_tool("tool_search", {"query": "a $ref that points nowhere", "limit": 20}))
         assert "fx_dangling" not in {h["name"] for h in hits["hits"]}
