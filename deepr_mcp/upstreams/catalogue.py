@@ -36,6 +36,7 @@ __all__ = ["UpstreamCatalogue", "published_name", "result_size"]
 logger = logging.getLogger(__name__)
 
 MAX_NAME = 64
+DENIED = "left out by allow/deny"
 
 
 def published_name(prefix: str, tool_name: str) -> str:
@@ -123,7 +124,7 @@ class UpstreamCatalogue:
         cap = self.settings.max_tools
         for tool in tools:
             if not self.settings.takes(tool.name):
-                self.skipped[tool.name] = "left out by allow/deny"
+                self.skipped[tool.name] = DENIED
                 continue
             if len(published) >= cap:
                 self.over_cap.append(tool.name)
@@ -144,7 +145,7 @@ class UpstreamCatalogue:
             published[name] = tool.name
             specs.append(self._spec(name, tool))
         for tool_name, why in self.skipped.items():
-            if before.get(tool_name) != why and why != "left out by allow/deny":
+            if before.get(tool_name) != why and why != DENIED:
                 logger.warning("upstream %s: tool %s left out: %s", self.settings.name, tool_name, why)
         if self.over_cap:
             logger.warning(

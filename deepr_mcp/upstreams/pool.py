@@ -20,7 +20,7 @@ import anyio.abc
 
 from deepr_mcp.errors import DeeprError, NotFound
 from deepr_mcp.gateway.registry import ToolRegistry
-from deepr_mcp.upstreams.catalogue import UpstreamCatalogue
+from deepr_mcp.upstreams.catalogue import DENIED, UpstreamCatalogue
 from deepr_mcp.upstreams.connection import UpstreamConnection
 from deepr_mcp.upstreams.settings import UpstreamSettings
 
@@ -148,7 +148,7 @@ class Upstreams:
             if not name.startswith(prefix):
                 continue
             own = name[len(prefix) :]
-            if own in catalogue.skipped:
+            if own in catalogue.skipped and catalogue.skipped[own] != DENIED:  # a denied tool stays unknown
                 return f"upstream {upstream!r} has a tool {own!r}, left out: {catalogue.skipped[own]}"
             if own in catalogue.over_cap:
                 cap = catalogue.settings.max_tools
