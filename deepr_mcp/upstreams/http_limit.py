@@ -12,6 +12,7 @@ age, only for one event that is too big. Encodings it cannot inflate are refused
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -21,7 +22,8 @@ import httpx2
 __all__ = ["BodyTooLarge", "LimitedTransport", "UnreadableBody"]
 
 CHUNK = 64 * 1024
-_EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+"""A blank line: where one server-sent event ends."""
 
 
 class BodyTooLarge(httpx2.StreamError):
@@ -91,17 +93,24 @@ class _LimitedStream(httpx2.AsyncByteStream):
             yield from self._inflate(out, depth + 1)
 
     def _counted(self, out: bytes) -> None:
-        if self._per_event:
-            seen = self._tail + out
-            ends = [at + len(mark) for mark in _EVENT_ENDS if (at := seen.rfind(mark)) >= 0]
-            if ends:  # an event ended in this chunk: count only what follows its blank line
-                self._count = len(seen) - max(ends)
-            else:
-                self._count += len(out)
-            self._tail = seen[-3:]
-        else:
+        if not self._per_event:
             self._count += len(out)
-        if self._count > self._limit:
+            self._check(self._count)
+            return
+        # ``_tail``: the last bytes of the event in progress (already counted), kept to find a blank line
+        # split across chunks. Every event that ends in this chunk is checked, then the one still open.
+        seen = self._tail + out
+        count = self._count - len(self._tail)
+        start = 0
+        for end in _EVENT_END.finditer(seen):
+            self._check(count + end.start() - start)
+            count, start = 0, end.end()
+        self._count = count + len(seen) - start
+        self._check(self._count)
+        self._tail = seen[max(start, len(seen) - 3) :]
+
+    def _check(self, count: int) -> None:
+        if count > self._limit:
             unit = "one event of the upstream's event stream" if self._per_event else "the upstream's answer"
             raise BodyTooLarge(
                 f"{unit} to {self._what} passed {self._limit:,} bytes (decompressed); deepr stopped reading it"
