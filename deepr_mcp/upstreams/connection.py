@@ -6,13 +6,7 @@ handlers on any task use it. Everything the gateway needs is here: ``list_tools`
 shared by concurrent callers, cached until the upstream sends ``notifications/tools/list_changed``)
 and ``call_tool`` (at most ``max_concurrency`` in flight, each bounded by ``timeout_s``; a call
 that runs out of time is cancelled upstream with ``notifications/cancelled``, which the SDK
-sends when the waiting caller is cancelled).
-
-A call that runs out of time says it timed out, not that the upstream is unavailable. It counts
-towards the circuit breaker only when no other call to the upstream answered while it waited:
-one slow call (a big query) on an upstream that answers others is that call's problem, and
-opening the breaker for it would refuse everyone's fast calls; an upstream on which every call
-times out is hung, and the breaker stops callers from each waiting ``timeout_s`` for it.
+sends when the waiting caller is cancelled, and it says it timed out: ``CircuitBreaker.timed_out``).
 """
 
 from __future__ import annotations
@@ -83,8 +77,6 @@ class UpstreamConnection:
         """Owner tasks still inside a session (shutdown waits for them to leave)."""
         self._no_owner = anyio.Event()
         self._no_owner.set()
-        self._answered_at = float("-inf")
-        """When a call or listing last got an answer (a timed-out call started before it was only slow)."""
         self._tools: list[types.Tool] | None = None
         self._tools_epoch = 0
         self._listing: tuple[anyio.Event, list[Any]] | None = None
@@ -295,7 +287,7 @@ class UpstreamConnection:
             raise self._call_failed(f"tools/list timed out after {self.settings.timeout_s:g} s") from None
         except MCPError as exc:
             raise self._mcp_failure("tools/list", exc) from None
-        self._answered()
+        self.breaker.success()
         return tools
 
     async def _list_pages(self, client: Client) -> list[types.Tool]:
@@ -355,7 +347,7 @@ class UpstreamConnection:
             raise self._unavailable(
                 f"{name} waited {self.settings.timeout_s:g} s for one of its {n} call slots"
             ) from None
-        started = self._clock()
+        started = self.breaker.now()
         try:
             result = await self._retrying(lambda c: c.call_tool(name, arguments), retry_safe=retry_safe)
         except TimeoutError:
@@ -367,24 +359,16 @@ class UpstreamConnection:
             raise UpstreamError(f"upstream {self.name!r} tool {name}: {exc}") from None
         finally:
             self._slots.release()
-        self._answered()
-        return result
-
-    def _answered(self) -> None:
-        self._answered_at = self._clock()
         self.breaker.success()
+        return result
 
     def _timed_out(self, name: str, started: float) -> UpstreamTimeout:
         where = f"{self.kind} {self.settings.where()}"
         why = f"{name} timed out: no answer within timeout_s ({self.settings.timeout_s:g} s); cancelled upstream"
-        if self._answered_at >= started:
-            note = "other calls to it answered meanwhile, so it is up and this call was only slow"
+        if self.breaker.timed_out(why, started):
+            note = f"no other call answered meanwhile, so it counts towards the circuit breaker ({self.breaker})"
         else:
-            self.breaker.failure(why)
-            note = (
-                f"no other call answered meanwhile, so it counts towards the circuit breaker "
-                f"({self.breaker.failures} of {self.breaker.threshold})"
-            )
+            note = "other calls to it answered meanwhile, so it is up and this call was only slow"
         return UpstreamTimeout(f"upstream {self.name!r} ({where}): {why}; {note}. Ask for less or raise timeout_s.")
 
     def _call_failed(self, why: str) -> UpstreamUnavailable:
