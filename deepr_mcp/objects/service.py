@@ -66,15 +66,18 @@ class Objects:
         return self._claims[key][1]
 
     async def finish(self, ctx: Any, spec: ToolSpec, outcome: ToolOutcome) -> ToolOutcome:
-        """A result over ``threshold_bytes`` (its text and its structured content together) is stored and
-        answered with a preview: an upstream's 5 MB ``structuredContent`` beside one line of text too."""
+        """A result over ``threshold_bytes`` (its text or its structured content) is stored and previewed.
+
+        Both are measured: an upstream may answer a short text beside a huge ``structuredContent``.
+        """
         if outcome.is_error or spec.handles_objects:
             return outcome
-        text_bytes, structured_bytes = self._sizes(outcome)
-        if text_bytes + structured_bytes <= self.threshold_bytes:
-            return outcome
+        size = 0 if len(outcome.text) * 4 <= self.threshold_bytes else len(outcome.text.encode())
+        if outcome.structured is not None and outcome.content is not None:  # an upstream's: measured apart
+            size = max(size, len(dumps(outcome.structured).encode()))
+        if size <= self.threshold_bytes:
+            return outcome  # a char is at most 4 bytes: most results never pay for encoding
         value = outcome.structured if outcome.structured is not None else outcome.text
-        size = structured_bytes if outcome.structured is not None else text_bytes  # what is kept
         if size > self.max_object_bytes:
             return self._not_stored(
                 value,
@@ -87,15 +90,6 @@ class Objects:
         except ValueError as exc:  # over what the backend keeps for one principal
             return self._not_stored(value, size, f"the result of {spec.name} was not stored: {exc}")
         return self._preview(stored, Ref(stored.id, (), "@" + stored.id), value, spec.name)
-
-    def _sizes(self, outcome: ToolOutcome) -> tuple[int, int]:
-        """Bytes of the result's text and of its structured content as JSON (a char is at most 4 bytes,
-        so small texts are never encoded; structured content is measured only when present)."""
-        structured = 0 if outcome.structured is None else len(dumps(outcome.structured).encode())
-        text = len(outcome.text) * 4
-        if text + structured > self.threshold_bytes:
-            text = len(outcome.text.encode())
-        return text, structured
 
     async def resolve(self, ctx: Any, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any] | ToolOutcome:
         """Replace every ``"@obj_..."`` string in ``arguments`` by the value it names, nested ones too.
@@ -135,11 +129,6 @@ class Objects:
         return self._preview(stored, ref, value, "object_get")
 
     async def slice(self, ctx: Any, ref_text: str, start: int, end: int | None) -> ToolOutcome:
-        """Items ``start..end`` of an array or a string, cut to ``threshold_bytes`` of JSON.
-
-        A range is halved until it fits; a single item still over the limit is not sent whole but
-        as a preview with its own reference (``object_get`` and ``object_slice`` reach inside it).
-        """
         ref, value = await self._follow(owner_of(ctx), ref_text)
         if not isinstance(value, list | str):
             raise InvalidInput(f"{ref.text} is {kind_of(value)}; object_slice takes an array or a string")
@@ -147,27 +136,20 @@ class Objects:
         start = min(start, stop)
         part = value[start:stop]
         truncated = False
-        while len(part) > 1 and len(dumps(part).encode()) > self.threshold_bytes:
+        while len(dumps(part).encode()) > self.threshold_bytes and len(part) > 1:
             part, truncated = part[: len(part) // 2], True
-        answer: dict[str, Any] = {"ref": ref.text, "type": kind_of(value), "total": len(value), "start": start}
+        oversized = None
         if isinstance(part, list) and part and len(dumps(part).encode()) > self.threshold_bytes:
-            item = part[0]
-            preview, cut = shrink(item, self.preview_chars)
-            item_ref = ref.with_steps(start)
-            answer.update(end=start + 1, truncated=True, items=[], next_start=start + 1)
-            answer["too_big"] = {
-                "ref": item_ref,
-                "type": kind_of(item),
-                "size_bytes": len(dumps(item).encode()),
-                "preview": preview,
-                "cut": cut,
-                "how": f"item {start} alone is over {self.threshold_bytes:,} bytes; read inside it with "
-                f"object_get(ref='{item_ref}...') or object_slice(ref='{item_ref}', start, end), or pass "
-                f"'{item_ref}' as a tool argument; the next item is {start + 1}",
-            }
-            return ToolOutcome(text=dumps(answer), structured=answer)
+            # One item alone is over the answer's limit: never sent whole here (object_get previews it).
+            size = len(dumps(part[0]).encode())
+            oversized = {"index": start, "size_bytes": size, "read_with": f"object_get(ref='{ref.text}[{start}]')"}
+            part, truncated = part[:0], True
         stop = start + len(part)
+        answer: dict[str, Any] = {"ref": ref.text, "type": kind_of(value), "total": len(value), "start": start}
         answer.update(end=stop, truncated=truncated, items=part)
+        if oversized is not None:
+            answer["item_too_big"] = oversized
+            stop += 1  # the next page starts after it
         if truncated or stop < len(value):
             answer["next_start"] = stop
         return ToolOutcome(text=dumps(answer), structured=answer)

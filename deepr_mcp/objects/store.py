@@ -69,12 +69,10 @@ class MemoryObjectStore:
     """Objects in this process's memory, each kept ``ttl_s`` seconds.
 
     Each owner holds at most ``max_bytes_per_owner``; storing past it drops that owner's oldest
-    objects first. The whole store holds at most
-    ``max_total_bytes`` (owners are unbounded: every OAuth subject is one); storing past it drops
-    the oldest objects of any owner. Eviction, not refusal: a stored object is a cached result its
-    owner can make again by re-running the tool, while refusing new objects would let a flood of
-    owners deny every principal the store for a whole TTL. The per-owner cap bounds how much of
-    the total any one principal can push out at once.
+    objects first, so one principal's flood never evicts another's. All owners together hold at most
+    ``max_total_bytes`` (OAuth subjects are unbounded in number, so per-owner limits alone do not bound
+    memory): past it, the owner holding the most bytes loses its oldest first, so the principal
+    flooding the store pays for it.
     """
 
     def __init__(
@@ -87,39 +85,37 @@ class MemoryObjectStore:
     ) -> None:
         self.ttl_s = ttl_s
         self.max_bytes_per_owner = max_bytes_per_owner
-        self.max_total_bytes = max_total_bytes if max_total_bytes is not None else 4 * max_bytes_per_owner
+        self.max_total_bytes = max_total_bytes or max_bytes_per_owner * 8
         self._clock = clock
         self._objects: OrderedDict[str, StoredObject] = OrderedDict()
         self._bytes: dict[str, int] = {}
-        self._total = 0
         self.evicted = 0
         """Objects dropped before their TTL to keep the total under ``max_total_bytes``."""
         self._lock = threading.Lock()
 
     @property
     def total_bytes(self) -> int:
-        return self._total
+        return sum(self._bytes.values())
 
     async def put(self, owner: str, value: Any, size_bytes: int) -> StoredObject:
         if size_bytes > self.max_bytes_per_owner:
             raise ValueError(f"{size_bytes} bytes is over the per-owner limit of {self.max_bytes_per_owner}")
         if size_bytes > self.max_total_bytes:
-            raise ValueError(f"{size_bytes} bytes is over the store's total limit of {self.max_total_bytes}")
+            raise ValueError(f"{size_bytes} bytes is over the total limit of {self.max_total_bytes}")
         with self._lock:
             now = self._clock()
             self._expire(now)
-            if self._bytes.get(owner, 0) + size_bytes > self.max_bytes_per_owner:
-                for old in [o for o in self._objects.values() if o.owner == owner]:
-                    self._drop(old)
-                    if self._bytes.get(owner, 0) + size_bytes <= self.max_bytes_per_owner:
-                        break
-            while self._objects and self._total + size_bytes > self.max_total_bytes:
-                self._drop(next(iter(self._objects.values())))  # the oldest, whoever owns it
+            for old in [o for o in self._objects.values() if o.owner == owner]:
+                if self._bytes.get(owner, 0) + size_bytes <= self.max_bytes_per_owner:
+                    break
+                self._drop(old)
+            while sum(self._bytes.values()) + size_bytes > self.max_total_bytes:
+                biggest = max(self._bytes, key=lambda o: self._bytes[o] + (size_bytes if o == owner else 0))
+                self._drop(next(o for o in self._objects.values() if o.owner == biggest))
                 self.evicted += 1
             stored = StoredObject(new_object_id(), owner, value, size_bytes, now + self.ttl_s)
             self._objects[stored.id] = stored
             self._bytes[owner] = self._bytes.get(owner, 0) + size_bytes
-            self._total += size_bytes
             return stored
 
     async def get(self, owner: str, object_id: str) -> StoredObject | None:
@@ -141,7 +137,6 @@ class MemoryObjectStore:
 
     def _drop(self, stored: StoredObject) -> None:
         del self._objects[stored.id]
-        self._total -= stored.size_bytes
         self._bytes[stored.owner] -= stored.size_bytes
         if not self._bytes[stored.owner]:
             del self._bytes[stored.owner]

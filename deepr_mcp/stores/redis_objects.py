@@ -6,7 +6,8 @@ ids scored by creation order (milliseconds x 1000 plus a per-owner counter, so t
 millisecond keep their order), with each id's size in ``obj-size``, so one Lua script can enforce the
 per-owner byte limit by dropping the owner's oldest objects, never another owner's. ``obj-all`` (every
 id, same scores), ``obj-all-owner`` (id -> owner) and ``obj-total`` (bytes held) let the same script
-hold the store-wide ``max_total_bytes`` across every replica by dropping the oldest of any owner.
+hold the store-wide ``max_total_bytes`` across every replica: ``obj-held`` (owner -> bytes) names the
+owner holding the most, whose oldest goes first, as in memory.
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ __all__ = ["RedisObjectStore"]
 _PUT = """
 local owner_key, sizes, all, owners, total_key = KEYS[2], KEYS[3], KEYS[5], KEYS[6], KEYS[7]
 local now, ttl_ms, size, limit = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[3]), tonumber(ARGV[6])
-local total_limit, prefix = tonumber(ARGV[9]), ARGV[10]
+local total_limit, prefix, held_key = tonumber(ARGV[9]), ARGV[10], KEYS[9]
+local best_owner = nil
 -- one object out of everything that names it (its owner's set and sizes, the store-wide set and total)
 local function drop(id, who)
   local skey = prefix .. 'obj-size:' .. who
   local s = tonumber(redis.call('HGET', skey, id) or '0')
   redis.call('ZREM', prefix .. 'obj-owner:' .. who, id); redis.call('HDEL', skey, id)
-  if redis.call('ZREM', all, id) == 1 then redis.call('DECRBY', total_key, s) end
+  if redis.call('ZREM', all, id) == 1 then
+    redis.call('DECRBY', total_key, s)
+    if redis.call('HINCRBY', held_key, who, -s) <= 0 then redis.call('HDEL', held_key, who) end
+  end
   redis.call('HDEL', owners, id)
   redis.call('DEL', ARGV[7] .. id)
 end
@@ -51,10 +56,23 @@ for _, id in ipairs(held) do
   drop(id, ARGV[1])
 end
 local evicted = 0
+-- over the store-wide total: the owner holding the most bytes (counting this put) loses its oldest,
+-- so the principal flooding the store pays; on a tie, the owner whose oldest object is oldest
 while tonumber(redis.call('GET', total_key) or '0') + size > total_limit do
-  local oldest = redis.call('ZRANGE', all, 0, 0)
-  if #oldest == 0 then break end
-  drop(oldest[1], redis.call('HGET', owners, oldest[1]) or '')
+  local flat = redis.call('HGETALL', held_key)
+  local best, most, since = nil, -1, nil
+  for i = 1, #flat, 2 do
+    local who = flat[i]
+    local b = tonumber(flat[i + 1]) + (who == ARGV[1] and size or 0)
+    if b >= most then
+      local first = redis.call('ZRANGE', prefix .. 'obj-owner:' .. who, 0, 0, 'WITHSCORES')
+      local at = tonumber(first[2] or '0')
+      if #first == 0 then redis.call('HDEL', held_key, who)
+      elseif b > most or at < since then best, most, since = first[1], b, at; best_owner = who end
+    end
+  end
+  if not best then break end
+  drop(best, best_owner)
   evicted = evicted + 1
 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'value', ARGV[2], 'size', ARGV[3])
@@ -67,7 +85,8 @@ redis.call('HSET', sizes, ARGV[8], ARGV[3])
 redis.call('ZADD', all, now * 1000 + redis.call('INCR', KEYS[8]) % 1000, ARGV[8])
 redis.call('HSET', owners, ARGV[8], ARGV[1])
 redis.call('INCRBY', total_key, size)
-for _, key in ipairs({sizes, all, owners, total_key, KEYS[8]}) do redis.call('PEXPIRE', key, ttl_ms) end
+redis.call('HINCRBY', held_key, ARGV[1], size)
+for _, key in ipairs({sizes, all, owners, total_key, KEYS[8], held_key}) do redis.call('PEXPIRE', key, ttl_ms) end
 return evicted
 """
 
@@ -113,7 +132,9 @@ class RedisObjectStore:
         object_id, now = new_object_id(), time.time()
         keys = [self._key(object_id), f"{self._prefix}obj-owner:{owner}", f"{self._prefix}obj-size:{owner}"]
         keys.append(f"{self._prefix}obj-seq:{owner}")
-        keys += [f"{self._prefix}{name}" for name in ("obj-all", "obj-all-owner", "obj-total", "obj-all-seq")]
+        keys += [
+            f"{self._prefix}{name}" for name in ("obj-all", "obj-all-owner", "obj-total", "obj-all-seq", "obj-held")
+        ]
         args = [owner, json.dumps(value), str(size_bytes), str(int(now * 1000)), str(int(self.ttl_s * 1000))]
         args += [str(self.max_bytes_per_owner), f"{self._prefix}obj:", object_id]
         args += [str(self.max_total_bytes), self._prefix]

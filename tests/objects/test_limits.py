@@ -81,8 +81,8 @@ async def test_a_slice_of_one_big_item_is_bounded_by_bytes(empty_data_dir: Path)
         assert not first.is_error and wire_bytes(first) < 64 * 1024, wire_bytes(first)
         part = structured(first)
         assert part["items"] == [] and part["next_start"] == 1 and part["truncated"]
-        assert part["too_big"]["ref"] == ref + ".items[0]" and part["too_big"]["size_bytes"] > 3 * 2**20
-        inside = await client.call_tool("object_slice", {"ref": part["too_big"]["ref"], "start": 0, "end": 5})
+        assert part["item_too_big"]["index"] == 0 and part["item_too_big"]["size_bytes"] > 3 * 2**20
+        inside = await client.call_tool("object_slice", {"ref": ref + ".items[0]", "start": 0, "end": 5})
         assert structured(inside)["items"] == "iiiii"
         rest = await client.call_tool("object_slice", {"ref": ref + ".items", "start": 1})
         assert structured(rest)["items"] == ["small"]
