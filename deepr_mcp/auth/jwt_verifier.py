@@ -15,7 +15,7 @@ import jwt
 from mcp.server.auth.provider import AccessToken
 
 from deepr_mcp.auth.jwks import JwksCache, JwksUnavailable
-from deepr_mcp.auth.settings import OAuthSettings
+from deepr_mcp.config.auth import OAuthSettings
 
 logger = logging.getLogger(__name__)
 

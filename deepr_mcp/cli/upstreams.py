@@ -16,11 +16,11 @@ from typing import Any
 import anyio
 
 from deepr_mcp.cli.args import settings_for
+from deepr_mcp.config.upstreams import UpstreamSettings
 from deepr_mcp.errors import NotFound
 from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.tools import all_tools
 from deepr_mcp.upstreams.pool import Upstreams
-from deepr_mcp.upstreams.settings import UpstreamSettings
 
 __all__ = ["add_upstreams_parser", "cmd_upstreams"]
 

@@ -17,9 +17,9 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import AuthenticationError, ConnectionError, RedisError, ResponseError, TimeoutError
 
+from deepr_mcp.config.store import redact
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.jobs.store import StoreUnavailable
-from deepr_mcp.stores.url import redact
 
 __all__ = [
     "REMEMBERED_WRITES",

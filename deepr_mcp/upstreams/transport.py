@@ -19,7 +19,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from deepr_mcp.upstreams.settings import UpstreamSettings
+from deepr_mcp.config.upstreams import UpstreamSettings
 from deepr_mcp.upstreams.stdio import bounded_stdio_client
 
 __all__ = ["StderrLog", "open_transport"]

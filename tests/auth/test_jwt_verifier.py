@@ -11,7 +11,7 @@ import jwt
 import pytest
 
 from deepr_mcp.auth.jwt_verifier import JwtVerifier
-from deepr_mcp.auth.settings import OAuthSettings
+from deepr_mcp.config.auth import OAuthSettings
 from tests.support import Issuer, oauth_issuer
 
 

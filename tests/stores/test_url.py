@@ -7,8 +7,8 @@ import pytest
 from deepr_mcp.cli import build_parser
 from deepr_mcp.cli.args import settings_for
 from deepr_mcp.config import Settings, load_settings
+from deepr_mcp.config.store import redact
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.stores.url import redact
 
 
 @pytest.mark.parametrize(
