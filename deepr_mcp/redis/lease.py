@@ -27,7 +27,7 @@ import anyio
 import redis.asyncio as aioredis
 
 from deepr_mcp.errors import DeeprError
-from deepr_mcp.stores.redis_client import call
+from deepr_mcp.redis.client import call
 
 logger = logging.getLogger(__name__)
 

@@ -36,7 +36,7 @@ from mcp.server.subscriptions import (
 )
 
 from deepr_mcp.errors import DeeprError
-from deepr_mcp.stores.redis_client import call
+from deepr_mcp.redis.client import call
 
 logger = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ import redis.asyncio as aioredis
 from deepr_mcp.errors import Conflict, NotFound
 from deepr_mcp.jobs.lease import LeaseLost
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
-from deepr_mcp.stores.redis_client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
+from deepr_mcp.redis.client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
 
 FenceOf = Callable[[str], "tuple[str, int] | None"]
 """For a campaign id: (fence key, token) while this replica holds its lease, else None."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from deepr_mcp.apps.view import UI_URI, supports_apps
+from deepr_mcp.dashboard.view import UI_URI, supports_apps
 from deepr_mcp.gateway.gateway import Gateway, describe_validation_error
 from deepr_mcp.gateway.outcome import ToolOutcome, to_outcome
 from deepr_mcp.gateway.spec import ToolSpec, clean_schema

@@ -25,7 +25,7 @@ import redis.asyncio as aioredis
 from anyio.abc import TaskGroup
 
 from deepr_mcp.errors import DeeprError
-from deepr_mcp.stores.redis_client import call
+from deepr_mcp.redis.client import call
 
 __all__ = ["ClusterCounts"]
 

@@ -16,7 +16,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from deepr_mcp.objects.store import StoredObject, new_object_id
-from deepr_mcp.stores.redis_client import call
+from deepr_mcp.redis.client import call
 
 __all__ = ["RedisObjectStore"]
 

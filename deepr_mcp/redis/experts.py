@@ -17,7 +17,7 @@ from deepr_mcp.errors import Conflict
 from deepr_mcp.experts.models import Expert
 from deepr_mcp.experts.store import name_taken, new_expert, not_found, stale
 from deepr_mcp.jobs.models import utcnow
-from deepr_mcp.stores.redis_client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
+from deepr_mcp.redis.client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
 
 __all__ = ["RedisExpertStore"]
 

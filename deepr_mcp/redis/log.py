@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from deepr_mcp.stores.redis_client import call
+from deepr_mcp.redis.client import call
 
 __all__ = ["RedisChangeLog"]
 

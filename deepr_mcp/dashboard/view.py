@@ -23,7 +23,7 @@ EXTENSION_ID = "io.modelcontextprotocol/ui"
 @cache
 def campaign_html() -> str:
     """The built dashboard, read once from the package."""
-    return resources.files("deepr_mcp.apps").joinpath("campaign.html").read_text(encoding="utf-8")
+    return resources.files("deepr_mcp.dashboard").joinpath("campaign.html").read_text(encoding="utf-8")
 
 
 def resource_meta() -> dict[str, Any]:
