@@ -12,7 +12,7 @@ import pytest
 
 from deepr_mcp.auth.jwt_verifier import JwtVerifier
 from deepr_mcp.config.auth import OAuthSettings
-from tests.support import Issuer, oauth_issuer
+from tests.auth.issuer import Issuer, oauth_issuer
 
 
 def verifier(issuer: Issuer, **fields: Any) -> JwtVerifier:

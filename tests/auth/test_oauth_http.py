@@ -25,17 +25,12 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from deepr_mcp.config import Settings
+from deepr_mcp.errors import InvalidInput
 from deepr_mcp.transports.http import check_bind
-from tests.support import (
-    ERAS,
-    QUESTION,
-    Issuer,
-    http_server,
-    inprocess_http,
-    inprocess_services,
-    oauth_issuer,
-    structured,
-)
+from tests.auth.issuer import Issuer, oauth_issuer
+from tests.campaigns import QUESTION
+from tests.clients import ERAS, structured
+from tests.servers import http_server, inprocess_http, inprocess_services
 
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INITIALIZE = {
@@ -290,7 +285,9 @@ async def test_the_static_token_still_works_beside_oauth(data_dir: Path) -> None
 async def test_oauth_allows_a_non_loopback_bind(data_dir: Path) -> None:
     async with oauth_issuer() as issuer:
         settings = oauth_settings(data_dir, issuer)
-        check_bind(Settings(data_dir=data_dir, http={"host": "0.0.0.0"}, auth=settings.auth))
+        check_bind(Settings(data_dir=data_dir, http={"host": "0.0.0.0"}, auth=settings.auth))  # no refusal
+        with pytest.raises(InvalidInput, match=r"refusing to bind 0\.0\.0\.0"):  # which it is without [auth.oauth]
+            check_bind(Settings(data_dir=data_dir, http={"host": "0.0.0.0"}))
 
 
 async def test_the_cli_server_takes_auth_oauth_from_its_config_file(data_dir: Path, tmp_path: Path) -> None:

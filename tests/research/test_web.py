@@ -18,7 +18,7 @@ from aiohttp import web
 from deepr_mcp.errors import InvalidInput, ProviderError
 from deepr_mcp.research import web as webmod
 from deepr_mcp.research.web import PageFetcher, SearxngSearch, make_session
-from tests.support import connect, text_of
+from tests.clients import connect, text_of
 
 
 @asynccontextmanager

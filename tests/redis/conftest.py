@@ -1,4 +1,4 @@
-"""The Redis-backed tests share one real ``redis-server`` per test (see ``tests.support.running_redis``)."""
+"""The Redis-backed tests share one real ``redis-server`` per test (see ``tests.redis.engine.running_redis``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import RedisServer, running_redis
+from tests.redis.engine import RedisServer, running_redis
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 
 from deepr_mcp.objects import MemoryObjectStore
 from deepr_mcp.objects.store import ObjectStore
-from deepr_mcp.stores.redis_client import open_checked
-from deepr_mcp.stores.redis_objects import RedisObjectStore
+from deepr_mcp.redis.client import open_checked
+from deepr_mcp.redis.objects import RedisObjectStore
 
 
 @pytest.fixture(params=["memory", "redis"])

@@ -8,7 +8,11 @@ from pathlib import Path
 
 from mcp import Client
 
-from tests.support import QUESTION, RedisServer, call, follow, http_server, running_redis, server_env, with_sample
+from tests.campaigns import QUESTION, follow
+from tests.clients import call
+from tests.redis.engine import RedisServer, running_redis
+from tests.samples import with_sample
+from tests.servers import http_server, server_env
 
 
 async def test_a_campaign_run_on_one_replica_is_listed_by_another(tmp_path: Path, redis_server: RedisServer) -> None:

@@ -13,8 +13,8 @@ from deepr_mcp.errors import Conflict, InvalidInput, NotFound
 from deepr_mcp.experts.feeding import FeedExperts
 from deepr_mcp.experts.models import Expert, ExpertGap
 from deepr_mcp.experts.store import ExpertStore, SqliteExpertStore
-from deepr_mcp.stores.redis_client import open_checked
-from deepr_mcp.stores.redis_experts import RedisExpertStore
+from deepr_mcp.redis.client import open_checked
+from deepr_mcp.redis.experts import RedisExpertStore
 
 
 @pytest.fixture(params=["sqlite", "redis"])

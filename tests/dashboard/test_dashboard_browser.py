@@ -28,11 +28,14 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.support import QUESTION, TINY_BUDGET, call, config_env, fake_llm, follow, http_server, priced
+from tests.campaigns import QUESTION, TINY_BUDGET, follow, priced
+from tests.clients import call
+from tests.fake_llm import fake_llm
+from tests.servers import config_env, http_server
 
 UI = Path(__file__).resolve().parents[2] / "ui"
 HOST_DIST = UI / "dist" / "host"
-COMMITTED = UI.parent / "deepr_mcp" / "apps" / "campaign.html"
+COMMITTED = UI.parent / "deepr_mcp" / "dashboard" / "campaign.html"
 ARTIFACTS = UI / "artifacts" / "screenshots"
 HOST_PREFIX = "/_deepr_test_host/"
 """Where the host page is served: on the MCP server's own origin (routed by the browser), so the

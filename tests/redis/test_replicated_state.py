@@ -13,11 +13,14 @@ import pytest
 from mcp import Client
 
 from deepr_mcp.errors import DeeprError
+from deepr_mcp.redis.client import open_checked
+from deepr_mcp.redis.log import RedisChangeLog
 from deepr_mcp.replication.follower import Follower
 from deepr_mcp.research.corpus.storage import Corpus
-from deepr_mcp.stores.redis_client import open_checked
-from deepr_mcp.stores.redis_log import RedisChangeLog
-from tests.support import QUESTION, RedisServer, call, follow, http_server
+from tests.campaigns import QUESTION, follow
+from tests.clients import call
+from tests.redis.engine import RedisServer
+from tests.servers import http_server
 
 
 def doc(folder: Path, name: str, text: str) -> Path:

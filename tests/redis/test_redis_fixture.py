@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import redis_or_skip
+from tests.redis.engine import redis_or_skip
 
 
 def test_missing_redis_skips_in_dev_and_fails_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -22,7 +22,7 @@ def test_missing_redis_skips_in_dev_and_fails_in_ci(monkeypatch: pytest.MonkeyPa
 def test_a_test_engine_never_answers_on_another_engines_port(tmp_path: Path) -> None:
     """Two test runs on one machine may pick the same free port: the second engine is refused
     (it cannot bind, or the port answers with another process) and running_redis picks again."""
-    from tests.support import PortTaken, RedisServer, running_redis
+    from tests.redis.engine import PortTaken, RedisServer, running_redis
 
     with running_redis(tmp_path) as first:
         (tmp_path / "second").mkdir()

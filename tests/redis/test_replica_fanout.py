@@ -15,7 +15,11 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
-from tests.support import QUESTION, Recorder, RedisServer, call, config_env, follow, http_server, pause, with_sample
+from tests.campaigns import QUESTION, follow, pause
+from tests.clients import Recorder, call
+from tests.redis.engine import RedisServer
+from tests.samples import with_sample
+from tests.servers import config_env, http_server
 
 STEPPED = config_env({"jobs": {"step_delay_s": 0.8}})
 """Each step's phase stays on show for a while, so a reader of every notification can see it.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import anyio
 from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated, ServerEvent
 
-from deepr_mcp.stores.redis_bus import RedisSubscriptionBus, decode, encode
-from deepr_mcp.stores.redis_client import open_checked
-from tests.support import RedisServer
+from deepr_mcp.redis.bus import RedisSubscriptionBus, decode, encode
+from deepr_mcp.redis.client import open_checked
+from tests.redis.engine import RedisServer
 
 
 class Heard:

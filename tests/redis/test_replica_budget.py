@@ -17,23 +17,12 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
-from tests.support import (
-    QUESTION,
-    TINY_BUDGET,
-    Human,
-    RedisServer,
-    accept,
-    assert_spend_within_budget,
-    call,
-    config_env,
-    fake_llm,
-    http_server,
-    modern_client,
-    pause,
-    priced,
-    text_of,
-    with_sample,
-)
+from tests.campaigns import QUESTION, TINY_BUDGET, assert_spend_within_budget, pause, priced
+from tests.clients import Human, accept, call, modern_client, text_of
+from tests.fake_llm import fake_llm
+from tests.redis.engine import RedisServer
+from tests.samples import with_sample
+from tests.servers import config_env, http_server
 
 
 async def priced_replicas(stack: AsyncExitStack, tmp_path: Path, redis_server: RedisServer) -> tuple[str, str]:

@@ -11,7 +11,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from deepr_mcp.apps import campaign_html
+from deepr_mcp.dashboard import campaign_html
 
 UI = Path(__file__).resolve().parents[2] / "ui"
 TOP = ["package.json", "package-lock.json", "vite.config.mjs", "build.mjs", "campaign.html"]
@@ -34,7 +34,8 @@ def stamped_hash(html: str) -> str | None:
 
 def test_committed_html_matches_its_sources() -> None:
     assert stamped_hash(campaign_html()) == source_hash(), (
-        "deepr_mcp/apps/campaign.html is out of date with ui/: run `cd ui && npm install && npm run build` and commit"
+        "deepr_mcp/dashboard/campaign.html is out of date with ui/: "
+        "run `cd ui && npm install && npm run build` and commit"
     )
 
 

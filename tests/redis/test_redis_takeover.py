@@ -14,10 +14,11 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
-from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
-from deepr_mcp.stores.redis_client import open_checked
-from deepr_mcp.stores.redis_lease import RedisLease
-from tests.support import FakeEngine, RedisServer
+from deepr_mcp.redis.campaigns import RedisCampaignStore
+from deepr_mcp.redis.client import open_checked
+from deepr_mcp.redis.lease import RedisLease
+from tests.doubles import FakeEngine
+from tests.redis.engine import RedisServer
 
 
 async def test_a_replica_that_lost_its_lease_cannot_overwrite_the_new_holder(redis_server: RedisServer) -> None:

@@ -21,9 +21,13 @@ import pytest
 import redis.asyncio as aioredis
 from mcp import Client
 
-from deepr_mcp.stores.redis_client import StoreUnavailable, connect
-from deepr_mcp.stores.redis_counts import ClusterCounts, _summed
-from tests.support import QUESTION, RedisServer, call, config_env, replica_servers, with_sample
+from deepr_mcp.redis.client import StoreUnavailable, connect
+from deepr_mcp.redis.counts import ClusterCounts, _summed
+from tests.campaigns import QUESTION
+from tests.clients import call
+from tests.redis.engine import RedisServer
+from tests.samples import with_sample
+from tests.servers import config_env, replica_servers
 
 REPLICA = {"store": {"lease_s": 2}}
 

@@ -15,8 +15,9 @@ import pytest
 from mcp.client.extension import advertise
 from mcp.shared.exceptions import MCPError
 
-from deepr_mcp.apps import APP_HELPERS, EXTENSION_ID, MIME_TYPE, UI_URI
-from tests.support import QUESTION, connect, structured, text_of
+from deepr_mcp.dashboard import APP_HELPERS, EXTENSION_ID, MIME_TYPE, UI_URI
+from tests.campaigns import QUESTION
+from tests.clients import connect, structured, text_of
 
 pytestmark = pytest.mark.anyio
 

@@ -15,7 +15,11 @@ import redis.asyncio as aioredis
 from mcp import Client
 
 from deepr_mcp.jobs.models import Campaign
-from tests.support import QUESTION, call, config_env, replica_servers, running_redis, text_of, with_sample
+from tests.campaigns import QUESTION
+from tests.clients import call, text_of
+from tests.redis.engine import running_redis
+from tests.samples import with_sample
+from tests.servers import config_env, replica_servers
 
 STEADY = {"jobs": {"step_delay_s": 0.4}, "store": {"lease_s": 2}}
 

@@ -12,10 +12,11 @@ import redis.asyncio as aioredis
 
 from deepr_mcp.errors import Conflict, DeeprError
 from deepr_mcp.jobs.models import CampaignPhase
-from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
-from deepr_mcp.stores.redis_client import StoreUnavailable, open_checked
-from deepr_mcp.stores.redis_lease import RedisLease
-from tests.support import RedisServer, new_campaign, running_redis
+from deepr_mcp.redis.campaigns import RedisCampaignStore
+from deepr_mcp.redis.client import StoreUnavailable, open_checked
+from deepr_mcp.redis.lease import RedisLease
+from tests.doubles import new_campaign
+from tests.redis.engine import RedisServer, running_redis
 
 
 class Replica:

@@ -20,7 +20,11 @@ import redis.asyncio as aioredis
 from mcp import Client
 
 from deepr_mcp.jobs.models import Campaign
-from tests.support import QUESTION, RedisServer, call, config_env, follow, replica_servers, with_sample
+from tests.campaigns import QUESTION, follow
+from tests.clients import call
+from tests.redis.engine import RedisServer
+from tests.samples import with_sample
+from tests.servers import config_env, replica_servers
 
 REPLICA = {"jobs": {"step_delay_s": 0.4}, "store": {"lease_s": 5}}
 

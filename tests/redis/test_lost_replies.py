@@ -1,6 +1,6 @@
 """A compare-and-set write whose reply is lost is retried by the Redis client: the retry must answer success.
 
-The client (``stores/redis_client.connect``) retries a command after a connection error. When the
+The client (``redis/client.connect``) retries a command after a connection error. When the
 connection breaks after Redis ran a write script but before its reply arrived, the retry runs the
 same script again on a record that already holds the write. Each write carries an id stored with
 the record, so the script recognises its own applied write and answers "ok", not "stale".
@@ -22,11 +22,12 @@ import pytest
 from deepr_mcp.errors import Conflict, NotFound
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
 from deepr_mcp.jobs.steering import save_carried, write_through
-from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
-from deepr_mcp.stores.redis_client import connect, open_checked
-from deepr_mcp.stores.redis_experts import RedisExpertStore
-from deepr_mcp.stores.redis_lease import RedisLease
-from tests.support import RedisServer, new_campaign
+from deepr_mcp.redis.campaigns import RedisCampaignStore
+from deepr_mcp.redis.client import connect, open_checked
+from deepr_mcp.redis.experts import RedisExpertStore
+from deepr_mcp.redis.lease import RedisLease
+from tests.doubles import new_campaign
+from tests.redis.engine import RedisServer
 
 
 def command_name(data: bytes) -> bytes:

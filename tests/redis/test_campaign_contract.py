@@ -12,9 +12,9 @@ import pytest
 from deepr_mcp.errors import Conflict, NotFound
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
 from deepr_mcp.jobs.store import CampaignStore, SqliteCampaignStore
-from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
-from deepr_mcp.stores.redis_client import open_checked
-from tests.support import new_campaign
+from deepr_mcp.redis.campaigns import RedisCampaignStore
+from deepr_mcp.redis.client import open_checked
+from tests.doubles import new_campaign
 
 
 @pytest.fixture(params=["sqlite", "redis"])
