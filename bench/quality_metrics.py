@@ -298,3 +298,63 @@ def percentile(values: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+# -- question wording --------------------------------------------------------------------------
+
+
+def longest_shared_run(question: str, haystack: str) -> list[str]:
+    """The longest run of consecutive words of ``question`` found in ``haystack`` (already
+    ``normalise``d, so whole words only); an empty list when no word is shared."""
+    words = normalise(question).split()
+    best: list[str] = []
+    for start in range(len(words)):
+        end = start + len(best) + 1  # only a longer run can beat the best so far
+        while end <= len(words) and f" {' '.join(words[start:end])} " in haystack:
+            best = words[start:end]
+            end += 1
+    return best
+
+
+# -- gaps that contradict the answer -----------------------------------------------------------
+
+_PARENTHETICAL = re.compile(r"\([^)]*\)")
+SUB_QUESTION_WORDS = 3
+"""Headings of fewer words ("Answer", "Key findings") are the report's own sections, not sub-questions."""
+GAP_NAMES_JACCARD = 0.8
+"""A gaps line names a sub-question when its words overlap the heading's this much (or hold it whole)."""
+
+
+def gaps_contradicting(report: str) -> list[str]:
+    """Gaps lines that name a sub-question the report answers with a citation.
+
+    A report's sub-questions are its headings of three words or more; one is answered when its
+    section holds at least one cited claim (as ``parse_report`` reads claims). A line of the gaps
+    section (a bullet or a sentence, its parenthetical remarks and citation markers dropped) names
+    a heading when, after
+    ``normalise``, it contains the heading's words or their token sets overlap by Jaccard >= 0.8.
+    Each such line is one contradiction: the report says it has no answer to what it answered."""
+    sections = {normalise(c.section).strip() for c in parse_report(report).claims if c.section}
+    answered = {h for h in sections if len(h.split()) >= SUB_QUESTION_WORDS}
+    if not answered:
+        return []
+    out: list[str] = []
+    in_gaps = in_fence = False
+    for line in report.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        heading = None if in_fence else _HEADING.match(line)
+        if heading:
+            in_gaps = bool(_GAPS_HEADING.match(heading.group(1)))
+            continue
+        if not in_gaps or in_fence or not line.strip():
+            continue
+        bullet = _BULLET.match(line)
+        text = normalise(_PARENTHETICAL.sub(" ", strip_citations(bullet.group(1) if bullet else line))).strip()
+        if not text:
+            continue
+        words = frozenset(text.split())
+        if any(f" {h} " in f" {text} " or jaccard(words, frozenset(h.split())) >= GAP_NAMES_JACCARD for h in answered):
+            out.append(line.strip())
+    return out

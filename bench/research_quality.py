@@ -1,32 +1,40 @@
-"""Research quality on a real corpus: the local provider's reports vs plain top-5 search.
+"""Research quality on four corpora: the local provider's reports, per retrieval mode, vs top-5 search.
 
-Run: ``.venv/bin/python -m bench.research_quality`` (the first run ingests the corpus, about 70-90 s
-on 2 cores; the 52 questions then take under a minute with today's engine). Options: ``--limit N``, ``--only ID``
-(repeatable), ``--show`` (print each report and the gold phrases it missed), ``--json PATH``,
-``--reranker minilm`` (passage vectors kept in the cached corpus: the first run encodes them,
-``--cold-vectors`` forgets them to measure that first run again),
-``--timeout S`` per question, ``--max-minutes M`` for the whole run, ``--reindex``,
-``--check-gold`` (verify every gold phrase occurs in the corpus, then exit).
+Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
+fetches and ingests what is missing). Options: ``--corpus NAME|all``, ``--heldout`` (the held-out
+questions instead: run them once, at the end, and never tune on them), ``--modes`` (a subset of
+the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show`` (every output and the
+gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and mode, ``--max-minutes M``
+for the whole run, ``--reindex``, ``--reranker minilm`` and ``--cold-vectors`` (issue 17's
+re-ranker), ``--check-gold`` (every gold and warning phrase is in the ingested passages) and
+``--check-questions`` (no question shares more than five consecutive words with a passage of its
+corpus: questions are in a user's words, not the docs'), then exit.
 
-Corpus: Debian's ``python3-doc`` (the Python documentation as HTML). When it is missing and
-this runs as root with apt, it is installed; otherwise the message says how. It is ingested
-once, as a user would (``corpus add /usr/share/doc/python3/html``), into
-``.data/bench/research-quality/<package version>-<ingest code hash>/``: a change to the
+Corpora (``bench/quality_corpora.py``): ``python3-doc`` (Sphinx HTML), ``npm-docs`` (Markdown: the
+npm CLI's docs/content from the registry package ``npm@11.19.1``, fetched with ``npm pack`` into the
+cache), ``zsh-doc`` (Texinfo HTML) and ``pdf-manuals`` (bashref.pdf from bash-doc and gnuplot.pdf
+from gnuplot-doc). Missing Debian packages are installed with apt-get when this runs as root;
+otherwise the message says how. Each is ingested once, as ``corpus add`` would, into
+``.data/bench/research-quality/<corpus>-<version>-ingest-<ingest code hash>/``: a change to the
 ingest code indexes again, ``--reindex`` forces it.
 
-Questions: ``bench/research_questions.json``, each with a type and 2-5 gold evidence phrases
-copied from the documentation's prose. Per mode the table gives: hit rate (share of questions
-whose output holds at least one gold phrase), evidence recall (mean share of gold phrases
-held), duplicate-claim rate (share of claims repeating an earlier claim of the same report),
-furniture rate (share of claims citing a navigation/index page or looking like navigation),
-report words, and seconds per question (mean and p95). A claim is a cited bullet or a cited
-sentence anywhere in the report but the gaps and sources sections (the summary's sentences
-count too, so a summary that repeats findings word for word repeats claims); a claim is
-furniture when its text holds a permalink mark ``¶``, sidebar phrases ("Previous topic", "Show
-Source"), a numbered or flattened table of contents, or when a passage it cites comes from
-genindex/modindex/search/contents/index pages or a sidebar heading. Modes: ``deepr`` (``Engine`` with ``LocalProvider``,
-the embedded default) and ``search top-5`` (the five best ``Corpus.search`` passages; each
-passage is a claim). The metric functions are in ``bench/quality_metrics.py``.
+Questions: ``bench/research_questions.json`` (+ ``_heldout``) for python3-doc and
+``bench/research_questions/<corpus>.json`` (+ ``-heldout``) for the others, each with a type, 2-5
+gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
+question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
+do not answer. The gold was committed before the first run and is never changed.
+
+Modes: ``search top-5`` (the baseline: the five best passages of plain lexical ``Corpus.search``,
+each a claim) and ``deepr lexical|semantic|hybrid`` (``Engine`` with ``LocalProvider``, the retrieval
+mode set through ``DEEPR_RESEARCH_RETRIEVAL``). A mode this deepr_mcp does not offer prints ``n/a``;
+the product coupling is the adapter functions at the top of this file. Per corpus and mode: hit rate
+(share of questions whose output holds a gold phrase), evidence recall (mean share of gold phrases
+held) and its ratio to top-5 search, unsafe (share of the safety questions whose output holds none
+of their warning phrases), gaps contradicting the answer (lines of the Gaps section that name a
+sub-question, i.e. a heading of three words or more, whose section the report answers with at least
+one cited claim; ``quality_metrics.gaps_contradicting``), duplicate-claim and furniture rates (issue
+17), seconds per question (mean, p95) and errors. Then a summary line per corpus and the mean of
+the corpora. The metric functions are in ``bench/quality_metrics.py``.
 
 Each question runs in a worker process with a deadline, so a stuck question is killed and
 recorded as a timeout, and the whole run stops at ``--max-minutes``: it can never hang.
@@ -43,26 +51,27 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import time
-from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench import quality_metrics as qm
+from bench.quality_corpora import CACHE, CORPORA, CorpusSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = Path(__file__).with_name("research_questions.json")
 PACKAGE = "python3-doc"
-CORPUS_DIR = Path("/usr/share/doc/python3/html")
-CACHE = ROOT / ".data" / "bench" / "research-quality"
 INGEST_MODULES = re.compile(r"^(?:corpus/|passage\.py$)")
 """Modules under deepr_mcp/research in the cache key: the corpus stage (ingest, storage) and the passage type."""
 BASELINE_K = 5
-MODES = ("search top-5", "deepr")
-TARGETS = {"hit": 0.9, "recall": 0.7, "recall_vs_baseline": 1.3, "duplicate": 0.0, "furniture": 0.0, "p95": 5.0}
+RETRIEVAL_MODES = ("lexical", "semantic", "hybrid")
+"""The report's retrieval modes compared side by side (issue 29); the product may offer only some."""
+BASELINE = "search top-5"
+MODES = (BASELINE, *(f"deepr {m}" for m in RETRIEVAL_MODES))
+TARGET_RECALL_VS_BASELINE = 1.3
+"""Issue 29's aim: the hybrid report's evidence recall at least 1.3x top-5 search's on every corpus."""
 
 
 # -- the coupling to the product: keep it to these functions -----------------------------------
@@ -82,16 +91,36 @@ def ingest(corpus: Any, folder: Path) -> dict[str, int]:
     return {"files": len(files), "failed": failed, **corpus.stats()}
 
 
-def deepr_report(corpus: Any, question: str) -> tuple[str, dict[int, qm.SourceRef]]:
+def supported_retrieval() -> tuple[str, ...]:
+    """The report's retrieval modes this deepr_mcp offers: lexical always (today's engine); semantic and
+    hybrid once the setting ``research.retrieval`` (env ``DEEPR_RESEARCH_RETRIEVAL``) exists."""
+    import typing
+
+    from deepr_mcp.config import ResearchSettings
+
+    field_info = ResearchSettings.model_fields.get("retrieval")
+    if field_info is None:
+        return ("lexical",)
+    allowed = typing.get_args(field_info.annotation) or RETRIEVAL_MODES
+    return tuple(m for m in RETRIEVAL_MODES if m in allowed or m == "lexical")
+
+
+def deepr_report(corpus: Any, question: str, retrieval: str = "lexical") -> tuple[str, dict[int, qm.SourceRef]]:
     """The local provider's full report and its citations: number -> source, passage id, heading."""
+    import inspect
+
     import anyio
 
     from deepr_mcp.research.engine import Engine, new_state
     from deepr_mcp.research.providers.local import LocalProvider
     from deepr_mcp.research.retrieval.rerank import make_reranker
 
-    reranker = make_reranker(os.environ.get("DEEPR_RESEARCH_RERANKER", "none"))
-    state = anyio.run(Engine(corpus, LocalProvider(), reranker=reranker).run, new_state(question))
+    if len(supported_retrieval()) > 1:
+        os.environ["DEEPR_RESEARCH_RETRIEVAL"] = retrieval  # read where the engine reads its settings
+    kwargs: dict[str, Any] = {"reranker": make_reranker(os.environ.get("DEEPR_RESEARCH_RERANKER", "none"))}
+    if "retrieval" in inspect.signature(Engine).parameters:
+        kwargs["retrieval"] = retrieval
+    state = anyio.run(Engine(corpus, LocalProvider(), **kwargs).run, new_state(question))
     cited = {
         c.number: qm.SourceRef(c.number, str(c.source), str(c.passage_id), str(getattr(c, "location", "") or ""))
         for c in state.passages.values()
@@ -100,7 +129,11 @@ def deepr_report(corpus: Any, question: str) -> tuple[str, dict[int, qm.SourceRe
 
 
 def baseline_passages(corpus: Any, question: str) -> list[Any]:
-    """The baseline: the top-5 passages of plain corpus search (``.text``, ``.source``, ``.location``)."""
+    """The baseline: the top-5 passages of plain lexical corpus search (``.text``, ``.source``, ``.location``)."""
+    import inspect
+
+    if "mode" in inspect.signature(corpus.search).parameters:
+        return list(corpus.search(question, BASELINE_K, mode="lexical"))
     return list(corpus.search(question, BASELINE_K))
 
 
@@ -113,47 +146,26 @@ def all_passage_texts(corpus: Any) -> list[str]:
         return [r[0] for r in db.execute("SELECT text FROM passages")]
 
 
-# -- corpus: find or install, then ingest once ------------------------------------------------
+# -- corpus: find or install (bench/quality_corpora.py), then ingest once --------------------
 
 
-def package_version() -> str:
-    try:
-        out = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Version}", PACKAGE], capture_output=True, text=True, timeout=30, check=False
-        )
-        if out.returncode == 0 and out.stdout.strip():
-            return out.stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    # Not from dpkg (a copy of the folder): key on the folder's listing and sizes instead.
-    digest = hashlib.sha256()
-    for p in sorted(CORPUS_DIR.rglob("*.html")):
-        digest.update(f"{p.relative_to(CORPUS_DIR)}:{p.stat().st_size}\n".encode())
-    return "dir-" + digest.hexdigest()[:12]
+def find_corpus(spec: CorpusSpec | None = None) -> Path:
+    """The folder to ingest for a corpus (python3-doc by default), fetched or installed when missing."""
+    spec = spec or CORPORA[PACKAGE]
+    return spec.locate(spec)
 
 
-def find_corpus() -> Path:
-    if CORPUS_DIR.is_dir() and any(CORPUS_DIR.glob("*.html")):
-        return CORPUS_DIR
-    how = f"install Debian's {PACKAGE} (sudo apt-get install -y {PACKAGE}); it puts the HTML under {CORPUS_DIR}"
-    if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        raise SystemExit(f"research_quality: the corpus is missing: {how}")
-    print(f"research_quality: installing {PACKAGE} with apt-get ...", file=sys.stderr)
-    apt = ["apt-get", "-o", "DPkg::Lock::Timeout=300", "-y", "-q"]
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    result = subprocess.run([*apt, "install", PACKAGE], env=env, timeout=900, check=False)
-    if result.returncode != 0:  # an empty or stale package list: update once and try again
-        subprocess.run([*apt, "update"], env=env, timeout=900, check=False)
-        result = subprocess.run([*apt, "install", PACKAGE], env=env, timeout=900, check=False)
-    if result.returncode != 0 or not CORPUS_DIR.is_dir():
-        raise SystemExit(f"research_quality: apt-get could not install {PACKAGE}: {how}")
-    return CORPUS_DIR
+def package_version(spec: CorpusSpec | None = None) -> str:
+    spec = spec or CORPORA[PACKAGE]
+    return spec.version(spec)
 
 
 def ingest_code_hash() -> tuple[str, list[str]]:
     """A hash of the ingest code (and pyproject.toml, for its extractor dependencies)."""
-    research = ROOT / "deepr_mcp" / "research"
-    files = sorted(p for p in research.rglob("*.py") if INGEST_MODULES.search(str(p.relative_to(research))))
+    package = ROOT / "deepr_mcp"
+    research = package / "research"
+    files = [p for p in sorted(research.rglob("*.py")) if INGEST_MODULES.search(str(p.relative_to(research)))]
+    files += sorted((package / "embedding").rglob("*.py"))  # passage vectors, if ingest stores them
     files.append(ROOT / "pyproject.toml")
     digest = hashlib.sha256()
     for p in files:
@@ -162,10 +174,11 @@ def ingest_code_hash() -> tuple[str, list[str]]:
     return digest.hexdigest()[:12], [str(p.relative_to(ROOT)) for p in files]
 
 
-def ready_corpus(folder: Path, *, reindex: bool) -> Path:
-    """The cached corpus database for this package version and ingest code; built when missing."""
+def ready_corpus(folder: Path, *, reindex: bool, spec: CorpusSpec | None = None) -> Path:
+    """The cached corpus database for this corpus version and ingest code; built when missing."""
+    spec = spec or CORPORA[PACKAGE]
     code_hash, code_files = ingest_code_hash()
-    key = f"{PACKAGE}-{package_version()}-ingest-{code_hash}"
+    key = f"{spec.name}-{package_version(spec)}-ingest-{code_hash}"
     target = CACHE / key
     db = target / "corpus.db"
     meta_file = target / "meta.json"
@@ -181,7 +194,7 @@ def ready_corpus(folder: Path, *, reindex: bool) -> Path:
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
     where = target.relative_to(ROOT)
-    print(f"corpus: ingesting {folder} into {where} (ingest code: {', '.join(code_files)})", file=sys.stderr)
+    print(f"corpus: ingesting {folder} into {where} ({len(code_files)} ingest code files)", file=sys.stderr)
     t0 = time.perf_counter()
     corpus = open_corpus(building / "corpus.db")
     try:
@@ -215,12 +228,24 @@ class Question:
     question: str
     gold: list[str]
     pages: list[str] = field(default_factory=list)
+    warning: list[str] = field(default_factory=list)
+    """For a safety question: the caveat the docs give; an output holding none of them is unsafe."""
+    uncovered: list[str] = field(default_factory=list)
+    """For a two-part question: the part the docs do not answer (no gold for it)."""
 
 
 def load_questions(path: Path = QUESTIONS) -> list[Question]:
     data = json.loads(path.read_text())
     out = [
-        Question(q["id"], q["type"], q["question"], list(q["gold"]), list(q.get("pages", [])))
+        Question(
+            q["id"],
+            q["type"],
+            q["question"],
+            list(q["gold"]),
+            list(q.get("pages", [])),
+            list(q.get("warning", [])),
+            list(q.get("uncovered", [])),
+        )
         for q in data["questions"]
     ]
     ids = [q.id for q in out]
@@ -234,17 +259,24 @@ def html_text(raw: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", raw))
 
 
+def raw_texts(folder: Path) -> list[str]:
+    """The corpus files' own text (HTML without tags, Markdown as is; PDFs have none without an extractor)."""
+    texts = [html_text(p.read_text(errors="replace")) for p in sorted(folder.rglob("*.html"))]
+    return texts + [p.read_text(errors="replace") for p in sorted(folder.rglob("*.md"))]
+
+
 def check_gold(db: Path, folder: Path, questions: list[Question]) -> int:
-    """Every gold phrase must be in the ingested passages (else at least in the raw HTML text)."""
+    """Every gold and warning phrase must be in the ingested passages (else at least in the raw text)."""
     corpus = open_corpus(db)
     try:
         passages = "|".join(qm.normalise(t) for t in all_passage_texts(corpus))
     finally:
         corpus.close()
-    pages = "|".join(qm.normalise(html_text(p.read_text(errors="replace"))) for p in sorted(folder.rglob("*.html")))
-    missing = html_only = 0
+    pages = "|".join(qm.normalise(t) for t in raw_texts(folder))
+    missing = raw_only = total = 0
     for q in questions:
-        for phrase in q.gold:
+        for kind, phrase in [("gold", p) for p in q.gold] + [("warning", p) for p in q.warning]:
+            total += 1
             norm = qm.normalise(phrase)
             words = len(phrase.split())
             if norm in qm.normalise(q.question):
@@ -252,15 +284,35 @@ def check_gold(db: Path, folder: Path, questions: list[Question]) -> int:
             elif norm in passages:
                 status = "ok"
             elif norm in pages:
-                status, html_only = "only in raw HTML (split across passages or dropped by ingest)", html_only + 1
+                status, raw_only = "only in the raw files (split across passages or dropped by ingest)", raw_only + 1
             else:
                 status, missing = "MISSING", missing + 1
-            if status != "ok" or not 3 <= words <= 10:
-                print(f"{q.id}: {phrase!r} ({words} words): {status}")
-    total = sum(len(q.gold) for q in questions)
-    found = total - missing - html_only
-    print(f"gold phrases: {total}, in passages: {found}, only in HTML: {html_only}, missing: {missing}")
-    return 1 if missing else 0
+            if status != "ok" or not 3 <= words <= 14:
+                print(f"{q.id}: {kind} {phrase!r} ({words} words): {status}")
+    found = total - missing - raw_only
+    print(f"gold and warning phrases: {total}, in passages: {found}, only in raw files: {raw_only}, missing: {missing}")
+    return 1 if missing or raw_only else 0
+
+
+QUESTION_OVERLAP = 5
+"""A question may share at most this many consecutive words with any passage of its corpus (issue 29)."""
+
+
+def check_questions(db: Path, questions: list[Question], limit: int = QUESTION_OVERLAP) -> int:
+    """Questions must be in a user's words: none shares more than ``limit`` consecutive words with a passage."""
+    corpus = open_corpus(db)
+    try:
+        passages = "|".join(qm.normalise(t) for t in all_passage_texts(corpus))
+    finally:
+        corpus.close()
+    failed = 0
+    for q in questions:
+        shared = qm.longest_shared_run(q.question, passages)
+        if len(shared) > limit:
+            failed += 1
+            print(f"{q.id}: shares {len(shared)} consecutive words with a passage: {' '.join(shared)!r}")
+    print(f"questions: {len(questions)}, sharing more than {limit} consecutive words with a passage: {failed}")
+    return 1 if failed else 0
 
 
 # -- running a question in a worker with a deadline --------------------------------------------
@@ -269,8 +321,8 @@ def check_gold(db: Path, folder: Path, questions: list[Question]) -> int:
 def answer(corpus: Any, mode: str, question: str) -> dict[str, Any]:
     """One question in one mode: its output text and claims with their cited sources."""
     t0 = time.perf_counter()
-    if mode == "deepr":
-        report, cited = deepr_report(corpus, question)
+    if mode.startswith("deepr"):
+        report, cited = deepr_report(corpus, question, mode.removeprefix("deepr").strip() or "lexical")
         seconds = time.perf_counter() - t0
         parsed = qm.parse_report(report)
         refs = {**parsed.sources, **cited}  # the engine's own map wins over the parsed list
@@ -309,6 +361,8 @@ def _worker(conn: Any, db: str) -> None:
 
 
 class Worker:
+    """One process per corpus answering one question at a time; killed (and restarted) at a deadline."""
+
     def __init__(self, db: Path) -> None:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self.ctx = multiprocessing.get_context(method)
@@ -359,6 +413,7 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
     output = result.get("output", "")
     claims = result.get("claims", [])
     found = qm.gold_found(output, q.gold)
+    warned = qm.gold_found(output, q.warning)
     dups = qm.duplicate_flags([c["text"] for c in claims])
     furniture = [qm.is_furniture(c["text"], [tuple(s) for s in c["sources"]]) for c in claims]
     return {
@@ -371,6 +426,9 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
         "recall": sum(found) / len(found),
         "gold_found": [p for p, f in zip(q.gold, found, strict=True) if f],
         "gold_missed": [p for p, f in zip(q.gold, found, strict=True) if not f],
+        "unsafe": bool(q.warning) and not any(warned),
+        "has_warning": bool(q.warning),
+        "gaps_contradicting": qm.gaps_contradicting(output),
         "claims": len(claims),
         "duplicate_claims": [c["text"] for c, d in zip(claims, dups, strict=True) if d],
         "furniture_claims": [c["text"] for c, f in zip(claims, furniture, strict=True) if f],
@@ -384,11 +442,16 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     claims = sum(r["claims"] for r in rows)
     duplicates = sum(len(r["duplicate_claims"]) for r in rows)
     furniture = sum(len(r["furniture_claims"]) for r in rows)
+    safety = [r for r in rows if r["has_warning"]]
     seconds = [r["seconds"] for r in rows]  # a timeout counts with the time it took to give up
     return {
         "questions": n,
         "hit": sum(r["hit"] for r in rows) / n if n else 0.0,
         "recall": sum(r["recall"] for r in rows) / n if n else 0.0,
+        "unsafe": sum(r["unsafe"] for r in safety) / len(safety) if safety else float("nan"),
+        "unsafe_n": sum(r["unsafe"] for r in safety),
+        "safety_n": len(safety),
+        "gaps_contradicting": sum(len(r["gaps_contradicting"]) for r in rows),
         "duplicate": duplicates / claims if claims else 0.0,
         "furniture": furniture / claims if claims else 0.0,
         "duplicate_n": duplicates,
@@ -402,89 +465,79 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
-def meets(summary: dict[str, float], baseline: dict[str, float]) -> dict[str, bool]:
-    return {
-        "hit": summary["hit"] >= TARGETS["hit"],
-        "recall": summary["recall"] >= TARGETS["recall"]
-        and summary["recall"] >= TARGETS["recall_vs_baseline"] * baseline["recall"],
-        "duplicate": summary["duplicate"] <= TARGETS["duplicate"],
-        "furniture": summary["furniture"] <= TARGETS["furniture"],
-        "p95_s": summary["p95_s"] < TARGETS["p95"],
-        "errors": summary["errors"] == 0,
-    }
+# -- tables ------------------------------------------------------------------------------------
+
+NA = "n/a"
 
 
-def table(summaries: dict[str, dict[str, float]]) -> str:
-    base = summaries["search top-5"]
-    deepr = summaries["deepr"]
-    ok = meets(deepr, base)
-    mark = {True: "yes", False: "**no**"}
-    rows = [
-        ("hit rate", "hit", "{:.2f}", f">= {TARGETS['hit']}", mark[ok["hit"]]),
-        (
-            "evidence recall",
-            "recall",
-            "{:.2f}",
-            f">= {TARGETS['recall']} and >= {TARGETS['recall_vs_baseline']}x baseline "
-            f"(>= {max(TARGETS['recall'], TARGETS['recall_vs_baseline'] * base['recall']):.2f})",
-            mark[ok["recall"]],
-        ),
-        ("duplicate-claim rate", "duplicate", "{:.2f}", "0", mark[ok["duplicate"]]),
-        ("furniture rate", "furniture", "{:.2f}", "0", mark[ok["furniture"]]),
-        ("claims per question", "claims", "{:.1f}", "", ""),
-        ("report words (mean)", "words", "{:.0f}", "", ""),
-        ("seconds per question, mean", "mean_s", "{:.2f}", "", ""),
-        ("seconds per question, p95", "p95_s", "{:.2f}", f"< {TARGETS['p95']:.0f}", mark[ok["p95_s"]]),
-        ("errors and timeouts", "errors", "{:.0f}", "0", mark[ok["errors"]]),
-    ]
+def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
+    """One corpus: a row per mode (``n/a`` where the product lacks the mode), a column per metric."""
+    base = summaries.get(BASELINE)
     out = [
-        f"| metric ({int(deepr['questions'])} questions) | search top-5 (baseline) | deepr "
-        "| target (issue 17) | deepr meets it |",
-        "|---|---:|---:|---|---|",
+        "| mode | hit | recall | vs top-5 | unsafe | gaps contradicting | duplicate | furniture "
+        "| s/question mean | p95 | errors |",
+        "|---|" + "---:|" * 10,
     ]
-
-    def cell(summary: dict[str, float], key: str, fmt: str) -> str:
-        if key in ("duplicate", "furniture"):  # the counts show a rate that rounds to 0.00 but is not 0
-            return f"{fmt.format(summary[key])} ({summary[key + '_n']:.0f} of {summary['claims_n']:.0f})"
-        return fmt.format(summary[key])
-
-    for label, key, fmt, target, met in rows:
-        out.append(f"| {label} | {cell(base, key, fmt)} | {cell(deepr, key, fmt)} | {target} | {met} |")
+    for mode in MODES:
+        s = summaries.get(mode)
+        if s is None:
+            out.append(f"| {mode} |" + f" {NA} |" * 10)
+            continue
+        ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] else NA
+        unsafe = f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})" if s["safety_n"] else NA
+        cells = [
+            f"{s['hit']:.2f}",
+            f"{s['recall']:.2f}",
+            ratio,
+            unsafe,
+            f"{s['gaps_contradicting']:.0f}",
+            f"{s['duplicate']:.2f}",
+            f"{s['furniture']:.2f}",
+            f"{s['mean_s']:.2f}",
+            f"{s['p95_s']:.2f}",
+            f"{s['errors']:.0f}",
+        ]
+        out.append(f"| {mode} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
-def by_type_table(results: dict[str, list[dict[str, Any]]]) -> str:
-    types: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
-    for mode, rows in results.items():
-        for r in rows:
-            types[r["type"]][mode].append(r)
-    out = [
-        "| question type | n | hit top-5 | hit deepr | recall top-5 | recall deepr |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for kind in sorted(types):
-        base, deepr = summarise(types[kind]["search top-5"]), summarise(types[kind]["deepr"])
-        out.append(
-            f"| {kind} | {int(deepr['questions'])} | {base['hit']:.2f} | {deepr['hit']:.2f} "
-            f"| {base['recall']:.2f} | {deepr['recall']:.2f} |"
-        )
+def summary_table(per_corpus: dict[str, dict[str, dict[str, float] | None]]) -> str:
+    """Every corpus on a line: questions, then recall (hit rate) per mode; the last line averages the
+    corpora (each corpus counts once, whatever its number of questions)."""
+    out = ["| corpus | questions | " + " | ".join(f"{m} recall (hit)" for m in MODES) + " |"]
+    out.append("|---|---:|" + "---:|" * len(MODES))
+    for name, summaries in per_corpus.items():
+        n = max((int(s["questions"]) for s in summaries.values() if s), default=0)
+        cells = [NA if s is None else f"{s['recall']:.2f} ({s['hit']:.2f})" for s in (summaries.get(m) for m in MODES)]
+        out.append(f"| {name} | {n} | " + " | ".join(cells) + " |")
+    if len(per_corpus) > 1:
+        cells = []
+        for m in MODES:
+            ran = [c[m] for c in per_corpus.values() if c.get(m)]
+            if len(ran) < len(per_corpus):
+                cells.append(NA)
+                continue
+            recall = statistics.mean(s["recall"] for s in ran)  # type: ignore[index]
+            hit = statistics.mean(s["hit"] for s in ran)  # type: ignore[index]
+            cells.append(f"{recall:.2f} ({hit:.2f})")
+        total = sum(max((int(s["questions"]) for s in c.values() if s), default=0) for c in per_corpus.values())
+        out.append(f"| mean of corpora | {total} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
 def show(q: Question, scored: dict[str, dict[str, Any]]) -> None:
     print(f"\n{'=' * 100}\n## {q.id} ({q.type}): {q.question}\n")
-    for mode in MODES:
-        r = scored[mode]
+    for mode, r in scored.items():
         print(f"### {mode}: recall {r['recall']:.2f}, {r['claims']} claims, {r['seconds']:.2f} s")
         if r["error"]:
             print(f"ERROR: {r['error']}")
         print(f"\n{r['output'].rstrip()}\n")
         print(f"gold found: {r['gold_found']}")
         print(f"gold MISSED: {r['gold_missed']}")
-        for text in r["duplicate_claims"]:
-            print(f"duplicate claim: {text[:160]}")
-        for text in r["furniture_claims"]:
-            print(f"furniture claim: {' '.join(text.split())[:160]}")
+        if r["unsafe"]:
+            print(f"UNSAFE: none of the warnings {q.warning}")
+        for line in r["gaps_contradicting"]:
+            print(f"gap contradicting the answer: {line}")
         print()
 
 
@@ -493,15 +546,31 @@ def show(q: Question, scored: dict[str, dict[str, Any]]) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.research_quality", description=__doc__.split("\n\n")[0])
-    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--corpus", default="all", choices=["all", *CORPORA], help="which corpus (default all)")
+    p.add_argument(
+        "--heldout",
+        action="store_true",
+        help="run the held-out questions instead (once, at the end: never tune on them)",
+    )
+    p.add_argument("--limit", type=int, help="only the first N questions of each corpus")
     p.add_argument("--only", action="append", default=[], metavar="ID", help="only this question (repeatable)")
+    p.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help=f"comma-separated modes to run (default all: {', '.join(MODES)}); those the product lacks print n/a",
+    )
     p.add_argument("--show", action="store_true", help="print every report/baseline and the gold phrases it missed")
     p.add_argument("--json", type=Path, metavar="PATH", help="write per-question results and summaries here")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per question and mode (default 60)")
-    p.add_argument("--max-minutes", type=float, default=30.0, help="wall-clock cap for the whole run (default 30)")
+    p.add_argument("--max-minutes", type=float, default=60.0, help="wall-clock cap for the whole run (default 60)")
     p.add_argument("--reindex", action="store_true", help="ingest the corpus again even if cached")
-    p.add_argument("--check-gold", action="store_true", help="verify the gold phrases occur in the corpus, then exit")
-    p.add_argument("--questions", type=Path, default=QUESTIONS, help="question set (JSON, as the default)")
+    p.add_argument("--check-gold", action="store_true", help="verify the gold/warning phrases occur in the corpus")
+    p.add_argument(
+        "--check-questions",
+        action="store_true",
+        help=f"verify no question shares more than {QUESTION_OVERLAP} consecutive words with a passage of its corpus",
+    )
+    p.add_argument("--questions", type=Path, help="another question set (JSON, as the default; one corpus only)")
     p.add_argument(
         "--reranker",
         default="none",
@@ -513,7 +582,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="forget the passage vectors stored by earlier --reranker runs first (measures a first use)",
     )
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.questions and args.corpus == "all":
+        p.error("--questions needs one --corpus")
+    unknown = set(args.modes.split(",")) - set(MODES)
+    if unknown:
+        p.error(f"unknown mode(s) {', '.join(sorted(unknown))}; allowed: {', '.join(MODES)}")
+    return args
 
 
 def forget_vectors(db: Path) -> int:
@@ -526,75 +601,118 @@ def forget_vectors(db: Path) -> int:
         return conn.execute("DELETE FROM passage_vectors").rowcount
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    os.environ["DEEPR_RESEARCH_RERANKER"] = args.reranker  # read by the workers (forked after this)
-    if args.reranker != "none":
-        print(f"deepr re-ranks with {args.reranker}")
-    questions = load_questions(args.questions)
+def select_questions(spec: CorpusSpec, args: argparse.Namespace) -> list[Question]:
+    questions = load_questions(args.questions or (spec.heldout if args.heldout else spec.questions))
     if args.only:
-        unknown = set(args.only) - {q.id for q in questions}
-        if unknown:
-            raise SystemExit(f"research_quality: unknown question id(s): {', '.join(sorted(unknown))}")
         questions = [q for q in questions if q.id in args.only]
-    if args.limit:
-        questions = questions[: args.limit]
-    folder = find_corpus()
-    db = ready_corpus(folder, reindex=args.reindex)
-    if args.check_gold:
-        return check_gold(db, folder, questions)
-    if args.cold_vectors:
-        print(f"forgot {forget_vectors(db):,} stored passage vectors", file=sys.stderr)
+    return questions[: args.limit] if args.limit else questions
 
-    deadline = time.monotonic() + args.max_minutes * 60
+
+def run_corpus(
+    spec: CorpusSpec, db: Path, questions: list[Question], modes: list[str], deadline: float, args: argparse.Namespace
+) -> tuple[dict[str, list[dict[str, Any]]], int]:
+    """Every question in every runnable mode, one worker for the corpus; returns rows per mode and the
+    number of questions the wall-clock cap left out."""
     worker = Worker(db)
-    results: dict[str, list[dict[str, Any]]] = {mode: [] for mode in MODES}
-    skipped = 0
-    started = time.perf_counter()
+    results: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
     try:
         for index, q in enumerate(questions, start=1):
-            left = deadline - time.monotonic()
-            if left <= 1:
-                skipped = len(questions) - index + 1
-                print(f"wall-clock cap of {args.max_minutes:g} min: {skipped} questions not run", file=sys.stderr)
-                break
+            if deadline - time.monotonic() <= 1:
+                left = len(questions) - index + 1
+                print(
+                    f"{spec.name}: wall-clock cap of {args.max_minutes:g} min: {left} questions not run",
+                    file=sys.stderr,
+                )
+                return results, left
             scored = {}
-            for mode in MODES:
+            for mode in modes:
                 result = worker.ask(mode, q.question, min(args.timeout, max(1.0, deadline - time.monotonic())))
                 scored[mode] = score(q, result)
                 results[mode].append(scored[mode])
-            d = scored["deepr"]
+            line = ", ".join(f"{m} {r['recall']:.2f} ({r['seconds']:.1f} s)" for m, r in scored.items())
+            errors = [f"{m}: {r['error']}" for m, r in scored.items() if r["error"]]
             print(
-                f"[{index}/{len(questions)}] {q.id}: deepr recall {d['recall']:.2f} in {d['seconds']:.2f} s, "
-                f"top-5 recall {scored['search top-5']['recall']:.2f}" + (f" ({d['error']})" if d["error"] else ""),
+                f"[{spec.name} {index}/{len(questions)}] {q.id}: recall {line}" + (f" {errors}" if errors else ""),
                 file=sys.stderr,
             )
             if args.show:
                 show(q, scored)
     finally:
         worker.stop()
-    if not results["deepr"]:
-        print("no question was run", file=sys.stderr)
-        return 1
-    summaries = {mode: summarise(rows) for mode, rows in results.items()}
-    print(f"\nResearch quality on {PACKAGE} ({folder}), {len(results['deepr'])} questions", end="")
-    print(f" ({skipped} skipped at the wall-clock cap)" if skipped else "", end="")
-    print(f", {time.perf_counter() - started:.0f} s in all:\n")
-    print(table(summaries))
-    print()
-    print(by_type_table(results))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        payload = {
-            "corpus": {"package": PACKAGE, "version": package_version(), "db": str(db)},
-            "targets": TARGETS,
-            "summaries": summaries,
-            "deepr_meets": meets(summaries["deepr"], summaries["search top-5"]),
+    return results, 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    os.environ["DEEPR_RESEARCH_RERANKER"] = args.reranker  # read by the workers (forked after this)
+    if args.reranker != "none":
+        print(f"deepr re-ranks with {args.reranker}")
+    specs = list(CORPORA.values()) if args.corpus == "all" else [CORPORA[args.corpus]]
+    retrieval = supported_retrieval()
+    wanted = args.modes.split(",")
+    modes = [m for m in wanted if m == BASELINE or m.removeprefix("deepr ") in retrieval]
+    missing = [m for m in wanted if m not in modes]
+    if missing:
+        print(f"not offered by this deepr_mcp (n/a in the tables): {', '.join(missing)}", file=sys.stderr)
+    question_sets = {spec.name: select_questions(spec, args) for spec in specs}
+    if args.only:
+        unknown = set(args.only) - {q.id for qs in question_sets.values() for q in qs}
+        if unknown:
+            raise SystemExit(f"research_quality: unknown question id(s): {', '.join(sorted(unknown))}")
+    if args.check_gold or args.check_questions:
+        failed = 0
+        for spec in specs:
+            folder = find_corpus(spec)
+            db = ready_corpus(folder, reindex=args.reindex, spec=spec)
+            print(f"## {spec.name}")
+            if args.check_gold:
+                failed |= check_gold(db, folder, question_sets[spec.name])
+            if args.check_questions:
+                failed |= check_questions(db, question_sets[spec.name])
+        return failed
+
+    deadline = time.monotonic() + args.max_minutes * 60
+    started = time.perf_counter()
+    per_corpus: dict[str, dict[str, dict[str, float] | None]] = {}
+    payload: dict[str, Any] = {"heldout": args.heldout, "modes": MODES, "offered": modes, "corpora": {}}
+    for spec in specs:
+        questions = question_sets[spec.name]
+        if not questions:
+            continue
+        folder = find_corpus(spec)
+        db = ready_corpus(folder, reindex=args.reindex, spec=spec)
+        if args.cold_vectors:
+            print(f"forgot {forget_vectors(db):,} stored passage vectors", file=sys.stderr)
+        results, skipped = run_corpus(spec, db, questions, modes, deadline, args)
+        ran = len(next(iter(results.values()), []))
+        summaries = {m: (summarise(results[m]) if results.get(m) else None) for m in MODES}
+        per_corpus[spec.name] = summaries
+        kind = "held-out" if args.heldout else "tuned"
+        print(
+            f"\n### {spec.name} ({spec.generator}, {spec.name} {package_version(spec)}): {ran} {kind} questions", end=""
+        )
+        print(f" ({skipped} not run: wall-clock cap)\n" if skipped else "\n")
+        print(corpus_table(summaries))
+        payload["corpora"][spec.name] = {
+            "generator": spec.generator,
+            "version": package_version(spec),
+            "db": str(db),
             "skipped": skipped,
+            "summaries": summaries,
             "questions": [asdict(q) for q in questions],
             "results": results,
         }
-        args.json.write_text(json.dumps(payload, indent=2, ensure_ascii=False))
+    if not per_corpus:
+        print("no question was run", file=sys.stderr)
+        return 1
+    print(
+        f"\n### Summary ({'held-out' if args.heldout else 'tuned'} sets), "
+        f"{time.perf_counter() - started:.0f} s in all\n"
+    )
+    print(summary_table(per_corpus))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
         print(f"\nresults: {args.json}", file=sys.stderr)
     return 0
 

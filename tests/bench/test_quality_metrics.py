@@ -218,3 +218,78 @@ def test_question_set_shape() -> None:
             assert qm.normalise(phrase) not in qm.normalise(q["question"]), (q["id"], phrase)  # no free hits
     tar = next(q for q in questions if q["question"].startswith("How do I safely extract a tar archive"))
     assert any("outside of path" in g for g in tar["gold"])
+
+
+# -- gaps contradicting the answer, question wording, the multi-corpus question sets -------------
+
+ANSWERED_THEN_GAP = """# Research report: How do I rotate logs, and how often should I?
+
+## Findings
+
+### How do I rotate logs?
+
+- Rotation renames the current file and opens a new one. [1]
+
+### How often should I rotate logs?
+
+_The corpus holds no evidence for this sub-question._
+
+## Gaps
+
+- How do I rotate logs? (no passage in the corpus answers it)
+- How often should I rotate logs? (no passage in the corpus answers it)
+
+## Sources
+
+[1] logging.html, Rotation (passage p1)
+"""
+
+
+def test_a_gap_naming_an_answered_sub_question_contradicts_the_report() -> None:
+    assert qm.gaps_contradicting(ANSWERED_THEN_GAP) == ["- How do I rotate logs? (no passage in the corpus answers it)"]
+
+
+def test_gaps_for_unanswered_sub_questions_and_short_section_names_are_no_contradiction() -> None:
+    honest = ANSWERED_THEN_GAP.replace("- How do I rotate logs? (no passage in the corpus answers it)\n", "")
+    assert qm.gaps_contradicting(honest) == []
+    assert qm.gaps_contradicting(TODAYS_REPORT) == []  # its gap names the sub-question it left unanswered
+    summary_only = "## Answer\n\nLogs rotate daily. [1]\n\n## Gaps\n\n- The answer does not say why.\n"
+    assert qm.gaps_contradicting(summary_only) == []  # "Answer" is a report section, not a sub-question
+
+
+def test_longest_shared_run_finds_consecutive_words_only() -> None:
+    haystack = "|".join(qm.normalise(t) for t in ["Use the credential helper to cache passwords.", "Push often."])
+    assert qm.longest_shared_run("how do I cache passwords on push", haystack) == ["cache", "passwords"]
+    assert qm.longest_shared_run("Use the credential helper, please", haystack) == [
+        "use",
+        "the",
+        "credential",
+        "helper",
+    ]
+    assert qm.longest_shared_run("passwords push", haystack) == ["passwords"]  # no run across passages
+    assert qm.longest_shared_run("nothing shared", haystack) == []
+
+
+def test_multi_corpus_question_sets_shape() -> None:
+    from bench.quality_corpora import CORPORA
+
+    assert len(CORPORA) >= 4
+    assert {"postgresql-doc", "git-doc", "r-doc-pdf"}.isdisjoint(CORPORA)
+    seen: set[str] = set()
+    for name, spec in CORPORA.items():
+        if name == "python3-doc":
+            continue  # the original set, checked above
+        tuned = json.loads(spec.questions.read_text())["questions"]
+        heldout = json.loads(spec.heldout.read_text())["questions"]
+        assert len(tuned) + len(heldout) >= 15 and len(heldout) * 3 >= len(tuned) + len(heldout) - 2, name
+        kinds = {q["type"] for q in tuned + heldout}
+        assert {"how-to", "safety", "comparison", "concept", "two-part"} <= kinds, name
+        for q in tuned + heldout:
+            assert q["id"] not in seen, q["id"]
+            seen.add(q["id"])
+            assert 2 <= len(q["gold"]) <= 4, q["id"]
+            for phrase in q["gold"] + q.get("warning", []):
+                assert 2 <= len(phrase.split()) <= 14, (q["id"], phrase)
+                assert qm.normalise(phrase) not in qm.normalise(q["question"]), (q["id"], phrase)
+            assert bool(q.get("warning")) == (q["type"] == "safety"), q["id"]
+            assert bool(q.get("uncovered")) == (q["type"] == "two-part"), q["id"]

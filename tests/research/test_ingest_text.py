@@ -93,6 +93,21 @@ def test_prose_is_packed_and_long_paragraphs_split_at_sentences() -> None:
     assert "\n" not in chunks[0].text.split("\n\n")[0]  # a paragraph stays one line of prose
 
 
+def test_a_sentence_running_into_code_or_a_run_in_heading_never_ends_a_passage() -> None:
+    sentence = "The repair ship lifted the cable with a grapnel and spliced in a new length. "
+    lead_in = sentence * 7 + "To test the new length you could run"
+    code = "```\nsplice-test --length 40 --report\n```"
+    heading = "Splicing at sea"
+    text = "\n\n".join([lead_in, code, "and read the report it prints.", sentence * 8, heading, sentence * 6])
+    chunks = chunk([Section(text, "Repair", 0)])
+    assert all(len(c.text) <= MAX_CHARS for c in chunks)
+    for c in chunks[:-1]:
+        assert c.text.rstrip().endswith((".", "```")), c.text[-60:]
+    with_code = next(c.text for c in chunks if "splice-test" in c.text)
+    assert "you could run\n\n```" in with_code  # the sentence and its command stay together
+    assert any(heading + "\n\n" + sentence.strip() in c.text for c in chunks)  # the heading goes with its text
+
+
 def test_identical_paragraphs_are_one_passage_but_short_notes_keep_their_place() -> None:
     paragraph = (
         "Archives from the network are untrusted input: inspect member names and sizes before extracting anything."

@@ -10,11 +10,13 @@ from deepr_mcp.research.corpus.ingest.scope import ESCAPED, AddScope, Plan, plan
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 from deepr_mcp.research.corpus.ingest.walk import FileSet, excluded_by, files_under
 
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 5
 """Stored per document: a file extracted by an older version is re-extracted when added again.
 
 2: selectolax main content, fenced code, heading paths; 3: short passages hashed with their location;
-4: contents pages (mostly links, little text) skipped."""
+4: contents pages (mostly links, little text) skipped;
+5: PDFs read with pypdfium2 and cleaned (page furniture, contents pages, footnotes, hyphens), cut by outline;
+passages of every format no longer end on an unfinished sentence or a run-in heading."""
 
 __all__ = [
     "ESCAPED",

@@ -1,5 +1,9 @@
 """Sections to passages of ~700 characters: paragraphs packed together, code blocks never cut mid-line.
 
+A passage never ends on prose that leaves its sentence open ("you could run" before a command, a
+run-in heading before its text) when what follows still fits under MAX_CHARS; otherwise the open
+piece moves on to start the next passage.
+
 A passage's id is a hash of its text, so the same paragraph in two files (a licence notice, a
 shared warning) is one passage however many files hold it. A short passage ("New in version
 3.5.") means nothing without its place, so its location is hashed with it: the same note under
@@ -21,6 +25,7 @@ CONTEXT_FREE_CHARS = 100
 """Passages shorter than this are identified by location and text, longer ones by text alone."""
 
 _OPEN = re.compile(r"^(`{3,}|~{3,})([\w+#.-]*)\s*$")
+_SENTENCE_END = re.compile(r"[.!?:;)\]\"'\u2019\u201d]\s*$")
 _LIST_OR_TABLE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\|)\s|^.+ \| .+$")
 
 
@@ -129,9 +134,17 @@ def chunk(sections: list[Section]) -> list[Chunk]:
         for offset, text, is_code in blocks_of(section.text):
             pieces = [text] if len(text) <= MAX_CHARS else (_split_code(text) if is_code else _split_prose(text))
             for piece in pieces:
-                if buffer and sum(len(t) + 2 for _, t in buffer) + len(piece) > TARGET_CHARS:
-                    out.append(_make_chunk(section, buffer))
-                    buffer = []
+                size = sum(len(t) + 2 for _, t in buffer) + len(piece)
+                if buffer and size > TARGET_CHARS:
+                    if _unfinished(buffer[-1][1]) and size <= MAX_CHARS:
+                        pass  # the sentence runs on into this block (code, a list): keep them together
+                    elif _unfinished(buffer[-1][1]) and len(buffer) > 1:
+                        carried = buffer.pop()  # a run-in heading or a lead-in goes with what it leads to
+                        out.append(_make_chunk(section, buffer))
+                        buffer = [carried]
+                    else:
+                        out.append(_make_chunk(section, buffer))
+                        buffer = []
                 buffer.append((offset, piece))
         if buffer:
             out.append(_make_chunk(section, buffer))
@@ -142,6 +155,11 @@ def chunk(sections: list[Section]) -> list[Chunk]:
             seen.add(c.id)
             unique.append(c)
     return unique
+
+
+def _unfinished(text: str) -> bool:
+    """Prose that stops without ending its sentence ("you could run", a run-in heading)."""
+    return not _OPEN.match(text.split("\n", 1)[0]) and not _SENTENCE_END.search(text)
 
 
 def _make_chunk(section: Section, pieces: list[tuple[int, str]]) -> Chunk:

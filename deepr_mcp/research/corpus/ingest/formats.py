@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import io
-import logging
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.corpus.ingest.decode import decode
 from deepr_mcp.research.corpus.ingest.html import html_sections
 from deepr_mcp.research.corpus.ingest.model import Section
+from deepr_mcp.research.corpus.ingest.pdf import pdf_sections
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
 SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf")
@@ -40,22 +39,3 @@ def sections_of(path: Path, raw: bytes) -> list[Section]:
     if suffix == ".rst" or name.endswith(".rst.txt"):  # Sphinx copies its sources as NAME.rst.txt
         return rst_sections(text)
     return plain_sections(text)
-
-
-def pdf_sections(path: Path, raw: bytes) -> list[Section]:
-    if not raw.startswith(b"%PDF"):
-        raise InvalidInput(f"{path}: has a .pdf name but is not a PDF file")
-    from pypdf import PdfReader
-
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # a damaged PDF warns per object; the outcome is reported
-    try:
-        reader = PdfReader(io.BytesIO(raw))
-        pages = [page.extract_text() or "" for page in reader.pages]
-    except Exception as exc:  # pypdf raises many types on damaged files; each is "not readable" to the user
-        raise InvalidInput(f"{path}: not a readable PDF ({type(exc).__name__}: {exc})"[:500]) from None
-    out, offset = [], 0
-    for number, text in enumerate(pages, start=1):
-        if text.strip():
-            out.append(Section(text, f"page {number}", offset))
-        offset += len(text) + 1
-    return out

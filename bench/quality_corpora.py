@@ -1,0 +1,223 @@
+"""The research-quality bench's corpora: where each comes from, its version, and its question files.
+
+Four documentation sets from four generators, so a gain on one is checked on the others:
+``python3-doc`` (Sphinx HTML), ``npm-docs`` (the npm CLI's Markdown, from the npm registry
+package at a pinned version), ``zsh-doc`` (Texinfo HTML) and ``pdf-manuals`` (the Bash reference
+manual and the gnuplot manual as PDF). A Debian package that is missing is installed with
+apt-get when this runs as root (else the message says how); the npm package is fetched with
+``npm pack`` into the bench cache and unpacked there. Nothing here touches the product: this
+module only finds the files; ``research_quality`` ingests them.
+
+Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = Path(__file__).resolve().parent
+CACHE = ROOT / ".data" / "bench" / "research-quality"
+SOURCES = CACHE / "sources"
+"""Fetched or copied corpus files (the npm package, the two PDFs), beside the ingested databases."""
+NPM_VERSION = "11.19.1"
+"""The npm release whose docs/content is the Markdown corpus: pinned, so every machine reads the same files."""
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusSpec:
+    name: str
+    generator: str
+    packages: tuple[str, ...]
+    """Debian packages that provide it (empty for the npm registry corpus)."""
+    questions: Path
+    heldout: Path
+    locate: Callable[[CorpusSpec], Path]
+    """Returns the folder to ingest, fetching or installing what is missing."""
+    version: Callable[[CorpusSpec], str]
+
+
+# -- Debian packages ---------------------------------------------------------------------------
+
+
+def dpkg_version(package: str) -> str:
+    try:
+        out = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Status} ${Version}", package],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    status, _, version = out.stdout.strip().rpartition(" ")
+    return version if out.returncode == 0 and "installed" in status.split() else ""
+
+
+def apt_install(packages: tuple[str, ...], how: str) -> None:
+    """Install Debian packages (root with apt-get only); exits with ``how`` when that is not possible."""
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        raise SystemExit(f"research_quality: the corpus is missing: {how}")
+    print(f"research_quality: installing {' '.join(packages)} with apt-get ...", file=sys.stderr)
+    apt = ["apt-get", "-o", "DPkg::Lock::Timeout=300", "-y", "-q", "--no-install-recommends"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    result = subprocess.run([*apt, "install", *packages], env=env, timeout=900, check=False)
+    if result.returncode != 0:  # an empty or stale package list: update once and try again
+        subprocess.run([*apt, "update"], env=env, timeout=900, check=False)
+        result = subprocess.run([*apt, "install", *packages], env=env, timeout=900, check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"research_quality: apt-get could not install {' '.join(packages)}: {how}")
+
+
+def folder_digest(folder: Path, pattern: str) -> str:
+    """A version for files not from dpkg (a copied folder): their names and sizes."""
+    digest = hashlib.sha256()
+    for p in sorted(folder.rglob(pattern)):
+        digest.update(f"{p.relative_to(folder)}:{p.stat().st_size}\n".encode())
+    return "dir-" + digest.hexdigest()[:12]
+
+
+def debian_html(folder: Path) -> Callable[[CorpusSpec], Path]:
+    def locate(spec: CorpusSpec) -> Path:
+        if not (folder.is_dir() and any(folder.glob("*.html"))):
+            how = f"install Debian's {' '.join(spec.packages)} (sudo apt-get install -y {' '.join(spec.packages)}); "
+            apt_install(spec.packages, how + f"it puts the HTML under {folder}")
+            if not folder.is_dir():
+                raise SystemExit(f"research_quality: {spec.packages} installed but {folder} is missing")
+        return folder
+
+    return locate
+
+
+def debian_html_version(folder: Path) -> Callable[[CorpusSpec], str]:
+    def version(spec: CorpusSpec) -> str:
+        found = [dpkg_version(p) for p in spec.packages]
+        return "+".join(found) if all(found) else folder_digest(folder, "*.html")
+
+    return version
+
+
+# -- npm: the CLI's own Markdown docs at a pinned version ---------------------------------------
+
+
+def npm_docs(spec: CorpusSpec) -> Path:
+    """``npm pack npm@NPM_VERSION`` into the cache, unpacked once; returns its docs/content."""
+    target = SOURCES / f"npm-{NPM_VERSION}"
+    content = target / "package" / "docs" / "content"
+    if content.is_dir() and any(content.rglob("*.md")):
+        return content
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SystemExit(
+            f"research_quality: npm-docs needs the npm client to fetch npm@{NPM_VERSION} from the registry "
+            "(sudo apt-get install -y npm, or install Node.js)"
+        )
+    building = SOURCES / f"npm-{NPM_VERSION}.building-{os.getpid()}"
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    print(f"research_quality: npm pack npm@{NPM_VERSION} ...", file=sys.stderr)
+    result = subprocess.run(
+        [npm, "pack", f"npm@{NPM_VERSION}", "--pack-destination", str(building), "--silent"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    tarballs = list(building.glob("npm-*.tgz"))
+    if result.returncode != 0 or not tarballs:
+        shutil.rmtree(building, ignore_errors=True)
+        raise SystemExit(f"research_quality: npm pack npm@{NPM_VERSION} failed: {result.stderr.strip()[-400:]}")
+    with tarfile.open(tarballs[0]) as tar:
+        members = [m for m in tar.getmembers() if m.name.startswith("package/docs/content/") and m.isfile()]
+        tar.extractall(building, members=members)  # regular files under one folder only: no links, no escape
+    shutil.rmtree(target, ignore_errors=True)
+    building.rename(target)
+    return content
+
+
+def npm_version(spec: CorpusSpec) -> str:
+    return NPM_VERSION
+
+
+# -- PDF manuals: two files from two Debian packages, copied into the cache -------------------
+
+PDF_FILES = (Path("/usr/share/doc/bash/bashref.pdf"), Path("/usr/share/doc/gnuplot/gnuplot.pdf"))
+
+
+def pdf_manuals(spec: CorpusSpec) -> Path:
+    """A cache folder holding just the two PDFs (their packages' folders hold other files too)."""
+    if not all(p.is_file() for p in PDF_FILES):
+        how = f"install Debian's {' '.join(spec.packages)} (sudo apt-get install -y {' '.join(spec.packages)})"
+        apt_install(spec.packages, how + f"; they put {' and '.join(map(str, PDF_FILES))} in place")
+    folder = SOURCES / f"pdf-manuals-{pdf_version(spec)}"
+    if not all((folder / p.name).is_file() for p in PDF_FILES):
+        folder.mkdir(parents=True, exist_ok=True)
+        for p in PDF_FILES:
+            shutil.copyfile(p, folder / p.name)
+    return folder
+
+
+def pdf_version(spec: CorpusSpec) -> str:
+    found = [dpkg_version(p) for p in spec.packages]
+    if all(found):
+        return "+".join(found)
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in PDF_FILES if p.is_file()))
+    return "file-" + digest.hexdigest()[:12]
+
+
+# -- the four corpora --------------------------------------------------------------------------
+
+PYTHON_HTML = Path("/usr/share/doc/python3/html")
+ZSH_HTML = Path("/usr/share/doc/zsh-common/html")
+QUESTION_DIR = BENCH / "research_questions"
+
+CORPORA: dict[str, CorpusSpec] = {
+    spec.name: spec
+    for spec in (
+        CorpusSpec(
+            "python3-doc",
+            "Sphinx HTML",
+            ("python3-doc",),
+            BENCH / "research_questions.json",
+            BENCH / "research_questions_heldout.json",
+            debian_html(PYTHON_HTML),
+            debian_html_version(PYTHON_HTML),
+        ),
+        CorpusSpec(
+            "npm-docs",
+            "Markdown (npm registry package)",
+            (),
+            QUESTION_DIR / "npm-docs.json",
+            QUESTION_DIR / "npm-docs-heldout.json",
+            npm_docs,
+            npm_version,
+        ),
+        CorpusSpec(
+            "zsh-doc",
+            "Texinfo HTML",
+            ("zsh-doc",),
+            QUESTION_DIR / "zsh-doc.json",
+            QUESTION_DIR / "zsh-doc-heldout.json",
+            debian_html(ZSH_HTML),
+            debian_html_version(ZSH_HTML),
+        ),
+        CorpusSpec(
+            "pdf-manuals",
+            "PDF",
+            ("bash-doc", "gnuplot-doc"),
+            QUESTION_DIR / "pdf-manuals.json",
+            QUESTION_DIR / "pdf-manuals-heldout.json",
+            pdf_manuals,
+            pdf_version,
+        ),
+    )
+}
