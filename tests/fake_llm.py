@@ -1,14 +1,15 @@
 """A fake LLM server: a small real HTTP server on 127.0.0.1 speaking the OpenAI and Anthropic shapes.
 
 Each test scripts what the next requests get (status, body, delay); unscripted requests are
-answered by running the extractive local provider on the prompt, so a whole campaign can run
-against it and produce a real report with real token counts.
+answered by ``reading_model``, a crude stand-in for a chat model, so a whole campaign can run
+against it and produce a real report.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -17,7 +18,6 @@ from typing import Any
 from aiohttp import web
 
 from deepr_mcp.research.providers.base import Message
-from deepr_mcp.research.providers.local import LocalProvider
 from tests.servers import loopback_app
 
 
@@ -37,10 +37,31 @@ class FakeLLM:
     headers_seen: list[dict[str, str]] = field(default_factory=list)
 
 
+_PROMPT_PASSAGE = re.compile(r"^\[(\d+)\] \(from: [^\n]*\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
+
+
+def reading_model(messages: list[Message]) -> str:
+    """A stand-in for a chat model, reading the rendered prompt as one would: the plan is the
+    question itself, the findings quote each passage's first sentence with its number, the answer
+    strings the findings together. Crude on purpose: the engine's checks decide what is kept."""
+    system = next((m.content for m in messages if m.role == "system"), "")
+    user = next((m.content for m in messages if m.role == "user"), "")
+    if system.startswith("TASK: plan"):
+        return user.split("\n", 1)[0]
+    if system.startswith("TASK: findings"):
+        lines = []
+        for number, text in _PROMPT_PASSAGE.findall(user.partition("\n\nPassages:\n")[2]):
+            first = re.split(r"(?<=[.!?])\s+", " ".join(text.split()), maxsplit=1)[0]
+            lines.append(f"- {first} [{number}]")
+        return "\n".join(lines) or "NO EVIDENCE"
+    findings = [line[2:] for line in user.partition("\n\nFindings:\n")[2].splitlines() if line.startswith("- ")]
+    return " ".join(findings[:3]) or "The corpus holds no evidence that answers this question."
+
+
 async def _answer(messages: list[dict[str, Any]], system: str | None) -> tuple[str, int, int]:
     msgs = ([Message("system", system)] if system else []) + [Message(m["role"], m["content"]) for m in messages]
-    completion = await LocalProvider().complete(msgs)
-    return completion.text, completion.usage.input_tokens, completion.usage.output_tokens
+    text = reading_model(msgs)
+    return text, sum(len(m.content) // 4 + 1 for m in msgs), len(text) // 4 + 1
 
 
 @asynccontextmanager

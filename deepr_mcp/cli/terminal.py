@@ -8,6 +8,7 @@ with the configured default after a few seconds when stdin is not a terminal (CI
 from __future__ import annotations
 
 import sys
+import time
 from typing import TextIO
 
 import anyio
@@ -16,16 +17,20 @@ from deepr_mcp.errors import InvalidInput
 from deepr_mcp.jobs.campaigns import Campaigns
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
+from deepr_mcp.research.corpus.ingest.progress import clock
 
 BAR_WIDTH = 28
 
 
-def progress_line(campaign: Campaign) -> str:
+def progress_line(campaign: Campaign, elapsed_s: float | None = None) -> str:
     filled = round(campaign.progress * BAR_WIDTH)
     bar = "#" * filled + "-" * (BAR_WIDTH - filled)
     task = campaign.active_tasks[0] if campaign.active_tasks else ""
     cost = f"${campaign.cost:.4f}/${campaign.budget:.2f}"
-    return f"[{bar}] {campaign.progress:4.0%} {campaign.phase.value:<17} {cost} {task}"[:160]
+    eta = ""
+    if elapsed_s is not None and 0.05 <= campaign.progress < 1 and elapsed_s >= 1:
+        eta = f" ETA {clock(elapsed_s / campaign.progress * (1 - campaign.progress))}"
+    return f"[{bar}] {campaign.progress:4.0%} {campaign.phase.value:<17} {cost}{eta} {task}"[:160]
 
 
 async def ask_budget(campaign: Campaign, out: TextIO, default: str, wait_s: float) -> tuple[str, float | None]:
@@ -71,10 +76,17 @@ async def run_research(
     print(f"campaign {started.id}: {started.question}", file=out)
     asked: set[str] = set()
     campaign = started
+    began, last_plain = time.monotonic(), ""
+    redraw = out.isatty()  # a bar redrawn with \r on a terminal; one line per change in a pipe or log
     async for campaign in feed.follow(started.id, "complete", since=started.version, heartbeat_s=30):
         if campaign.version == started.version:
             continue  # nothing to draw before the first change
-        print("\r" + progress_line(campaign), end="", file=out, flush=True)
+        line = progress_line(campaign, time.monotonic() - began)
+        if redraw:
+            print("\r" + line, end="", file=out, flush=True)
+        elif (plain := progress_line(campaign)) != last_plain:  # same bar, phase and task: not news
+            print(line, file=out, flush=True)
+            last_plain = plain
         question_id = campaign.open_question.id if campaign.open_question else None
         if question_id and question_id not in asked:
             asked.add(question_id)
@@ -89,5 +101,6 @@ async def run_research(
         if campaign.phase == CampaignPhase.PAUSED:
             print("\ncampaign paused", file=out)
             return campaign
-    print(file=out)
+    if redraw:
+        print(file=out)
     return campaign

@@ -11,16 +11,13 @@ import argparse
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
-
-import anyio
+from typing import TYPE_CHECKING, Any
 
 from deepr_mcp.cli.args import settings_for
-from deepr_mcp.config.upstreams import UpstreamSettings
 from deepr_mcp.errors import NotFound
-from deepr_mcp.gateway.registry import ToolRegistry
-from deepr_mcp.tools import all_tools
-from deepr_mcp.upstreams.pool import Upstreams
+
+if TYPE_CHECKING:
+    from deepr_mcp.config.upstreams import UpstreamSettings
 
 __all__ = ["add_upstreams_parser", "cmd_upstreams"]
 
@@ -48,6 +45,14 @@ def describe(upstream: UpstreamSettings) -> dict[str, Any]:
     }
 
 
+def config_file(args: argparse.Namespace) -> Path:
+    import os
+
+    from deepr_mcp.config import CONFIG_ENV, default_config_file
+
+    return args.config or Path(os.environ.get(CONFIG_ENV) or default_config_file())
+
+
 def cmd_upstreams(args: argparse.Namespace) -> int:
     settings = settings_for(args)
     if args.upstreams_command == "list":
@@ -55,14 +60,19 @@ def cmd_upstreams(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(rows, indent=2))
         elif not rows:
-            print("no upstreams configured (add [[upstreams]] entries to the config file)")
+            print(f"no upstreams configured yet: add [[upstreams]] entries to {config_file(args)} (see README)")
         for row in [] if args.json else rows:
             print(f"{row['name']:<16} {row['transport']:<6} {row['prefix']:<16} {row['endpoint']}")
+        return 0
+    if not settings.upstreams:
+        print(f"no upstreams configured yet: add [[upstreams]] entries to {config_file(args)} (see README)")
         return 0
     chosen = [u for u in settings.upstreams if args.name in (None, u.name)]
     if args.name is not None and not chosen:
         known = ", ".join(u.name for u in settings.upstreams) or "none configured"
         raise NotFound(f"no upstream named {args.name!r}; configured: {known}")
+    import anyio
+
     reports = anyio.run(_check, chosen)
     if args.json:
         print(json.dumps(reports, indent=2))
@@ -78,6 +88,10 @@ def cmd_upstreams(args: argparse.Namespace) -> int:
 
 async def _check(chosen: list[UpstreamSettings]) -> list[dict[str, Any]]:
     """Each upstream against the local catalogue (for name collisions), in a throwaway state dir."""
+    from deepr_mcp.gateway.registry import ToolRegistry
+    from deepr_mcp.tools import all_tools
+    from deepr_mcp.upstreams.pool import Upstreams
+
     with tempfile.TemporaryDirectory(prefix="deepr-upstreams-check-") as scratch:
         async with Upstreams(chosen, ToolRegistry(all_tools()), Path(scratch)) as upstreams:
             return [await upstreams.check(u.name) for u in chosen]

@@ -19,15 +19,31 @@ from deepr_mcp.errors import BudgetExceeded, DeeprError, InvalidInput
 from deepr_mcp.research.models import EngineEvent, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.passage import Passage, PassageSearch
 from deepr_mcp.research.providers import prompts
-from deepr_mcp.research.providers.base import Completion, Provider
-from deepr_mcp.research.reading.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
+from deepr_mcp.research.providers.base import (
+    AnswerRequest,
+    Completion,
+    FindingsRequest,
+    PlanRequest,
+    Provider,
+    Request,
+    SourcePassage,
+    StatedFinding,
+)
+from deepr_mcp.research.reading.analysis import (
+    QuestionAnalysis,
+    analyse,
+    asked_of,
+    is_safety_sub_question,
+    sides_of,
+    sub_questions,
+)
 from deepr_mcp.research.reading.terms import coverage, terms
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
 from deepr_mcp.research.retrieval.rerank import Reranker
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
-from deepr_mcp.research.synthesis.relevance import answered_by
-from deepr_mcp.research.synthesis.report import beliefs_and_gaps, cite, partial_report, render_report
+from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage
+from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
 logger = logging.getLogger(__name__)
@@ -37,11 +53,27 @@ __all__ = ["Engine", "beliefs_and_gaps", "copy_to_sandbox", "new_state", "partia
 PLAN = "plan"
 SYNTHESISE = "synthesise"
 GATHER_PREFIX = "gather:"
-WEAK_EVIDENCE = 0.5
-"""Below this share of a sub-question's terms found in any passage, it is reported as a gap."""
 MAX_OUTPUT_TOKENS = {PLAN: 300, SYNTHESISE: 600, GATHER_PREFIX: 700}
 """Each step's ``max_tokens``: the output cost of a step can never exceed this."""
 PASSAGE_MAX_CHARS = 1100
+MAX_PASSAGES_PER_PART = 30
+"""A report's evidence budget (passages per sub-question x the sub-questions allowed) is spread over
+the parts the question has: a question of one part reads more passages for it, up to this many."""
+
+
+FINDINGS_PER_REPORT = 15
+"""The findings a report may list, spread over its parts (at least 5 and at most 12 each)."""
+
+
+def findings_per_part(state: ResearchState) -> int:
+    return max(5, min(12, FINDINGS_PER_REPORT // max(1, len(state.sub_questions))))
+
+
+def passages_per_part(state: ResearchState) -> int:
+    """How many passages each planned part retrieves: the report's budget over its parts."""
+    parts = max(1, len(state.sub_questions))
+    share = state.passages_per_question * max(1, state.max_sub_questions // parts)
+    return max(state.passages_per_question, min(MAX_PASSAGES_PER_PART, share))
 
 
 class ArtifactSink(Protocol):
@@ -87,8 +119,11 @@ class Engine:
         sink: ArtifactSink | None = None,
         reranker: Reranker | None = None,
         sources: Sequence[EvidenceSource] = (),
+        coverage: Coverage | None = None,
     ) -> None:
         self.corpus = corpus
+        self.coverage = coverage or TermCoverage()
+        """Judges whether the cited evidence answers a sub-question (a gap when it does not)."""
         self.sources = sources
         """Asked beside the corpus for every sub-question (``[[research.sources]]``)."""
         self.retriever = Retriever(corpus, reranker)
@@ -139,7 +174,7 @@ class Engine:
             claims = sum(len(f.claim) + 12 for sq in state.sub_questions for f in sq.findings)
             prompt = 600 + len(state.question) + claims
         else:
-            passages = state.passages_per_question + sum(s.limit for s in self.sources)
+            passages = passages_per_part(state) + sum(s.limit for s in self.sources)
             prompt = 800 + passages * (PASSAGE_MAX_CHARS + 120)
         tokens = prompt // 3 + 50
         return self.cost_model.cost(self.provider.model, tokens, MAX_OUTPUT_TOKENS[kind_of(step)])
@@ -182,16 +217,16 @@ class Engine:
                 await on_event(event)
         return state
 
-    async def _complete(self, state: ResearchState, step: str, messages: list) -> Completion:
+    async def _complete(self, state: ResearchState, step: str, request: Request) -> Completion:
         max_tokens = MAX_OUTPUT_TOKENS[kind_of(step)]
         if self.cost_model is not None and self.spend_limit is not None:
-            prompt_tokens = sum(upper_tokens(m.content) for m in messages)
+            prompt_tokens = sum(upper_tokens(m.content) for m in prompts.messages_for(request))
             upper = self.cost_model.cost(self.provider.model, prompt_tokens, max_tokens)
             if state.cost + upper > self.spend_limit:
                 raise BudgetExceeded(
                     f"step {step} could cost up to ${upper:.4f}; ${state.cost:.4f} of ${self.spend_limit:.4f} is spent"
                 )
-        completion = await self.provider.complete(messages, max_tokens=max_tokens)
+        completion = await self.provider.research(request, max_tokens=max_tokens)
         cost = 0.0
         if self.cost_model is not None:
             cost = self.cost_model.cost(
@@ -211,10 +246,10 @@ class Engine:
 
     async def _plan(self, state: ResearchState) -> None:
         analysis = state.analysis = analyse(state.question)
-        messages = prompts.plan_messages(state.question, state.max_sub_questions)
-        completion = await self._complete(state, PLAN, messages)
-        lines = prompts.parse_lines(completion.text)[: state.max_sub_questions]
-        lines = lines or sub_questions(analysis, state.max_sub_questions)
+        parts = tuple(sub_questions(analysis, state.max_sub_questions))
+        request = PlanRequest(state.question, analysis, parts, state.max_sub_questions)
+        completion = await self._complete(state, PLAN, request)
+        lines = prompts.parse_lines(completion.text)[: state.max_sub_questions] or list(parts)
         state.sub_questions = [SubQuestion(id=f"sq{i + 1}", text=text) for i, text in enumerate(lines)]
         plan = "\n".join(f"{i + 1}. {sq.text}" for i, sq in enumerate(state.sub_questions))
         kind = f"{analysis.type}{', safety' if analysis.safety else ''}"
@@ -222,7 +257,7 @@ class Engine:
 
     async def _gather(self, state: ResearchState, sq: SubQuestion) -> None:
         analysis = self._analysis(state)
-        k = state.passages_per_question
+        k = passages_per_part(state)
         evidence = await anyio.to_thread.run_sync(self.retriever.retrieve, sq.text, analysis, k)
         hits = [*evidence.passages, *await gather_from(self.sources, sq.text, state, GATHER_PREFIX + sq.id)]
         wanted = terms(sq.text) or set(key_terms(analysis))
@@ -231,33 +266,58 @@ class Engine:
         floor = Floor(sq.text, wanted | set(key_terms(analysis)), state.question, action)
         shown = [h for h in hits if floor.shows(h)]  # the model never reads what cannot be a finding
         numbered = [(i + 1, h) for i, h in enumerate(shown)]
-        messages = prompts.findings_messages(
-            sq.text,
-            [(n, _where(h), h.text) for n, h in numbered],
+        request = FindingsRequest(
             question=state.question,
-            focus=focus_of(analysis, sq.text),
-            key_terms=words_of(analysis),
-            related=evidence.related,
-            known=[f.claim for other in state.sub_questions if other is not sq for f in other.findings][:20],
+            analysis=analysis,
+            sub_question=sq.text,
+            passages=tuple(SourcePassage(n, h.id, _where(h), h.text) for n, h in numbered),
+            key_terms=tuple(words_of(analysis)),
+            related=tuple(evidence.related),
+            known=tuple([f.claim for other in state.sub_questions if other is not sq for f in other.findings][:20]),
+            safety=is_safety_sub_question(sq.text, analysis),
+            max_findings=findings_per_part(state),
+            other_parts=tuple(other.text for other in state.sub_questions if other is not sq),
+            part=analyse(sq.text) if len(analysis.clauses) > 1 else None,
         )
-        completion = await self._complete(state, GATHER_PREFIX + sq.id, messages)
+        completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)
-        sq.findings = checked.findings
+        by_id = {h.id: h for h in hits}
+        cited = [by_id[pid] for f in checked.findings for pid in f.passage_ids]
+        pool = [f"{h.location} {h.text}" for h in hits]
+        asked = asked_of(sq.text, analysis)
+        verdict = self.coverage.judge(asked, [f"{h.location} {h.text}" for h in cited], pool, sides_of(sq.text))
+        # a part whose cited passages say nothing of what sets it apart is answered by them only in words
+        # it shares with the other parts ("heat pumps" under "noise level"): they are not listed under it;
+        # a question of one part keeps what was found, beside the Gaps line naming what is missing
+        parts = len(state.sub_questions)
+        sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
+        sq.missing = verdict.missing
+        if not verdict.answered:
+            # the answer may already be reported under another part, from passages cited there
+            earlier = [
+                (f, state.passages[p])
+                for o in state.sub_questions
+                if o is not sq
+                for f in o.findings
+                for p in f.passage_ids
+                if p in state.passages
+            ]
+            above = self.coverage.judge(
+                asked, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, sides_of(sq.text)
+            )
+            if above.answered:
+                verdict = above
+                sq.covered_by = list(dict.fromkeys(c.passage_id for _, c in earlier))
+                sq.missing = []
         for finding in sq.findings:
             for pid in finding.passage_ids:
-                h = next(h for h in hits if h.id == pid)
+                h = by_id[pid]
                 state.cite(h.id, h.source, h.location, h.text[:200])
-        earlier = [f for other in state.sub_questions if other is not sq for f in other.findings]
-        covered = not sq.findings and answered_by(
-            sq.text, earlier, {h.id for h in hits}, wanted | set(key_terms(analysis))
-        )
         sq.nearest = "" if sq.findings or not hits else _where(hits[0])
-        if covered and sq.evidence >= WEAK_EVIDENCE:
-            sq.status = "answered"  # its evidence is already reported under an earlier sub-question
-        elif not sq.findings or sq.evidence < WEAK_EVIDENCE:
-            sq.status = "unanswered" if not sq.findings else "weak"
-        else:
+        if verdict.answered:
             sq.status = "answered"
+        else:
+            sq.status = "weak" if sq.findings else "unanswered"
         notes = [f"# {sq.text}", "", f"evidence: {sq.evidence:.2f}, status: {sq.status}", ""]
         if evidence.related:
             notes.append(f"related terms from the corpus: {', '.join(evidence.related)}")
@@ -277,13 +337,13 @@ class Engine:
     async def _synthesise(self, state: ResearchState) -> None:
         state.beliefs, state.gaps = beliefs_and_gaps(state)
         analysis = self._analysis(state)
-        groups = [(sq.text, [f"{f.claim} {cite(state, f)}" for f in sq.findings]) for sq in state.sub_questions]
-        lines = [line for _, group in groups for line in group]
-        groups = [(text, group) for text, group in groups if group]
-        messages = prompts.summary_messages(
-            state.question, groups, focus=focus_of(analysis), key_terms=words_of(analysis)
+        groups = tuple(
+            (sq.text, tuple(StatedFinding(f.claim, tuple(numbers(state, f)), f.code) for f in sq.findings))
+            for sq in state.sub_questions
         )
-        completion = await self._complete(state, SYNTHESISE, messages)
+        lines = [f.cited for _, group in groups for f in group]
+        request = AnswerRequest(state.question, analysis, groups, tuple(words_of(analysis)))
+        completion = await self._complete(state, SYNTHESISE, request)
         known = {c.number for c in state.passages.values()}
         answer = citations.strip_unknown_citations(completion.text.strip(), known)
         state.answer = verify_answer(answer, lines)
@@ -322,10 +382,9 @@ def _where(passage: Passage) -> str:
     return f"{passage.source}, {passage.location}" if passage.location else passage.source
 
 
-def focus_of(analysis: QuestionAnalysis, sub_question: str | None = None) -> str:
-    """The prompt's ``Focus:`` line: the question type, and "safety" when warnings must lead."""
-    safety = analysis.safety if sub_question is None else is_safety_sub_question(sub_question, analysis)
-    return ", ".join([analysis.type, *(["safety"] if safety else [])])
+def numbers(state: ResearchState, finding: object) -> list[int]:
+    """A finding's citation numbers in the report."""
+    return [state.passages[p].number for p in finding.passage_ids if p in state.passages]  # type: ignore[attr-defined]
 
 
 def words_of(analysis: QuestionAnalysis) -> list[str]:

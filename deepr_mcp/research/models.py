@@ -50,6 +50,10 @@ class SubQuestion(BaseModel):
     """Best retrieval support seen for this sub-question (0..1); low means a gap."""
     nearest: str = ""
     """When nothing found answers it: where the nearest passages were (a heading), for the gaps section."""
+    missing: list[str] = Field(default_factory=list)
+    """What the cited evidence says nothing about, in the sub-question's words ("noise level")."""
+    covered_by: list[str] = Field(default_factory=list)
+    """Passages cited under other sub-questions that answer this one too (its answer is above)."""
 
 
 class Belief(BaseModel):
@@ -62,6 +66,8 @@ class Belief(BaseModel):
 class Gap(BaseModel):
     sub_question: str
     reason: str
+    missing: list[str] = Field(default_factory=list)
+    """What the documents say nothing about, in the sub-question's words."""
 
 
 class StepRecord(BaseModel):

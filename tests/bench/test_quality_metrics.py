@@ -293,3 +293,18 @@ def test_multi_corpus_question_sets_shape() -> None:
                 assert qm.normalise(phrase) not in qm.normalise(q["question"]), (q["id"], phrase)
             assert bool(q.get("warning")) == (q["type"] == "safety"), q["id"]
             assert bool(q.get("uncovered")) == (q["type"] == "two-part"), q["id"]
+
+
+def test_a_silence_gap_contradicts_a_cited_claim_that_states_it() -> None:
+    report = (
+        "# Research report: How efficient are heat pumps, and how loud are they?\n\n## Answer\n\n"
+        "A heat pump reaches a COP of about 3.5 at 7 degrees. [1]\n\n## Findings\n\n"
+        "### How loud are heat pumps?\n\n- The outdoor unit has a noise level of 45 dB. [1]\n\n## Gaps\n\n"
+        "What the documents do not answer:\n\n"
+        "- The documents say nothing about noise level (asked: How loud are heat pumps?)\n"
+        "- The documents say nothing about gas boilers (asked: How efficient are gas boilers?)\n\n"
+        "## Sources\n\n[1] heat-pumps.md, Efficiency (passage p1)\n"
+    )
+    assert qm.gaps_contradicting(report) == [
+        "- The documents say nothing about noise level (asked: How loud are heat pumps?)"
+    ]

@@ -67,16 +67,20 @@ def chromium_path() -> str:
 
 
 def build_host() -> None:
-    """``npm install`` (from the lockfile, npm's own registry) when node_modules is missing, then the host page."""
+    """``npm ci`` (the committed lockfile, npm's own registry) when node_modules is missing, then the host page.
+
+    ``npm ci`` never writes package-lock.json (``npm install`` may: npm 11 adds lines to a lockfile an
+    older npm wrote, which changes the committed view's source hash and dirties the tree). The lockfile
+    lists every platform's optional rollup binary (tests/dashboard/test_view_build.py checks), so npm 10 and
+    11 both accept it as in sync.
+    """
     npm = shutil.which("npm")
     if npm is None or shutil.which("node") is None:
         _missing("Node.js 20+ and npm")
     assert npm is not None
     env = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_registry")}
     if not (UI / "node_modules" / "@modelcontextprotocol" / "ext-apps").is_dir():
-        # npm install, not npm ci: npm drops other platforms' optional rollup binaries from the lockfile,
-        # which npm ci then calls out of sync; install keeps the lockfile's exact versions and integrity.
-        install = [npm, "install", "--ignore-scripts", "--no-audit", "--no-fund"]
+        install = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"]
         subprocess.run(install, cwd=UI, env=env, check=True)
     vite = UI / "node_modules" / ".bin" / "vite"
     subprocess.run([str(vite), "build", "--config", "vite.host.config.mjs"], cwd=UI, env=env, check=True)

@@ -8,6 +8,7 @@ here, on any machine, without Node. The browser tests also rebuild and compare b
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -34,8 +35,7 @@ def stamped_hash(html: str) -> str | None:
 
 def test_committed_html_matches_its_sources() -> None:
     assert stamped_hash(campaign_html()) == source_hash(), (
-        "deepr_mcp/dashboard/campaign.html is out of date with ui/: "
-        "run `cd ui && npm install && npm run build` and commit"
+        "deepr_mcp/dashboard/campaign.html is out of date with ui/: run `cd ui && npm ci && npm run build` and commit"
     )
 
 
@@ -52,3 +52,19 @@ def test_the_package_ships_the_view() -> None:
     html = campaign_html()
     assert html.startswith("<!doctype html>") and len(html) > 10_000
     assert "src=" not in re.sub(r"<script type=\"module\">.*?</script>", "", html, flags=re.S)
+
+
+def test_the_lockfile_lists_every_platforms_optional_binaries() -> None:
+    """``npm ci`` (npm 10 and 11) calls a lockfile out of sync when a package's optional dependencies
+    (rollup's per-platform binaries) are missing from it, and ``npm install`` then rewrites it, which
+    changes the source hash above: the lockfile must be the complete one, whatever machine wrote it."""
+    packages = json.loads((UI / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    missing = [
+        f"{name} (optional dependency of {owner.removeprefix('node_modules/')})"
+        for owner, entry in packages.items()
+        for name in entry.get("optionalDependencies", {})
+        if f"node_modules/{name}" not in packages and f"{owner}/node_modules/{name}" not in packages
+    ]
+    assert not missing, "ui/package-lock.json is incomplete; regenerate it with `npm install --package-lock-only`: " + (
+        ", ".join(missing)
+    )

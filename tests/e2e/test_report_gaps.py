@@ -1,9 +1,9 @@
-"""The report as a client reads it: a sub-question nothing answers is named under Gaps, not filled.
+"""The report as a client reads it: a part of the question the documents do not answer is a named gap.
 
-The corpus holds tar reference text with no word on path traversal; the local provider used to
-print ownership flags under "How can you protect against path traversal ...". Through the
-protocol (both eras, in process and over stdio) the report now says that sub-question is not
-answered and where the nearest passage was, and prints no section of filler for it.
+The corpus is one page about heat-pump efficiency; the question also asks how they compare with
+gas boilers and how loud they are, which the page never mentions. Through the protocol (both
+eras, in process and over stdio) the report cites what answers the efficiency part, names gas
+boilers and noise under Gaps in plain words, and lists nothing under the noise part.
 """
 
 from __future__ import annotations
@@ -16,27 +16,33 @@ from deepr_mcp.research.corpus.storage import Corpus
 from tests.campaigns import follow
 from tests.clients import call, connect, text_of
 
-QUESTION = "How do I safely extract a tar archive against path traversal?"
-TAR_DOC = """# tarfile
+QUESTION = (
+    "How efficient are heat pumps in cold climates compared with gas boilers, "
+    "and what is the noise level of heat pumps?"
+)
+HEAT_PUMPS = """# Heat pumps in cold climates
 
-## TarFile.extract
+## Efficiency
 
-If numeric_owner is True, the uid and gid numbers from the tar archive are used to set the owner of the
-extracted files. File attributes (owner, mtime, mode) are set unless set_attrs is false.
+A heat pump moves heat from outdoor air into a building instead of burning fuel. Its efficiency is
+given as the coefficient of performance (COP): the heat delivered divided by the electricity used.
 
-## TarFile.extractall
+At an outdoor temperature of 7 °C a typical air-source heat pump reaches a COP of about 3.5. The COP
+falls as the outdoor air gets colder: at -15 °C modern cold-climate models still reach a COP of about 2.
 
-Extract all members from the tar archive to the current working directory or directory path.
+## Defrosting
+
+Below freezing, frost builds up on the outdoor coil. The heat pump reverses for a few minutes to melt
+it, which lowers the seasonal efficiency by a few percent.
 """
-PROTECT = "How can you protect against path traversal when you extract a tar archive?"
 
 
 @pytest.fixture
-def tar_data_dir(tmp_path: Path) -> Path:
+def data_dir(tmp_path: Path) -> Path:
     docs, data = tmp_path / "docs", tmp_path / "data"
     docs.mkdir()
     data.mkdir()
-    (docs / "tarfile.md").write_text(TAR_DOC)
+    (docs / "heat-pumps.md").write_text(HEAT_PUMPS)
     corpus = Corpus(data / "corpus.db")
     corpus.add_path(docs)
     corpus.close()
@@ -45,17 +51,18 @@ def tar_data_dir(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 @pytest.mark.parametrize("transport", ["inproc", "stdio"])
-async def test_a_sub_question_the_corpus_does_not_answer_is_a_named_gap(
-    transport: str, era: str, tar_data_dir: Path
-) -> None:
-    async with connect(transport, era, tar_data_dir) as client:
+async def test_the_parts_the_documents_do_not_answer_are_named_gaps(transport: str, era: str, data_dir: Path) -> None:
+    async with connect(transport, era, data_dir) as client:
         cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
         assert (await follow(client, cid))[-1]["phase"] == "complete"
         report = text_of(
             await client.call_tool("tool_call", {"name": "campaign_report", "arguments": {"campaign_id": cid}})
         )
+    answer = report.split("## Answer", 1)[1].split("## Findings", 1)[0]
     findings = report.split("## Findings", 1)[1].split("## Gaps", 1)[0]
     gaps = report.split("## Gaps", 1)[1].split("## Sources", 1)[0]
-    assert f"### {PROTECT}" not in findings  # no section of filler
-    assert f"- {PROTECT} (the passages found do not answer it; the nearest was tarfile.md" in gaps
-    assert "numeric_owner" not in findings.split("### How can you protect")[-1]
+    assert "The documents say nothing about gas boilers" in gaps
+    assert "The documents say nothing about noise level" in gaps
+    assert "COP" in answer + findings and "[1]" in answer  # the efficiency part is answered, with citations
+    assert "### What is the noise level of heat pumps?" not in findings  # nothing listed under the noise part
+    assert "its evidence is already stated" not in report

@@ -4,38 +4,48 @@ the finding that answers the whole question first, and no unguarded recipe leadi
 
 from __future__ import annotations
 
-from deepr_mcp.research.providers import prompts
+from deepr_mcp.research.providers.base import AnswerRequest, StatedFinding
 from deepr_mcp.research.providers.local_answer import answer_text, names, says_something, subjects, word_set
 from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.claims import units
 
 
 def _answer(question: str, groups: list[tuple[str, list[str]]], focus: str, key: list[str]) -> str:
-    return answer_text(prompts.summary_messages(question, groups, focus=focus, key_terms=key)[-1].content)
+    """The local provider's answer to an ``AnswerRequest`` of these cited findings, fenced code kept."""
+    stated = []
+    for text, lines in groups:
+        found = []
+        for line in lines:
+            claim, _, code = line.partition("\n```\n")
+            numbers = tuple(int(n) for n in citations.citations_in(claim))
+            found.append(StatedFinding(citations.CITE.sub("", claim).strip(), numbers, code.strip("`\n") or None))
+        stated.append((text, tuple(found)))
+    return answer_text(AnswerRequest(question, analyse(question), tuple(stated), tuple(key)))
 
 
 def test_an_answer_sentence_must_name_what_the_question_is_about() -> None:
-    question = "In which version was the walrus operator added and what does it do?"
+    question = "In which version did the walrus operator appear and what does it do?"
     groups = [
         (
             "In which version was the walrus operator added?",
             [
                 "`re.subn(pattern, repl, string)` Perform the same operation as sub(). Changed in version 3.1. [1]",
-                "There is new syntax := that assigns values to variables; it is known as the walrus operator. [2]",
+                "A new syntax := exists that assigns values to variables; it is known as the walrus operator. [2]",
             ],
         ),
         ("What does the walrus operator do?", ["The walrus operator assigns a variable in an expression. [3]"]),
     ]
     out = _answer(question, groups, "version", ["walrus", "operator", "version"])
     assert "re.subn" not in out  # "operation" is not "operator", though both stem alike
-    assert "There is new syntax :=" in out
+    assert "A new syntax := exists" in out
 
 
 def test_words_as_written_not_stems_and_plurals_name_their_singular() -> None:
     assert not names({"operator"}, word_set("Perform the same operation as sub()"))
     assert names({"operator"}, word_set("Operators can only be applied between compatible objects"))
-    assert subjects(analyse("How do I insert user input into an SQLite query without SQL injection?")) == [
-        {"insert", "user", "input", "sqlite", "query", "sql", "injection"}
+    assert subjects(analyse("How can I put user input into an SQLite query without SQL injection?")) == [
+        {"put", "user", "input", "sqlite", "query", "sql", "injection"}
     ]  # a safety how-to is about its task and the harm it avoids
 
 
@@ -45,8 +55,8 @@ def test_a_scrap_is_no_statement() -> None:
     assert says_something("`copy.copy(x)` Return a shallow copy of x.")
 
 
-def test_an_abbreviation_does_not_end_a_sentence_and_credits_are_dropped() -> None:
-    text = "Operators apply between compatible objects (i.e. IPv4 with IPv4). (Implemented by A. B.) It is faster."
+def test_an_abbreviation_does_not_end_a_sentence() -> None:
+    text = "Operators apply between compatible objects (i.e. IPv4 with IPv4). It is faster."
     assert [u.text for u in units(text)] == [
         "Operators apply between compatible objects (i.e. IPv4 with IPv4).",
         "It is faster.",
@@ -57,26 +67,26 @@ def test_an_abbreviation_does_not_end_a_sentence_and_credits_are_dropped() -> No
 
 
 def test_the_finding_answering_the_whole_question_leads_even_when_long() -> None:
-    question = "How does pickle compare with json for serializing data?"
-    contrast = "JSON is a text serialization format, while pickle is a binary serialization format; " + " ".join(
-        ["JSON is human-readable, while pickle is not."] * 12
+    question = "How does pickle compare to json when serializing data?"
+    contrast = "JSON is a textual serialization format, while pickle is a binary format for serialization; " + " ".join(
+        ["JSON can be read by humans, while pickle is not."] * 12
     )
     groups = [
         (question, ["It is possible to construct malicious pickle data. [1]", f"{contrast} [2]"]),
         ("What is pickle?", ["`exception pickle.PickleError` Common base class for the other pickling errors. [3]"]),
     ]
     out = _answer(question, groups, "comparison", ["pickle", "json", "serializing"])
-    assert out.startswith("JSON is a text serialization format")  # both sides, a contrast: the answer
+    assert out.startswith("JSON is a textual serialization format")  # both sides, a contrast: the answer
 
 
 def test_a_safety_how_to_answer_does_not_lead_with_an_unguarded_recipe() -> None:
-    question = "How do I safely extract a tar archive against path traversal?"
+    question = "How do I safely extract a tar archive without path traversal?"
     groups = [
         (
             question,
             [
                 "How to extract an entire tar archive to the current working directory: [1]",
-                "Warning: Never extract archives from untrusted sources without prior inspection. [2]",
+                "Warning: Never extract archives that strangers send before you look inside them. [2]",
             ],
         ),
         ("Which functions or methods are used to extract a tar archive?", ["TarFile.extractall() extracts all. [3]"]),
@@ -86,19 +96,19 @@ def test_a_safety_how_to_answer_does_not_lead_with_an_unguarded_recipe() -> None
 
 
 def test_a_class_named_warning_is_not_a_warning() -> None:
-    question = "How do I insert user input into an SQLite query without SQL injection?"
+    question = "How can I put user input into an SQLite query without SQL injection?"
     groups = [
         (
             question,
             [
                 "`exception sqlite3.Warning` This exception is raised by applications using sqlite3 on insert. [1]",
-                "Always use placeholders instead of string formatting to bind values to SQL statements, "
+                "Use placeholders rather than string formatting to bind values to SQL statements, "
                 "to avoid SQL injection attacks. [2]",
             ],
         )
     ]
     out = _answer(question, groups, "how_to, safety", ["insert", "user", "input", "sqlite", "query", "sql"])
-    assert out.startswith("Always use placeholders")
+    assert out.startswith("Use placeholders rather than")
 
 
 def test_each_part_of_an_open_compound_question_may_answer_without_repeating_its_subject() -> None:
@@ -111,34 +121,29 @@ def test_each_part_of_an_open_compound_question_may_answer_without_repeating_its
     assert "warships" in out and "Whitehouse" in out  # "it" is the cable: the second part need not say so
 
 
-def test_a_source_code_link_is_not_part_of_the_first_sentence() -> None:
-    text = "Source code: Lib/venv/ The venv module supports creating lightweight virtual environments."
-    assert [u.text for u in units(text)] == ["The venv module supports creating lightweight virtual environments."]
-
-
 def test_a_claim_documenting_another_api_does_not_answer_a_question_about_this_one() -> None:
     from deepr_mcp.research.providers.local_answer import about_another_api
 
-    about = subjects(analyse("What is the difference between __str__ and __repr__?"))
+    about = subjects(analyse("How does __str__ differ from __repr__?"))
     assert about_another_api("`class enum.ReprEnum` ReprEnum uses the repr() of Enum.", about)
     assert not about_another_api("`object.__repr__(self)` Called by the repr() built-in function.", about)
     assert not about_another_api("Plain prose about __str__.", about)
-    manager = subjects(analyse("How do I write my own context manager for the with statement?"))
+    manager = subjects(analyse("How can I write a context manager of my own for a with statement?"))
     assert not about_another_api("`contextmanager.__enter__()` Enter the runtime context.", manager)  # joined words
 
 
 SHALLOW = (
-    "A shallow copy constructs a new compound object and then (to the extent possible) inserts references "
+    "A shallow copy builds a new compound object and then (to the extent possible) inserts references "
     "into it to the objects found in the original."
 )
 DEEP = (
-    "A deep copy constructs a new compound object and then, recursively, inserts copies into it of the objects "
+    "A deep copy builds a new compound object and then, recursively, inserts copies into it of the objects "
     "found in the original."
 )
 
 
 def test_a_comparison_answer_states_both_halves_of_a_contrast() -> None:
-    question = "What is the difference between a shallow copy and a deep copy?"
+    question = "How does a shallow copy differ from a deep copy?"
     groups = [
         (question, [f"{SHALLOW} [1]", "`copy.copy(x)` Return a shallow copy of x. [2]"]),
         ("What is a deep copy?", ["`copy.deepcopy(x)` Return a deep copy of x. [3]", f"{DEEP} [1]"]),
@@ -149,23 +154,20 @@ def test_a_comparison_answer_states_both_halves_of_a_contrast() -> None:
 
 
 def test_list_items_are_read_apart_from_their_introduction() -> None:
-    from deepr_mcp.research.providers.local import findings_text
+    from tests.research.requests import local_findings
 
     passage = (
-        "The difference between shallow and deep copying is only relevant for compound objects:\n\n"
+        "The difference between shallow and deep copying is matters only for compound objects:\n\n"
         f"- {SHALLOW}\n- {DEEP}\n\nTwo problems often exist with deep copy operations:"
     )
-    messages = prompts.findings_messages(
-        "What is the difference between a shallow copy and a deep copy?",
+    lines = local_findings(
+        "How does a shallow copy differ from a deep copy?",
         [(1, "library/copy.html, copy \u2014 Shallow and deep copy operations", passage)],
-        question="What is the difference between a shallow copy and a deep copy?",
-        focus="comparison",
         key_terms=["shallow", "copy", "deep"],
-        related=[],
-        known=[],
+    ).splitlines()
+    assert lines[0].startswith(
+        "- The difference between shallow and deep copying is matters only for compound objects. "
     )
-    lines = findings_text(messages[-1].content).splitlines()
-    assert lines[0] == "- The difference between shallow and deep copying is only relevant for compound objects. [1]"
     assert any(SHALLOW in line for line in lines) and any(DEEP in line for line in lines)
     assert not any(line.rstrip(" [1]").endswith(":") for line in lines)  # "Two problems ...:" leads nowhere
 
@@ -175,7 +177,7 @@ def test_an_answer_names_the_code_the_question_spells_out() -> None:
 
     assert code_names("Why is tempfile.mktemp() considered insecure?") == {"tempfile", "mktemp"}
     assert code_names("How do I sort, e.g. by a key, a list?") == set()  # an abbreviation is no code
-    question = "Why is tempfile.mktemp() considered insecure and what should I use instead?"
+    question = "Why is tempfile.mktemp() called insecure, and what replaces it?"
     groups = [
         (
             question,
@@ -191,8 +193,8 @@ def test_an_answer_names_the_code_the_question_spells_out() -> None:
 
 
 def test_an_option_entry_or_a_sentence_doing_it_does_not_lead_a_how_to_answer() -> None:
-    question = "How can I visit every file in a folder and its subfolders?"
-    walk = "`os.walk(top)` Generate the file names in a directory tree by walking the tree top-down. [3]"
+    question = "How do I visit each file in a folder and in its subfolders?"
+    walk = "`os.walk(top)` Yield the file names in a directory tree by walking the tree top-down. [3]"
     groups = [
         (
             question,

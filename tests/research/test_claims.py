@@ -7,8 +7,8 @@ from deepr_mcp.research.synthesis.claims import SUPPORT_THRESHOLD, code_in, norm
 PASSAGE = (
     "How to extract an entire tar archive to the current working directory:\n\n"
     '```python\nimport tarfile\ntar = tarfile.open("sample.tar.gz")\ntar.extractall()\n```\n\n'
-    "Never extract archives from untrusted sources without prior inspection. It is possible that files are "
-    "created outside of path, e.g. members that have absolute filenames starting with \u201c/\u201d."
+    "Never extract archives that strangers send before you look inside them. It is possible that files are "
+    "created outside the target path, e.g. members that have absolute names that begin with \u201c/\u201d."
 )
 
 
@@ -21,18 +21,19 @@ def test_code_blocks_belong_to_the_sentence_that_introduces_them() -> None:
 
 
 def test_support_is_containment_or_near_total_term_coverage() -> None:
-    assert support("Never extract archives from untrusted sources without prior inspection.", PASSAGE) == 1.0
-    assert support('members that have absolute filenames starting with "/"', PASSAGE) == 1.0  # quotes normalised
-    assert support("Archives from untrusted sources should never be extracted without inspection.", PASSAGE) >= 0.8
+    assert support("Never extract archives that strangers send before you look inside them.", PASSAGE) == 1.0
+    assert support('members that have absolute names that begin with "/"', PASSAGE) == 1.0  # quotes normalised
+    paraphrase = "Archives that strangers send should never be extracted before you look inside them."
+    assert support(paraphrase, PASSAGE) >= 0.8
     assert support("Zip files are always safe to open.", PASSAGE) < SUPPORT_THRESHOLD
     assert code_in("tar = tarfile.open('x')", PASSAGE) is False
     assert code_in("tar.extractall()", PASSAGE)
 
 
 def test_near_duplicates_are_one_claim() -> None:
-    a = "Never extract archives from untrusted sources without prior inspection."
-    assert same_claim(a, "never extract archives from untrusted sources without prior inspection")
-    assert same_claim(a, "Warning: never extract archives from untrusted sources without prior inspection first.")
+    a = "Never extract archives that strangers send before you look inside them."
+    assert same_claim(a, "never extract archives that strangers send before you look inside them")
+    assert same_claim(a, "Warning: never extract archives that strangers send before you look inside them first.")
     assert not same_claim(a, "The tarfile module makes it possible to read and write tar archives.")
     assert normalise("``Foo``  \u2019bar\u2019 **baz**") == "foo 'bar' baz"
 
@@ -42,28 +43,28 @@ def test_adds_nothing_is_one_way() -> None:
 
     short = "The walrus operator := assigns a variable in an expression."
     longer = (
-        "There is new syntax := that assigns values to variables as part of a larger expression. "
-        "It is affectionately known as the walrus operator."
+        "A new syntax := exists that assigns values to variables inside a larger expression. "
+        "It is fondly known as the walrus operator."
     )
     assert same_claim(short, longer)  # the symmetric test calls them one claim...
     assert not adds_nothing(longer, short)  # ...but the longer one says more, so it is kept
     assert adds_nothing(short, longer)
-    assert adds_nothing("Only unpickle data you trust.", "only unpickle data you trust")
+    assert adds_nothing("Unpickle only data you trust.", "unpickle only the data you trust")
 
 
 WHATS_NEW = (
-    "- Unicode strings now use faster code for detecting whitespace. (Contributed by Antoine Pitrou.) "
+    "- Unicode strings now use faster code for detecting whitespace. "
     "Memory usage is reduced by using pymalloc for the Unicode string\u2019s data.\n"
     "- The `with` statement now stores the `__exit__()` method on the stack, producing a small speedup.\n"
     "- To reduce memory usage, the garbage collector will now clear internal free lists when "
     "garbage-collecting the highest generation of objects."
 )
 COPY = (
-    "The difference between shallow and deep copying is only relevant for compound objects (objects that "
+    "The difference between shallow and deep copying is matters only for compound objects (objects that "
     "contain other objects, like lists or class instances):\n\n"
-    "- A shallow copy constructs a new compound object and then (to the extent possible) inserts references "
+    "- A shallow copy builds a new compound object and then (to the extent possible) inserts references "
     "into it to the objects found in the original.\n"
-    "- A deep copy constructs a new compound object and then, recursively, inserts copies into it of the "
+    "- A deep copy builds a new compound object and then, recursively, inserts copies into it of the "
     "objects found in the original."
 )
 
@@ -83,7 +84,7 @@ def test_list_items_that_are_sentences_are_claims_of_their_own() -> None:
 def test_an_introduction_before_sentence_items_becomes_a_statement() -> None:
     found = [u.text for u in units(COPY)]
     assert found[0].endswith("like lists or class instances).")  # no dangling colon
-    assert found[1].startswith("A shallow copy constructs") and found[2].startswith("A deep copy constructs")
+    assert found[1].startswith("A shallow copy builds") and found[2].startswith("A deep copy builds")
 
 
 def test_fragment_items_complete_their_sentence_and_announcements_keep_their_colon() -> None:
@@ -108,8 +109,8 @@ def test_sentences_about_different_subjects_are_no_duplicates() -> None:
     assert adds_nothing(shallow, f"{intro} {shallow}")
     # a reworded statement names the other's subject: still the same claim
     assert not different_subjects(
-        "Never extract archives from untrusted sources without prior inspection.",
-        "Archives from untrusted sources should never be extracted without prior inspection.",
+        "Never extract archives that strangers send before you look inside them.",
+        "Archives that strangers send should never be extracted before you look inside them.",
     )
     assert not different_subjects("Note: The extract() method is unsafe.", "The extract() method is unsafe.")
     assert not contrasts("A shallow copy is cheap.", "The tarfile module reads tar archives.")

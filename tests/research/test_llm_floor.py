@@ -28,8 +28,8 @@ DOC = """# tarfile
 
 ## Extraction warning
 
-Warning: Never extract archives from untrusted sources without prior inspection. It is possible that files are
-created outside of path, e.g. members that have absolute filenames starting with "/".
+Warning: Never extract archives that strangers send before you look inside them. It is possible that files land
+outside the target path, e.g. members that have absolute names that begin with "/".
 
 ## Command-line interface
 
@@ -64,7 +64,7 @@ def draft(numbers: dict[str, str]) -> str:
     """A model's draft: a right claim with a wrong number, an invented one, an off-question one."""
     return "\n".join(
         [
-            "- Never extract archives from untrusted sources without prior inspection. [9]",
+            "- Never extract archives that strangers send before you look inside them. [9]",
             f"- Tar archives are always safe because Python sandboxes every extraction. [{numbers['warning']}]",
             f"- To create a new tar archive, specify its name after the -c option. [{numbers['warning']}]",
         ]

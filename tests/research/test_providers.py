@@ -147,16 +147,17 @@ async def test_the_local_provider_computes_off_the_event_loop(monkeypatch: pytes
     """Its rules are CPU work: run on the loop they held up other requests and lease heartbeats."""
     import threading
 
-    from deepr_mcp.research.providers import local, prompts
+    from deepr_mcp.research.providers import local
+    from tests.research.requests import findings_request
 
     threads: list[threading.Thread] = []
     real = local.findings_text
 
-    def recording(user: str) -> str:
+    def recording(request: object) -> str:
         threads.append(threading.current_thread())
-        return real(user)
+        return real(request)  # type: ignore[arg-type]
 
     monkeypatch.setattr(local, "findings_text", recording)
-    messages = prompts.findings_messages("Why did the cable fail?", [(1, "cables.md", "Water got into the cable.")])
-    done = await local.LocalProvider().complete(messages)
+    request = findings_request("Why did the cable fail?", [(1, "cables.md", "Water got into the cable.")])
+    done = await local.LocalProvider().research(request)
     assert done.provider == "local" and threads and threads[0] is not threading.main_thread()

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from deepr_mcp.research.providers import prompts
-from deepr_mcp.research.providers.local import findings_text
 from deepr_mcp.research.synthesis.relevance import (
     answers,
-    ask_of,
+    ask_of_question,
     dangling,
     names_action,
     off_task,
@@ -20,6 +18,7 @@ from deepr_mcp.research.synthesis.relevance import (
     stray_change_note,
     years,
 )
+from tests.research.requests import local_findings
 
 Q1858 = "How was the 1858 transatlantic telegraph cable laid and why did it fail?"
 
@@ -67,7 +66,7 @@ def test_a_recipe_for_another_task_does_not_answer_a_how_to(text: str, off: bool
     assert other_action("extract a tar archive", text) is off
 
 
-WARN = "What does the documentation warn about when you extract a tar archive?"
+WARN = "What are the risks of extracting a tar archive?"
 TOPIC = {"extract", "tar", "archiv", "path", "travers"}
 
 
@@ -76,25 +75,20 @@ TOPIC = {"extract", "tar", "archiv", "path", "travers"}
     [
         ("`class tarfile.TarFile` Class for reading tar archives. Do not use this class directly: use open().", False),
         ("Warning: See the warning for `extractall()`.", False),
-        ("Warning: Never extract archives from untrusted sources without prior inspection.", True),
+        ("Warning: Never extract archives that strangers send before you look inside them.", True),
         ("And, if a directory's permissions do not allow writing, extracting files to it will fail.", True),
-        ("Warning: The pickle module is not secure.", True),  # a harm is a warning whatever it names
+        ("Warning: The pickle module is insecure by design.", True),  # a harm is a warning whatever it names
     ],
 )
 def test_a_warning_must_warn_about_the_topic_not_merely_sit_beside_it(text: str, kept: bool) -> None:
-    assert answers(ask_of(WARN), text, None, TOPIC) is kept
-    assert answers(ask_of(WARN), text)  # without the topic, any cue still counts (older callers)
-
-
-def test_a_version_note_is_about_its_heading_and_needs_no_topic_word() -> None:
-    ask = ask_of("In which version was functools.cache added or changed?")
-    assert answers(ask, "New in version 3.9: Added the function cache_parameters()", None, {"functool", "cach"})
+    assert answers(ask_of_question(WARN), text, None, TOPIC) is kept
+    assert answers(ask_of_question(WARN), text)  # without the topic, any cue still counts
 
 
 def test_relevant_applies_every_rule_when_the_question_is_given() -> None:
-    sub = "Which options or parameters change how you extract a tar archive?"
+    sub = "How do I extract a tar archive?"
     create = "If you want to create a new tar archive, specify its name after the -c option."
-    question = "How do I safely extract a tar archive against path traversal?"
+    question = "How do I extract a tar archive?"
     assert relevant(sub, create, "tarfile > Command-Line Interface", TOPIC)  # no question: old floor
     assert not relevant(sub, create, "tarfile", TOPIC, question=question, action="extract a tar archive")
     ship = "No single ship could carry it, so two warships each carried half."
@@ -107,24 +101,18 @@ def test_the_local_provider_leaves_out_another_years_event_and_another_task() ->
         (1, "cables.md, The first cable (1858) > Laying the cable", "Two warships each carried half of the cable."),
         (2, "cables.md, The lasting cable of 1866 > The ship", "The Great Eastern carried the whole cable in 1866."),
     ]
-    messages = prompts.findings_messages(
+    found = local_findings(
         "How was the 1858 transatlantic telegraph cable laid?",
         passages,
         question=Q1858,
-        focus="general",
         key_terms=["1858", "transatlantic", "telegraph", "cable", "laid"],
     )
-    found = findings_text(messages[-1].content)
     assert "warships" in found and "Great Eastern" not in found
     tar = [
         (1, "tarfile.html, tarfile > CLI", "If you want to create a new tar archive, use the -c option: tar -c x."),
         (2, "tarfile.html, tarfile > CLI", "If you want to extract a tar archive, use the -e option: tar -e x."),
     ]
-    sub = "Which options or parameters change how you extract a tar archive?"
-    messages = prompts.findings_messages(
-        sub, tar, question="How do I extract a tar archive?", focus="how_to", key_terms=["extract", "tar", "archive"]
-    )
-    found = findings_text(messages[-1].content)
+    found = local_findings("How do I extract a tar archive?", tar, key_terms=["extract", "tar", "archive"])
     assert "-e option" in found and "-c option" not in found
 
 
@@ -140,7 +128,7 @@ def test_sentences_going_on_with_a_recipe_for_another_task_belong_to_it() -> Non
 
 
 def test_the_question_itself_takes_any_statement_that_names_its_task() -> None:
-    question = "How do I safely extract a tar archive against path traversal?"
+    question = "How do I safely extract a tar archive without path traversal?"
     pun = "Path objects are traversable using the / operator or joinpath."
     assert not names_action("extract a tar archive", pun)  # shares only the concern's words
     assert names_action("extract a tar archive", "Note: The extract() method does not take care of several issues.")
@@ -150,21 +138,12 @@ def test_the_question_itself_takes_any_statement_that_names_its_task() -> None:
     assert relevant(question, pun, "zipfile > Path Objects", TOPIC)  # without the question: the old floor
 
 
-def test_an_example_is_shown_not_told_and_an_introduction_needs_what_it_introduces() -> None:
-    example = ask_of("What example shows how to extract a tar archive?")
-    assert not answers(example, "For example, you can extract only some members of a tar archive.")
-    assert answers(example, "To extract only the Python files:", code="tar.extractall(members=py_files(tar))")
+def test_an_introduction_needs_what_it_introduces() -> None:
     assert dangling("On Windows, run:", None) and not dangling("On Windows, run:", "venv\\Scripts\\activate")
     assert not dangling("Tar archives hold files.", None)
-    sub = "Which options or parameters change how you extract a tar archive?"
-    assert not relevant(sub, "Pass the path option to choose a directory:", "tarfile", TOPIC)
-
-
-def test_a_function_answers_which_functions_are_used_only_where_a_sentence_ties_it_to_the_task() -> None:
-    ask = ask_of("Which functions or methods are used to unpickle data?")
-    wanted = {"unpickl", "data"}
-    assert not answers(ask, "The module is fast. Consider signing messages with `hmac`.", None, wanted)
-    assert answers(ask, "Use `pickle.loads()` to unpickle data from bytes.", None, wanted)
+    assert not relevant(
+        "How do I extract a tar archive?", "Pass the path option to choose a directory:", "tarfile", TOPIC
+    )
 
 
 def test_a_version_note_answers_only_a_question_about_versions() -> None:
@@ -173,8 +152,7 @@ def test_a_version_note_answers_only_a_question_about_versions() -> None:
     assert stray_change_note(note, how, "Which options or parameters change how you extract a tar archive?")
     assert not stray_change_note(note, "In which version was set_attrs added?", "In which version was it added?")
     assert not stray_change_note("Deprecated since version 2.3: Use mkstemp() instead.", how, how)  # a warning
-    sub = "Which options or parameters change how you extract a tar archive?"
-    assert not relevant(sub, note, "tarfile > TarFile.extract", TOPIC, question=how, action="extract a tar archive")
+    assert not relevant(how, note, "tarfile > TarFile.extract", TOPIC, question=how, action="extract a tar archive")
 
 
 def test_a_warning_is_not_glued_to_the_version_note_after_it() -> None:

@@ -16,6 +16,7 @@ from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import Completion, Message, Usage
+from deepr_mcp.research.providers.chat import ChatResearch
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.claims import support
@@ -33,8 +34,8 @@ with tarfile.open("sample.tar.gz") as tar:
 
 ## Security
 
-Never extract archives from untrusted sources without prior inspection. It is possible that files are
-created outside of path, e.g. members that have absolute filenames starting with "/" or filenames with
+Never extract archives that strangers send before you look inside them. It is possible that files land
+outside the target path, e.g. members that have absolute names that begin with "/" or filenames with
 two dots "..".
 """
 
@@ -47,8 +48,8 @@ def corpus(tmp_path: Path) -> Corpus:
     return corpus
 
 
-class DraftingModel:
-    """A model that drafts findings badly on purpose and answers the summary from them."""
+class DraftingModel(ChatResearch):
+    """A chat model that drafts findings badly on purpose and answers the summary from them."""
 
     name, model = "scripted", "draft-1"
 
@@ -64,7 +65,7 @@ class DraftingModel:
             wrong = "99"
             text = "\n".join(
                 [
-                    f"- Never extract archives from untrusted sources without prior inspection. [{wrong}]",
+                    f"- Never extract archives that strangers send before you look inside them. [{wrong}]",
                     f"- Tar archives are always safe because Python sandboxes extraction. [{numbers[0]}]",
                     f"- Use TarFile.extractall() to extract every member of an archive: [{numbers[0]}]",
                     "```",
@@ -85,7 +86,7 @@ async def test_a_bad_draft_is_checked_claim_by_claim(corpus: Corpus) -> None:
     assert "os.system" not in report  # code the passages do not hold is not quoted
     claims = [f for sq in state.sub_questions for f in sq.findings]
     assert [c.claim for c in claims].count(
-        "Never extract archives from untrusted sources without prior inspection."
+        "Never extract archives that strangers send before you look inside them."
     ) == 1  # the second sub-question's copy is merged into the first
     for finding in claims:
         assert finding.passage_ids, finding.claim  # the wrong number [99] was re-attributed
@@ -95,12 +96,12 @@ async def test_a_bad_draft_is_checked_claim_by_claim(corpus: Corpus) -> None:
 
 async def test_local_report_answers_first_quotes_code_and_never_repeats(corpus: Corpus) -> None:
     state = await Engine(corpus, LocalProvider()).run(
-        new_state("How do I safely extract a tar archive against path traversal?")
+        new_state("How do I safely extract a tar archive without path traversal?")
     )
     report = state.report or ""
     assert report.index("## Answer") < report.index("## Findings") < report.index("## Sources")
     answer = report.split("## Answer", 1)[1].split("## Findings", 1)[0]
-    assert "Never extract archives from untrusted sources" in answer  # the warning leads
+    assert "Never extract archives that strangers send" in answer  # the warning leads
     assert "```" in report and 'tar.extractall(path="out")' in report  # code stays code, line breaks kept
     bullets = [re.sub(r"\s*\[\d+\]", "", line[2:]).strip() for line in report.splitlines() if line.startswith("- ")]
     sentences = [re.sub(r"\s*\[\d+\]", "", s).strip() for s in citations.split_sentences(answer.strip())]
@@ -114,18 +115,22 @@ async def test_local_report_answers_first_quotes_code_and_never_repeats(corpus: 
 
 
 def _findings(sub_question: str, passages: list[tuple[int, str, str]], focus: str, key: list[str]) -> str:
-    from deepr_mcp.research.providers.local import findings_text
+    """The local provider's findings for a request whose kind of answer is ``focus`` ("how_to, safety")."""
+    from dataclasses import replace
 
-    messages = prompts.findings_messages(
-        sub_question, passages, question=sub_question, focus=focus, key_terms=key, related=[], known=[]
-    )
-    return findings_text(messages[-1].content)
+    from deepr_mcp.research.providers.local import findings_text
+    from tests.research.requests import findings_request
+
+    request = findings_request(sub_question, passages, key_terms=key)
+    kind = focus.split(",")[0].strip()
+    analysis = request.analysis.model_copy(update={"type": kind, "safety": "safety" in focus})
+    return findings_text(replace(request, analysis=analysis, safety="safety" in focus))
 
 
 def test_a_warning_is_quoted_whole_and_never_glued_onto_the_sentence_before() -> None:
     text = (
-        "Pickling is alternatively known as serialization or flattening. Warning: The pickle module is not "
-        "secure. Only unpickle data you trust. It is possible to construct malicious pickle data."
+        "Pickling is alternatively known as serialization or flattening. Warning: The pickle module is insecure "
+        "by design. Unpickle only data you trust. It is possible to construct malicious pickle data."
     )
     out = _findings(
         "Is it safe to unpickle data from an untrusted source?",
@@ -133,7 +138,7 @@ def test_a_warning_is_quoted_whole_and_never_glued_onto_the_sentence_before() ->
         "how_to, safety",
         ["unpickle", "data", "untrusted"],
     )
-    assert "- Warning: The pickle module is not secure. Only unpickle data you trust. [1]" in out.splitlines()
+    assert "- Warning: The pickle module is insecure by design. Unpickle only data you trust. [1]" in out.splitlines()
 
 
 def test_a_sentence_opening_with_it_takes_in_the_one_it_refers_to() -> None:
@@ -154,21 +159,22 @@ def test_a_sentence_sharing_nothing_with_the_question_is_not_a_finding() -> None
 
 
 def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> None:
-    from deepr_mcp.research.providers.local_answer import answer_text
-
-    question = "What are the risks of calling subprocess with shell=True?"
+    question = "What are the risks when calling subprocess with shell=True?"
     groups = [
         (
             question,
             [
                 "Unlike some other popen functions, this implementation will never implicitly call a system shell. [1]",
                 "If the shell is invoked explicitly via shell=True, all whitespace and metacharacters must be quoted "
-                "to avoid shell injection vulnerabilities in subprocess calls. [1]",
+                "so that shell injection vulnerabilities are avoided in subprocess calls. [1]",
             ],
         )
     ]
-    messages = prompts.summary_messages(question, groups, focus="general, safety", key_terms=["subprocess", "shell"])
-    assert answer_text(messages[-1].content).startswith("If the shell is invoked explicitly")
+    from tests.research.test_answer import _answer
+
+    assert _answer(question, groups, "general, safety", ["subprocess", "shell"]).startswith(
+        "If the shell is invoked explicitly"
+    )
 
 
 def test_an_open_question_planned_as_few_sub_questions_may_say_more_per_sub_question() -> None:

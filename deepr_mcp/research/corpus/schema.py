@@ -81,6 +81,15 @@ CREATE TRIGGER IF NOT EXISTS passages_au AFTER UPDATE OF location, text ON passa
     INSERT INTO passages_fts(rowid, location, text) VALUES (new.rowid, new.location, new.text);
 END
 """,
+    # A file that failed, with the bytes it failed on: adding the same bytes again is not a new
+    # failure (``corpus add`` exits 0 when nothing new failed). Local to this replica, never shared.
+    """\
+CREATE TABLE IF NOT EXISTS failed_files (
+    path TEXT PRIMARY KEY,
+    sha256 TEXT NOT NULL,
+    reason TEXT NOT NULL
+)
+""",
     *outbox.SCHEMA_STATEMENTS,
 )
 SCHEMA = ";\n".join(SCHEMA_STATEMENTS) + ";\n"

@@ -8,12 +8,13 @@ import aiohttp
 
 from deepr_mcp.errors import ProviderError
 from deepr_mcp.research.providers.base import Completion, Message, Usage
+from deepr_mcp.research.providers.chat import ChatResearch
 from deepr_mcp.research.providers.http import HttpJson
 
 API_VERSION = "2023-06-01"
 
 
-class AnthropicProvider:
+class AnthropicProvider(ChatResearch):
     name = "anthropic"
 
     def __init__(

@@ -21,6 +21,13 @@ RETRYABLE = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 MAX_RETRY_AFTER_S = 30.0
 
 
+def unreachable(url: str, exc: BaseException, attempts: int) -> str:
+    """Names the URL that did not answer: a wrong base URL or a stopped server is the user's to fix."""
+    why = "timed out" if isinstance(exc, TimeoutError) else (str(exc) or type(exc).__name__)
+    tries = f" after {attempts} attempts" if attempts > 1 else ""
+    return f"provider unreachable: {url} ({why}{tries}); check the provider's base URL and that it is running"
+
+
 class HttpJson:
     def __init__(
         self,
@@ -61,10 +68,8 @@ class HttpJson:
                     return self._decode(body)
             except (aiohttp.ClientConnectionError, TimeoutError) as exc:
                 if last:
-                    kind = "timed out" if isinstance(exc, TimeoutError) else f"connection failed ({type(exc).__name__})"
-                    raise ProviderError(
-                        self.provider, f"{kind} after {self.max_retries + 1} attempts", retryable=True
-                    ) from None
+                    why = unreachable(url, exc, self.max_retries + 1)
+                    raise ProviderError(self.provider, why, retryable=True) from None
                 await asyncio.sleep(self._delay(attempt, None))
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -83,8 +88,7 @@ class HttpJson:
                         return
                     yield self._decode(data.encode())
         except (aiohttp.ClientConnectionError, TimeoutError) as exc:
-            kind = "timed out" if isinstance(exc, TimeoutError) else "connection failed"
-            raise ProviderError(self.provider, f"stream {kind}", retryable=True) from None
+            raise ProviderError(self.provider, unreachable(url, exc, 1), retryable=True) from None
 
     def _raise_for_status(self, status: int, body: bytes) -> None:
         if status < 400:

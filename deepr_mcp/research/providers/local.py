@@ -1,7 +1,7 @@
 """The embedded default: extractive research with no network, no key, no cost.
 
-It answers the engine's three prompts by rules over the prompt's own material: the plan comes
-from the question's analysis (type, action, compared sides); findings are the passage sentences
+It answers the engine's three typed requests by rules over their data (never by reading a prompt):
+the plan is the parts the engine's analysis found; findings are the passage sentences
 (with the code they introduce) that best cover the sub-question's and the question's key terms,
 warnings first when the question asks how to do something safely; the direct answer picks the
 strongest findings for the whole question. Deterministic, so a resumed run gives the same report
@@ -16,39 +16,35 @@ import re
 import anyio
 
 from deepr_mcp.research.providers import prompts
-from deepr_mcp.research.providers.base import Completion, Message, Usage
+from deepr_mcp.research.providers.base import (
+    AnswerRequest,
+    Completion,
+    FindingsRequest,
+    PlanRequest,
+    Request,
+    Usage,
+)
 from deepr_mcp.research.providers.local_answer import answer_text
-from deepr_mcp.research.reading.analysis import analyse, sub_questions
 from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE, VERSION_NOTE
-from deepr_mcp.research.reading.terms import listed_terms, terms
+from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.synthesis.relevance import (
     answers,
-    ask_of,
     ask_of_question,
     dangling,
     names_action,
     off_subject,
     off_task,
     pointer,
-    reference_note,
-    same_question,
     stray_change_note,
 )
 
-_PASSAGE = re.compile(r"^\[(\d+)\] \(from: (.*?)\)\n(.*?)(?=^\[\d+\] \(from:|\Z)", re.S | re.M)
-_BRIEF = re.compile(r"^(Question|Focus|Key terms|Related terms|Sub-question): (.*)$", re.M)
-_KNOWN = re.compile(r"^Known: (.*)$", re.M)
-_CHANGE_NOTE = re.compile(
-    r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
-)
 _ADMONITION = re.compile(r"^(?:" + "|".join(ADMONITIONS) + r")\b\s*:?", re.I)
 _ANAPHOR = re.compile(r"^(?:it|this|these|they|that|such|its|their)\b", re.I)
 _CONTINUATION = re.compile(r"^(?:and|but|or|nor|so|yet|also|however|otherwise)\b,?", re.I)
 """A sentence opening with a conjunction ("And, if a directory's permissions ...") goes on with the one
 before it: alone it is half a statement, so it is read with that sentence or ranked below whole ones."""
 CONTINUATION_FACTOR = 0.75
-_WEAK_START = re.compile(r"^(?:see also|for example, see|this page|previous topic|next topic)\b", re.I)
 
 CUE_BONUS = 0.15
 SECTION_LEAD_BONUS = 0.3
@@ -69,10 +65,6 @@ MAX_CLAIM_CHARS = 420
 
 def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
-
-
-def _brief(user: str) -> dict[str, str]:
-    return {key: value.strip() for key, value in _BRIEF.findall(user.split("\n\nPassages:\n", 1)[0])}
 
 
 def _share(wanted: set[str], have: set[str], weight: dict[str, float] | None = None) -> float:
@@ -103,19 +95,18 @@ def score_unit(
     if "safety" in focus and CAVEAT.search(text):
         score += 0.3
     kind = focus.split(",")[0].strip()
-    if kind in ANSWER_CUES and ANSWER_CUES[kind].search(text):
+    if kind in ANSWER_CUES and kind != "comparison" and ANSWER_CUES[kind].search(text):
+        # a comparison is answered by what is said of each side, not by a contrast word ("instead")
         score += CUE_BONUS
     if unit.code and "how_to" in focus:
         score += 0.1
     if OPENS_WITH_VERSION_NOTE.match(text) and "version" not in focus:
         score *= 0.4
-    if _CHANGE_NOTE.search(text) and "version" not in focus:
-        score *= 0.75  # "X now accepts ..." tells what changed, not what X is or how to use it
     if "version" in focus and VERSION_NOTE.search(text):
         score += 0.25
     if _CONTINUATION.match(text):
         score *= CONTINUATION_FACTOR
-    if _WEAK_START.match(text) or text.endswith("?"):
+    if text.endswith("?"):
         score *= 0.4
     words = len(text.split())
     if words < 6 and not unit.code:
@@ -125,37 +116,40 @@ def score_unit(
     return score
 
 
-def best_units(user: str) -> list[tuple[Unit, int, float]]:
+def focus_of(request: FindingsRequest) -> str:
+    """The kind of answer wanted, and "safety" when warnings lead: "how_to, safety"."""
+    return (request.part or request.analysis).type + (", safety" if request.safety else "")
+
+
+def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
     """``(unit, passage number, score)``, best first, each sentence once, known facts left out.
 
     A chosen sentence takes in its neighbour when the neighbour scores nearly as well ("The ship
     lowers a grapnel. The damaged section is removed..."): a procedure reads as one claim.
     """
-    brief = _brief(user)
-    _, _, body = user.partition("\n\nPassages:\n")
-    passages = [(int(n), location, text.strip()) for n, location, text in _PASSAGE.findall(body)]
+    passages = [(p.number, p.location, p.text.strip()) for p in request.passages]
     want = {
-        "sub": terms(brief.get("Sub-question", "")),
-        "key": listed_terms(brief.get("Key terms", "")),
-        "related": listed_terms(brief.get("Related terms", "")),
+        "sub": terms(request.sub_question),
+        "key": terms(" ".join(request.key_terms)),
+        "related": terms(" ".join(request.related)),
     }
-    focus = brief.get("Focus", "")
+    focus = focus_of(request)
     if focus.startswith("definition") and want["sub"] & want["key"]:
-        # "What does EAFP mean?": "mean" asks for a definition, it is not what is defined
+        # "What does COP mean?": "mean" asks for a definition, it is not what is defined
         want["sub"] &= want["key"]
     everything = want["sub"] | want["key"]
     if not everything:
         return []
     held = [terms(f"{location} {text}") for _, location, text in passages]
     idf = {t: math.log(1 + len(held) / (1 + sum(t in h for h in held))) + 0.1 for t in everything}
-    known = _KNOWN.findall(user.split("\n\nPassages:\n", 1)[0])
-    sub_question = brief.get("Sub-question", "")
-    # the question itself takes whatever answers it; a planned sub-question asks for a kind of statement
-    question = brief.get("Question", "")
-    own = same_question(sub_question, question)
-    ask = ask_of_question(question) if own else ask_of(sub_question)
-    asked = analyse(question) if question else None
-    action = asked.action if asked is not None and asked.type == "how_to" else ""
+    known = request.known
+    sub_question, question = request.sub_question, request.question
+    # every sub-question is a part the reader asked: it takes whatever answers it, warnings for a risk question
+    ask = ask_of_question(sub_question)
+    asked = request.part or request.analysis
+    action = asked.action if asked.type == "how_to" else ""
+    others = terms(" ".join(request.other_parts))
+    own, elsewhere = want["sub"] - others, others - want["sub"]
     scored: list[tuple[float, int, int, Unit, int]] = []
     by_passage: dict[int, list[tuple[Unit, float]]] = {}
     heading = {number: location.split(", ", 1)[-1] for number, location, _ in passages}
@@ -169,13 +163,15 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         for unit in whole_warnings(found):
             if not unit.text or (len(unit.text) < MIN_SENTENCE_CHARS and not unit.code):
                 continue
-            if reference_note(unit.text, question, sub_question) or pointer(unit.text):
-                continue  # "Raises an auditing event ..." where no one asked about auditing: not even a neighbour
+            if pointer(unit.text):
+                continue  # "See the section on ...": it points elsewhere, not even a neighbour
             value = score_unit(unit, rank, cover, want, focus, idf)
             if about:
                 # a section headed by what is asked about: its first sentence is what the
-                # documentation says it is ("decorator: A function returning another function")
-                value += SECTION_LEAD_BONUS if unit.index == 0 else SECTION_LEAD_BONUS / 3
+                # documentation says it is ("cone pack: A row of cones that bend at known heats"),
+                # which answers a question about what a thing is, not how it does or compares
+                lead = unit.index == 0 and asked.type in ("definition", "general")
+                value += SECTION_LEAD_BONUS if lead else SECTION_LEAD_BONUS / 3
             scored.append((value, -rank, -unit.index, unit, number))
             by_passage.setdefault(number, []).append((unit, value))
     scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
@@ -187,6 +183,8 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
         if dangling(unit.text, unit.code):
             continue  # "Two problems exist:" with nothing after it; it must not take in a neighbour either
         merged = _with_neighbour(unit, value, by_passage[number], taken, number)
+        if _CONTINUATION.match(merged.text):
+            continue  # "And, if ..." whose sentence before it is taken elsewhere: half a statement alone
         if not merged.code and not (terms(merged.text) | headed[number]) & everything:
             continue  # neither it nor its heading says anything of what is asked: filler
         if not answers(ask, merged.text, merged.code, everything):
@@ -195,7 +193,10 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
             continue  # another year's event, or a recipe for another task than the one asked
         if dangling(merged.text, merged.code) or stray_change_note(merged.text, question, sub_question):
             continue  # "For example:" with nothing after it; a version note where no version is asked
-        if own and merged.text and not names_action(action, merged.text):
+        said = terms(f"{merged.text} {merged.code or ''}")
+        if own and len(said & elsewhere) > len(said & own):
+            continue  # it speaks to another part of the question ("how are faults repaired"), not this one
+        if merged.text and not names_action(action, merged.text):
             continue  # the question itself takes any kind of statement, but about its task
         if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
             out.append((merged, number, value))
@@ -203,8 +204,8 @@ def best_units(user: str) -> list[tuple[Unit, int, float]]:
 
 
 def whole_warnings(found: list[Unit]) -> list[Unit]:
-    """A warning with the sentence after it, as one unit: "Warning: The pickle module is not secure.
-    Only unpickle data you trust." is one statement, scored and quoted whole."""
+    """A warning with the sentence after it, as one unit: "Warning: The lid is hot.
+    Open it only below 100 degrees." is one statement, scored and quoted whole."""
     out: list[Unit] = []
     skip = False
     for i, unit in enumerate(found):
@@ -236,7 +237,7 @@ def _with_neighbour(
         return unit
     for other, _ in siblings if _ANAPHOR.match(unit.text) or _CONTINUATION.match(unit.text) else ():
         if other.index == unit.index - 1 and other.code is None and (number, other.index) not in taken:
-            # "It is known as the walrus operator" says nothing alone: take in what "it" is
+            # "It is known as the cone pack" says nothing alone: take in what "it" is
             if len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS:
                 taken.add((number, other.index))
                 return Unit(f"{other.text} {unit.text}", None, other.index)
@@ -263,10 +264,11 @@ def _section_names_subject(location: str, wanted: set[str]) -> bool:
     return bool(named) and len(named & wanted) / len(named) >= SECTION_MATCH
 
 
-def findings_text(user: str) -> str:
-    ranked = best_units(user)
+def findings_text(request: FindingsRequest) -> str:
+    ranked = best_units(request)
     best = ranked[0][2] if ranked else 0.0
-    limit = MAX_FINDINGS_GENERAL if _brief(user).get("Focus", "").startswith("general") else MAX_FINDINGS
+    limit = MAX_FINDINGS_GENERAL if (request.part or request.analysis).type == "general" else MAX_FINDINGS
+    limit = max(limit, request.max_findings)
     lines: list[str] = []
     per_passage: dict[int, int] = {}
     for unit, number, value in ranked:
@@ -284,31 +286,27 @@ def findings_text(user: str) -> str:
 
 
 class LocalProvider:
-    """Implements the ``Provider`` protocol by rules over the prompt's own material."""
+    """Implements the ``Provider`` protocol by rules over the typed request's data."""
 
     name = "local"
     model = "extractive"
 
-    async def complete(
-        self, messages: list[Message], *, max_tokens: int = 1024, temperature: float = 0.0
-    ) -> Completion:
+    async def research(self, request: Request, *, max_tokens: int = 1024) -> Completion:
         """In a worker thread: the rules are CPU work (a tenth of a second per step on a quiet machine,
         several times that on a loaded one), which on the event loop held up every other request and
         the heartbeat renewing the campaign's lease, so a short lease could lapse mid-step."""
-        return await anyio.to_thread.run_sync(self.complete_now, messages)
+        return await anyio.to_thread.run_sync(self.research_now, request)
 
-    def complete_now(self, messages: list[Message]) -> Completion:
+    def research_now(self, request: Request) -> Completion:
         """The completion, computed in the calling thread."""
-        task = prompts.task_of(messages)
-        user = next((m.content for m in messages if m.role == "user"), "")
-        if task == prompts.TASK_PLAN:
-            limit = int(re.search(r"at most (\d+)", messages[0].content).group(1))  # type: ignore[union-attr]
-            text = "\n".join(sub_questions(analyse(user), limit))
-        elif task == prompts.TASK_FINDINGS:
-            text = findings_text(user)
-        elif task == prompts.TASK_SUMMARY:
-            text = answer_text(user)
+        if isinstance(request, PlanRequest):
+            text = "\n".join(request.parts[: request.max_sub_questions])
+        elif isinstance(request, FindingsRequest):
+            text = findings_text(request)
+        elif isinstance(request, AnswerRequest):
+            text = answer_text(request)
         else:
-            text = user
-        usage = Usage(sum(estimate_tokens(m.content) for m in messages), estimate_tokens(text))
+            raise TypeError(f"not a research request: {type(request).__name__}")
+        read = sum(estimate_tokens(m.content) for m in prompts.messages_for(request))
+        usage = Usage(read, estimate_tokens(text))
         return Completion(text=text, usage=usage, model=self.model, provider=self.name)

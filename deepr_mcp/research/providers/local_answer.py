@@ -1,7 +1,7 @@
 """The local provider's direct answer: the findings that answer the question, in a few sentences.
 
-A careful reader objects to an answer that speaks of something else ("`re.subn()` ... Changed in
-version 3.1" for a question about the walrus operator), to a sentence that is no statement (a bare
+A careful reader objects to an answer that speaks of something else ("`kilnctl vent` ... Changed in
+version 3.1" for a question about the cone pack), to a sentence that is no statement (a bare
 signature, a fragment cut at "(i.e."), and, for a question about doing something safely, to an
 answer that ends on a recipe quoting the unguarded code. Each finding is held to that before it
 may lead; what the answer leaves out stays under its sub-question.
@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 
-from deepr_mcp.research.reading.analysis import QuestionAnalysis, analyse
+from deepr_mcp.research.providers.base import AnswerRequest
+from deepr_mcp.research.reading.analysis import QuestionAnalysis
 from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT
-from deepr_mcp.research.reading.terms import GENERIC, listed_terms, terms
+from deepr_mcp.research.reading.terms import GENERIC, terms
 from deepr_mcp.research.synthesis import citations
-from deepr_mcp.research.synthesis.claims import contrasts
+from deepr_mcp.research.synthesis.claims import contrasts, opening
 from deepr_mcp.research.synthesis.relevance import HARM as _HARM
 from deepr_mcp.research.synthesis.relevance import PROTECT_CUE
 from deepr_mcp.text.tokenizer import tokenize
@@ -31,9 +32,6 @@ BOTH_SIDES_BONUS = 0.3
 """For a comparison, a finding naming both sides answers it better than one naming either."""
 MIN_WORDS = 4
 """Words outside code a sentence needs to say something (a bare signature says nothing)."""
-_CHANGE_NOTE = re.compile(
-    r"^(?:Added|Removed|Deprecated)\b|\bnow (?:accepts|supports|has|returns|uses|raises|can|takes|emits)\b", re.I
-)
 _PROTECTS = re.compile(PROTECT_CUE, re.I)
 _OPTION_ENTRY = re.compile(r"^`--?[A-Za-z]")
 """A command-line option's entry ("`-l` Do not recurse into subdirectories ..."): it answers which
@@ -44,17 +42,12 @@ leans on the sentence before it for what it does: alone, as an answer, it says n
 _ASKS_OPTIONS = re.compile(r"\b(?:options?|flags?|switch(?:es)?|command[- ]line|cli)\b", re.I)
 
 
-def _brief(user: str) -> dict[str, str]:
-    found = re.findall(r"^(Question|Focus|Key terms): (.*)$", user.split("\n\nFindings:\n", 1)[0], re.M)
-    return {key: value.strip() for key, value in found}
-
-
 def _share(wanted: set[str], have: set[str]) -> float:
     return len(wanted & have) / len(wanted) if wanted else 0.0
 
 
 def word_set(text: str) -> set[str]:
-    """Content words as written, lower case: "operation" does not name "the walrus operator",
+    """Content words as written, lower case: "operation" does not name "the operator",
     though both stem to "oper"."""
     return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if (t := tokenize(w)) and t[0] not in GENERIC}
 
@@ -77,7 +70,9 @@ def subjects(analysis: QuestionAnalysis) -> list[set[str]]:
     return [side for side in found if side]
 
 
-_LEAD_API = re.compile(r"^`(?:class |exception |coroutine |awaitable |abstractmethod |@)*([\w.]+)")
+_LEAD_API = re.compile(r"^`(?:[a-z]+ )*@?([\w.:-]+)")
+"""A claim that opens with a code span names what it documents: the name after any lower-case
+keywords ("`class enum.ReprEnum`" -> enum.ReprEnum), whatever language the keywords are from."""
 
 
 def about_another_api(claim: str, about: list[set[str]]) -> bool:
@@ -115,7 +110,7 @@ CONTRAST_WORDS = 50
 
 def with_contrasts(chosen: list[str], findings: list[str]) -> list[str]:
     """The chosen lines, each followed by the finding that states the same about another subject:
-    "A shallow copy constructs ... references" leads, and "A deep copy constructs ... copies" is
+    "A bisque firing hardens ... at cone 04" leads, and "A glaze firing hardens ... at cone 6" is
     the other half of that answer, wherever the plan put it."""
     out: list[str] = []
     words = sum(len(line.split()) for line in chosen)
@@ -135,56 +130,75 @@ def with_contrasts(chosen: list[str], findings: list[str]) -> list[str]:
     return out
 
 
-def answer_text(user: str) -> str:
+LEAD_BONUS = 0.5
+"""For the finding that is the kind of answer the question wants: the code of a how-to, the
+defining sentence of a concept. It opens the answer."""
+_DEFINES = re.compile(r"^\W*(?:\w+\W+){0,5}?(?:is|are|means|refers to|denotes)\s+(?!\w+ed\b)", re.I)
+"""A sentence saying what its subject is ("A cone pack is a row of cones"); "is" before a past participle
+is the passive voice ("Cone packs are placed ..."), which says what is done with it."""
+
+
+def leads(analysis: QuestionAnalysis, text: str, code: str | None, about: list[set[str]]) -> bool:
+    """Whether a finding is what the answer should open with, by the kind of question: the command or
+    code for a how-to, the sentence that says what the asked thing is for a concept."""
+    if analysis.type == "how_to":  # code that does the task: it names at least half of the task's terms
+        task = terms(analysis.action)
+        return (bool(code) or "`" in text) and len(task & terms(text)) * 2 >= len(task) > 0
+    if analysis.type == "definition" and about:
+        first = set(opening(text))
+        return bool(_DEFINES.match(text)) and any(terms(" ".join(side)) & first for side in about)
+    return False
+
+
+def _plain(line: str) -> str:
+    return citations.CITE.sub("", line).strip()
+
+
+def answer_text(request: AnswerRequest) -> str:
     """The direct answer: the best finding of each sub-question in plan order, warnings first if asked.
 
     Taking one finding per sub-question makes the answer cover the question's parts (both sides
     of a comparison, the function and its caveat) instead of three restatements of one point.
     """
-    brief = _brief(user)
-    focus = brief.get("Focus", "")
-    key = listed_terms(brief.get("Key terms", "")) or terms(brief.get("Question", ""))
-    groups: list[list[str]] = []
-    asked: list[set[str]] = []
-    for line in user.partition("\n\nFindings:\n")[2].splitlines():
-        if line.startswith("Sub-question: ") or not groups:
-            groups.append([])
-            asked.append(terms(line.removeprefix("Sub-question: ")))
-        if line.startswith("- "):
-            groups[-1].append(line[2:])
+    analysis = request.analysis
+    focus = analysis.type + (", safety" if analysis.safety else "")
+    key = terms(" ".join(request.key_terms)) or terms(request.question)
+    groups = [[f.cited for f in findings] for _, findings in request.groups]
+    codes = {f.cited: f.code for _, findings in request.groups for f in findings}
+    asked = [terms(text) for text, _ in request.groups]
     findings = [f for group in groups for f in group]
     if not findings:
         return "The corpus holds no evidence that answers this question."
-    analysis = analyse(brief.get("Question", "")) if brief.get("Question") else None
-    about = subjects(analysis) if analysis is not None else []
-    spelled = code_names(brief.get("Question", ""))
+    about = subjects(analysis)
+    spelled = code_names(request.question)
 
     def score(line: str, group: int, place: int) -> float:
         text = citations.CITE.sub("", line).strip()
         claim, said = terms(text), word_set(text)
         if (about and not any(names(side, said) for side in about)) or not says_something(text):
             return 0.0  # about something else, or no statement at all: it stays under its sub-question
-        if about_another_api(text, about) and not (analysis is not None and analysis.type == "how_to"):
+        if about_another_api(text, about) and analysis.type != "how_to":
             return 0.0  # documents another API than the one asked about (a how-to names none: any may do it)
         if _DOES_IT.match(text):
             return 0.0  # "You can do it ..." does not say what it does; it stays under its sub-question
-        if _OPTION_ENTRY.match(text) and not _ASKS_OPTIONS.search(brief.get("Question", "")):
-            return 0.0  # an option's entry of some tool; it stays under "which options"
+        if _OPTION_ENTRY.match(text) and not _ASKS_OPTIONS.search(request.question):
+            return 0.0  # an option's entry of some tool; it stays under its sub-question
         if spelled and not spelled & set(re.findall(r"[a-z0-9_]+", text.lower())):
-            return 0.0  # "SSL versions 2 and 3 are considered insecure" does not answer about tempfile.mktemp()
+            return 0.0  # a claim that names none of the code names the question spells out
         if "safety" in focus and "how_to" in focus and text.endswith(":") and not _PROTECTS.search(text):
             return 0.0  # a plain recipe ("How to extract an archive:") is no answer to doing it safely
-        value = max(_share(key, claim), _share(asked[group], claim)) + (ANSWER_FIRST_BONUS if place == 0 else 0.0)
+        value = max(_share(key, claim), _share(asked[group], claim))
+        value += ANSWER_FIRST_BONUS if place == 0 else 0.0
         prose = re.sub(r"`[^`]*`", " ", text)  # `sqlite3.Warning` names a class; it warns about nothing
         if "safety" in focus and CAVEAT.search(prose) and value > 0:
             value += 0.5
             if _HARM.search(prose):
-                value += 0.3  # "to avoid shell injection vulnerabilities" answers it; "never" alone may not
-        kind = focus.split(",")[0].strip()
-        if kind in ANSWER_CUES and ANSWER_CUES[kind].search(line) and value > 0:
+                value += 0.3  # "to avoid injection attacks" answers it; "never" alone may not
+        kind = analysis.type
+        if kind in ANSWER_CUES and kind != "comparison" and ANSWER_CUES[kind].search(line) and value > 0:
             value += 0.15
-        if _CHANGE_NOTE.search(line) and kind != "version":
-            value -= 0.2
+        if value > 0 and leads(analysis, text, codes.get(line), about):
+            value += LEAD_BONUS
         if len(about) > 1 and all(names(side, said) for side in about):
             value += BOTH_SIDES_BONUS
         return value
@@ -199,13 +213,13 @@ def answer_text(user: str) -> str:
     chosen: list[str] = []
     used_groups: set[int] = set()
     words = 0
-    # the best finding of the question itself first (it answers the whole question, so the word budget
-    # never leaves it out for a part's), then of its first part, then the best left
+    # the best finding of each part the reader asked, in the question's order (so the word budget never
+    # leaves out a part for another's second point), then the best left
     first_round = sorted(eligible, key=lambda r: (-r[1], -r[0]))
     for _round in range(2):
         for value, neg_group, _, line in first_round if _round == 0 else eligible:
-            if line in chosen or -neg_group > 1 or (_round == 0 and -neg_group in used_groups):
-                continue  # the answer speaks to the question and its first part; the rest is below
+            if line in chosen or (_round == 0 and -neg_group in used_groups):
+                continue
             if _round == 1 and value < ANSWER_MORE_SHARE:
                 continue  # beyond the first parts' best findings, only a strong match is worth leading with
             if len(chosen) >= ANSWER_SENTENCES or (chosen and words + len(line.split()) > ANSWER_WORDS):
@@ -213,7 +227,7 @@ def answer_text(user: str) -> str:
             chosen.append(line)
             used_groups.add(-neg_group)
             words += len(line.split())
-    chosen.sort(key=findings.index)
+    chosen.sort(key=lambda line: (not leads(analysis, _plain(line), codes.get(line), about), findings.index(line)))
     chosen = with_contrasts(chosen, findings)
     if "safety" in focus:
         chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))

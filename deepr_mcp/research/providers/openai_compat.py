@@ -8,6 +8,7 @@ import aiohttp
 
 from deepr_mcp.errors import ProviderError
 from deepr_mcp.research.providers.base import Completion, Message, Usage
+from deepr_mcp.research.providers.chat import ChatResearch
 from deepr_mcp.research.providers.http import HttpJson
 
 
@@ -15,7 +16,7 @@ def _estimate(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-class OpenAIProvider:
+class OpenAIProvider(ChatResearch):
     name = "openai"
 
     def __init__(

@@ -1,15 +1,16 @@
-"""The three prompts every provider answers, and the parsers for their answers.
+"""How a chat model is asked the engine's three requests, and the parsers for every provider's answers.
 
-Each system message starts with a ``TASK:`` line, so the extractive local provider can do
-the same job by rules that an LLM does by reading; the answer formats are plain lines that
-both produce and the engine parses the same way.
+``messages_for`` renders a typed request (``providers/base.py``) to messages; only chat providers
+call it, the local provider reads the request's data. Each system message starts with a ``TASK:``
+line naming the request. The answer formats are plain lines that every provider produces and the
+engine parses the same way.
 """
 
 from __future__ import annotations
 
 import re
 
-from deepr_mcp.research.providers.base import Message
+from deepr_mcp.research.providers.base import AnswerRequest, FindingsRequest, Message, PlanRequest, Request
 from deepr_mcp.research.synthesis.citations import CITE
 
 TASK_PLAN = "plan"
@@ -27,13 +28,51 @@ def task_of(messages: list[Message]) -> str | None:
     return None
 
 
-def plan_messages(question: str, max_questions: int) -> list[Message]:
+LEADS = {
+    "how_to": "Lead with the command or code that does it, quoted from the findings.",
+    "comparison": "Say what the findings state about each side compared; name a side they say nothing about.",
+    "definition": "Lead with the sentence that says what it is.",
+    "why": "Lead with the cause the findings state.",
+    "version": "Lead with the version the findings name.",
+    "general": "Lead with what answers the question.",
+}
+"""What the answer opens with, by the kind of question (``QuestionAnalysis.type``)."""
+
+
+def messages_for(request: Request) -> list[Message]:
+    """The chat messages for a typed request (what an LLM provider sends)."""
+    if isinstance(request, PlanRequest):
+        return plan_messages(request.question, request.max_sub_questions, list(request.parts))
+    if isinstance(request, FindingsRequest):
+        kind = request.analysis.type + (", safety" if request.safety else "")
+        return findings_messages(
+            request.sub_question,
+            [(p.number, p.location, p.text) for p in request.passages],
+            question=request.question,
+            focus=kind,
+            key_terms=list(request.key_terms),
+            related=list(request.related),
+            known=list(request.known),
+        )
+    if isinstance(request, AnswerRequest):
+        groups = [(text, [f.cited for f in findings]) for text, findings in request.groups if findings]
+        kind = request.analysis.type + (", safety" if request.analysis.safety else "")
+        return summary_messages(request.question, groups, focus=kind, key_terms=list(request.key_terms))
+    raise TypeError(f"not a research request: {type(request).__name__}")
+
+
+def plan_messages(question: str, max_questions: int, parts: list[str] | None = None) -> list[Message]:
     system = (
         f"TASK: {TASK_PLAN}\n"
-        f"Decompose the research question into at most {max_questions} focused sub-questions that can be "
-        "answered from documents. Write one sub-question per line and nothing else."
+        f"Split the research question into the parts it really has (at most {max_questions}): two things "
+        "compared, or several questions joined. A question with one part stays one line. Never add a "
+        "sub-question the asker did not ask (which functions, which options, what example). Write one "
+        "sub-question per line and nothing else."
     )
-    return [Message("system", system), Message("user", question)]
+    user = question
+    if parts and len(parts) > 1:
+        user += "\n\nIts parts as read so far:\n" + "\n".join(parts)
+    return [Message("system", system), Message("user", user)]
 
 
 def _brief(question: str, focus: str, key_terms: list[str], related: list[str]) -> str:
@@ -86,11 +125,13 @@ def summary_messages(
     key_terms: list[str] | None = None,
 ) -> list[Message]:
     """``groups`` are ``(sub-question, [finding with its [n] markers])`` in plan order."""
+    kind = focus.split(",")[0].strip()
     system = (
         f"TASK: {TASK_SUMMARY}\n"
         "Answer the question directly in two to five sentences, from the findings only, keeping their [n] "
-        "citation markers on every sentence. Lead with what the reader must do or know; when the focus is "
-        "safety, lead with the warning. No preamble, no facts the findings do not state."
+        f"citation markers on every sentence. {LEADS.get(kind, LEADS['general'])} When the focus is safety, "
+        "lead with the warning. Leave out findings about something else that only share words with the "
+        "question. No preamble, no facts the findings do not state."
     )
     body = "\n".join(
         f"Sub-question: {sub_question}\n" + "\n".join(f"- {f}" for f in findings) for sub_question, findings in groups

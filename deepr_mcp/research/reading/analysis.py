@@ -1,8 +1,8 @@
 """What a research question asks: its type, the things it names, and the sub-questions that follow.
 
 A report answers the question a reader asked, so the plan starts from an analysis of it rather
-than from fixed facets: "How do I safely extract a tar archive against path traversal?" is a
-how-to with a safety concern ("path traversal") about an action ("extract a tar archive"), and
+than from fixed facets: "How do I safely cool a kiln without cracking the shelves?" is a
+how-to with a safety concern ("cracking the shelves") about an action ("cool a kiln"), and
 its sub-questions ask how to do that, what the documentation warns about, and how to protect
 against the concern. Every sub-question is a grammatical question built from those parts.
 """
@@ -13,6 +13,8 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from deepr_mcp.research.reading.terms import terms
 
 QuestionType = Literal["how_to", "comparison", "why", "definition", "version", "general"]
 
@@ -30,7 +32,7 @@ _SAFETY = re.compile(
     re.I,
 )
 _VERSION = re.compile(
-    r"\b(which|what) (python )?version\b|\bsince when\b|\b(added|introduced|new|deprecated|removed|changed) in\b"
+    r"\b(which|what) version\b|\bsince when\b|\b(added|introduced|new|deprecated|removed|changed) in\b"
     r"|\bis \S+ deprecated\b|\bstill supported\b|\bwhen (?:was|were|did|is|are)\b.*\b(?:added|introduced|deprecated|"
     r"removed|changed|available)\b",
     re.I,
@@ -42,8 +44,8 @@ _HOW_TO = re.compile(
     r"\s+(?P<action>.+)$",
     re.I,
 )
-_VERSION_CLAUSE = re.compile(r"\bversion (?:of python )?do (?P<clause>\w.+?)(?: (?:in|on|for|with|by|from))?$", re.I)
-"""A version question about a behaviour ("... do dictionaries preserve insertion order"): the clause is kept whole
+_VERSION_CLAUSE = re.compile(r"\bversion (?:of \w+ )?do (?P<clause>\w.+?)(?: (?:in|on|for|with|by|from))?$", re.I)
+"""A version question about a behaviour ("... do kilns cool with the lid shut"): the clause is kept whole
 (only after "do": its plural subject and plain verb read right after "say that")."""
 _PITFALL = re.compile(
     r"^what (?:should|do|must|would) (?:i|you|we|one) (?:watch out|look out|be careful|beware|be aware|know|consider)"
@@ -65,6 +67,10 @@ _COMPARE = [
     re.compile(r"^(?P<a>.+?) (?:vs\.?|versus) (?P<b>.+)$", re.I),
     re.compile(r"^(?:which is better|which should i use)[,:]? (?P<a>.+?) or (?P<b>.+)$", re.I),
 ]
+_COMPARED = re.compile(
+    r"^(?P<stem>.+?),? (?:compared (?:with|to)|as opposed to|in comparison (?:with|to)) (?P<b>.+)$", re.I
+)
+"""A clause compared with a thing: "How efficient are heat pumps in cold climates compared with gas boilers"."""
 _WHY = re.compile(
     r"^why (?:does|do|did|is|are|was|were|can't|cannot|doesn't|don't|won't|isn't|would|should) (?P<rest>.+)$", re.I
 )
@@ -80,7 +86,7 @@ _CONCERN = re.compile(
     re.I,
 )
 _SAFETY_ADVERBS = re.compile(r"\b(?:safely|securely|correctly|properly)\b\s*", re.I)
-_TRAILING = re.compile(r"\s+(?:in python(?: \d[\d.]*)?|with python|using python|today|nowadays|currently)$", re.I)
+_TRAILING = re.compile(r"\s+(?:today|nowadays|currently)$", re.I)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 
 
@@ -92,7 +98,7 @@ class QuestionAnalysis(BaseModel):
     safety: bool = False
     """The question asks how to do something safely, or about risks: warnings must be surfaced."""
     action: str = ""
-    """For how-to questions, what the reader wants to do ("extract a tar archive")."""
+    """For how-to questions, what the reader wants to do ("cool a kiln")."""
     concern: str = ""
     """What the reader wants to avoid ("path traversal")."""
     entities: list[str] = Field(default_factory=list)
@@ -100,6 +106,8 @@ class QuestionAnalysis(BaseModel):
     topic: str = ""
     clauses: list[str] = Field(default_factory=list)
     """The separate questions of a compound question, each a sub-question of its own."""
+    stem: str = ""
+    """For a comparison of the form "<clause> compared with <thing>": the clause, asked of one side."""
 
 
 def _clean(text: str) -> str:
@@ -126,8 +134,8 @@ def _general_topic(text: str) -> str:
 
 
 def is_safety_sub_question(sub_question: str, analysis: QuestionAnalysis) -> bool:
-    """Whether warnings should lead for this sub-question: the question asks about safety and so does it."""
-    return analysis.safety and bool(_SAFETY.search(sub_question) or re.search(r"\bwarn", sub_question, re.I))
+    """Whether warnings should lead for this sub-question: every part of a question about safety."""
+    return analysis.safety
 
 
 def code_names(text: str) -> list[str]:
@@ -171,10 +179,20 @@ def analyse(question: str) -> QuestionAnalysis:
                 analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
                 analysis.topic = f"{a} and {b}"
                 return analysis
+    if match := _COMPARED.match(text):
+        stem, b = match.group("stem").strip(" ,"), _side(match.group("b"))
+        subject = _SUBJECT.match(stem)
+        a = subject.group("subject") if subject else stem
+        if b and _strip_article(a).lower() != _strip_article(b).lower():
+            analysis.type = "comparison"
+            analysis.stem = stem if subject else ""
+            analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
+            analysis.topic = f"{a} and {b}"
+            return analysis
     if _VERSION.search(text):
         analysis.type = "version"
         if not codes and (clause := _VERSION_CLAUSE.search(text)):
-            # "since which version do dictionaries preserve insertion order": a statement, not a thing
+            # "since which version do kilns cool with the lid shut": a statement, not a thing
             analysis.action = analysis.topic = clause.group("clause").strip()
             return analysis
         # an aside in parentheses names the same thing again: "( match statement)" is no part of a question
@@ -217,13 +235,13 @@ def analyse(question: str) -> QuestionAnalysis:
 
 def _side(text: str) -> str:
     side = re.sub(r"^(?:using|use|the use of)\s+", "", text.strip(), flags=re.I)
-    side = re.sub(r"\s+(?:in python|for .+|when .+|if .+)$", "", side, flags=re.I)
+    side = re.sub(r"\s+(?:for .+|when .+|if .+)$", "", side, flags=re.I)
     return side.strip(" ,")
 
 
 def _topic_words(text: str) -> str:
     words = re.sub(
-        r"\b(which|what|python|version|since|when|was|were|is|are|the|a|an|added|introduced|new|deprecated|"
+        r"\b(which|what|version|since|when|was|were|is|are|the|a|an|added|introduced|new|deprecated|"
         r"removed|changed|in|of|did|does|do|still|supported|to|from|available)\b",
         " ",
         text,
@@ -239,60 +257,49 @@ def _is_code(name: str) -> bool:
 def _what_is(thing: str) -> str:
     if _is_code(thing):
         return f"What does {thing} do?"
-    plural = thing.endswith("s") and not thing.endswith(("ss", "us", "is"))
+    single = re.match(r"(?:a|an|one)\s", thing, re.I)  # "an alias" is one thing whatever its last letter
+    plural = not single and thing.endswith("s") and not thing.endswith(("ss", "us", "is"))
     return f"What {'are' if plural else 'is'} {thing}?"
 
 
+_SUBJECT = re.compile(
+    r"^(?P<lead>(?:how|what|why|when|where|which|who)(?:\s+\w+)?\s+(?:is|are|was|were|do|does|did|can|could|will|would)"
+    r"|is|are|do|does|can)\s+(?P<subject>.+?)(?P<rest>\s+(?:in|on|at|for|with|during|under|over|of|to|from|by|when|if)\b.*)?$",
+    re.I,
+)
+"""English word order: a question word (and an adjective), the verb, then the subject up to a preposition:
+"How efficient are [heat pumps] in cold climates"."""
+
+
+def _sides(analysis: QuestionAnalysis, stem: str) -> list[str]:
+    """The two sides of a comparison as sub-questions, one per thing compared.
+
+    A side named as a thing ("the difference between A and B") asks what it is; a side that is a
+    whole clause ("How efficient are heat pumps in cold climates" compared with "gas boilers") asks
+    that clause once about each thing, with the other thing put in the subject's place.
+    """
+    a, b = analysis.entities[:2]
+    if stem and (match := _SUBJECT.match(stem)):
+        other = f"{match.group('lead')} {b}{match.group('rest') or ''}"
+        return [stem + "?", other[0].upper() + other[1:] + "?"]
+    return [_what_is(a), _what_is(b)]
+
+
 def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
-    """Grammatical sub-questions for the question's type; the question itself comes first."""
-    first = analysis.question if analysis.question.endswith("?") else analysis.question.rstrip(".!") + "?"
-    out = [first]
-    if len(analysis.clauses) > 1:  # a compound question by its parts, "it" in a later part named
-        out = [analysis.clauses[0], *(_resolve(c, analysis) for c in analysis.clauses[1:])]
-    kind = analysis.type
-    if kind == "how_to":
-        act = analysis.action
-        gerund = act.split()[0].lower().endswith("ing") if act else False
-        when = act if gerund else f"you {act}"
-        out.append(f"Which functions or methods are used {'for' if gerund else 'to'} {act}?")
-        if analysis.safety or analysis.concern:
-            out.append(f"What does the documentation warn about when {when}?")
-        if analysis.concern:
-            out.append(f"How can you protect against {analysis.concern} when {when}?")
-        out.append(f"Which options or parameters change how {when}?" if not gerund else f"Which options change {act}?")
-        out.append(f"What example shows {act}?" if gerund else f"What example shows how to {act}?")
-    elif kind == "comparison":
-        a, b = analysis.entities[:2]
-        out += [_what_is(a), _what_is(b), f"How do {a} and {b} differ?", f"When should you use {a} rather than {b}?"]
-    elif kind == "why":
-        subject = analysis.topic
-        if _is_code(subject):
-            out += [_what_is(subject), f"What errors or limitations are documented for {subject}?"]
-        else:
-            out.append(f"What problems are reported for {subject}?")
-    elif kind == "definition":
-        term = analysis.entities[0]
-        out += [f"How is {term} used?", f"What example shows {term} in use?", f"What are the caveats of {term}?"]
-    elif kind == "version" and not analysis.entities:  # a behaviour: "dictionaries preserve insertion order"
-        out += [
-            f"Which version notes say that {analysis.action}?",
-            f"What does the documentation say about how {analysis.action}?",
-        ]
-    elif kind == "version":
-        thing = analysis.entities[0]
-        out += [
-            f"In which version was {thing} added or changed?",
-            f"Is {thing} deprecated, and what replaces it?",
-            _what_is(thing),
-        ]
-    else:
-        for name in analysis.entities[:2]:
-            out.append(_what_is(name))
-        if not analysis.entities and len(analysis.clauses) < 2:
-            out.append(f"What does the documentation say about {analysis.topic}?")
-    if analysis.safety and kind != "how_to":
-        thing = analysis.entities[0] if analysis.entities else analysis.topic
-        out.insert(1, f"What risks or warnings are documented for {thing}?")
+    """The parts the question has, in its order: each joined question, and each side of a comparison.
+
+    A question with one part is one sub-question: nothing is added that the asker did not ask
+    (no "which functions", "which options", "what example"), so nothing unasked can become a gap.
+    """
+    parts = analysis.clauses if len(analysis.clauses) > 1 else [analysis.question]
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        part = part if part.endswith("?") else part.rstrip(".!") + "?"
+        part = _resolve(part, analysis) if i else part  # "it" in a later part named
+        out.append(part)
+        read = analysis if i == 0 else analyse(part)
+        if read.type == "comparison" and len(read.entities) >= 2:
+            out += _sides(read, read.stem)
     return _distinct(out)[:limit]
 
 
@@ -301,7 +308,7 @@ _PRONOUN = re.compile(r"\b(?:it|they|them|this|that)\b(?!\s+(?:is|are|was|were)\
 
 def _resolve(clause: str, analysis: QuestionAnalysis) -> str:
     """A later clause's "it" stands for what the question is about: "what does it do?" alone
-    retrieves nothing, "what does the walrus operator do?" does."""
+    retrieves nothing, "what does the cone pack do?" does."""
     if not analysis.entities or code_names(clause) or not _PRONOUN.search(clause):
         return clause
     return _PRONOUN.sub(analysis.entities[0], clause, count=1)
@@ -311,19 +318,23 @@ def _distinct(questions: list[str]) -> list[str]:
     """Drop a sub-question whose words are nearly all in an earlier one (it would retrieve the same)."""
     kept: list[tuple[str, set[str]]] = []
     for q in questions:
-        words = set(re.findall(r"\w+", q.lower())) - {
-            "what",
-            "which",
-            "how",
-            "is",
-            "are",
-            "the",
-            "a",
-            "an",
-            "does",
-            "do",
-        }
+        words = terms(q)
         if any(len(words & seen) >= 0.8 * len(words | seen) for _, seen in kept if words):
             continue
         kept.append((q, words))
     return [q for q, _ in kept]
+
+
+def asked_of(sub_question: str, analysis: QuestionAnalysis) -> str:
+    """What a sub-question asks about, for judging its evidence: a how-to's task and what it must avoid
+    ("extracting a zip file", not "what should I watch out for when ..."), else its own words."""
+    own = " ".join(sub_question.lower().rstrip("?").split()) == " ".join(analysis.question.lower().rstrip("?").split())
+    if own and analysis.type == "how_to" and analysis.action:
+        return f"{analysis.action} {analysis.concern}".strip()
+    return sub_question
+
+
+def sides_of(sub_question: str) -> list[str]:
+    """The things a comparison sub-question compares (each must be spoken of), else none."""
+    read = analyse(sub_question)
+    return read.entities[:2] if read.type == "comparison" else []

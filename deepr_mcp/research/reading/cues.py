@@ -64,16 +64,12 @@ ADMONITIONS = ("warning", "caution", "danger", "important")
 
 _CHANGED_IN = r"(?:new|changed|added) in"
 VERSION_NOTE = re.compile(
-    rf"\b{_CHANGED_IN} (?:version|python) \d|\bdeprecated since (?:version )?\d|\bremoved in (?:version )?\d",
+    rf"\b{_CHANGED_IN} version \d|\bdeprecated since (?:version )?\d|\bremoved in (?:version )?\d",
     re.I,
 )
 """A change note anywhere in a text ("Changed in version 3.12", "deprecated since 3.4")."""
 OPENS_WITH_VERSION_NOTE = re.compile(rf"^(?:{_CHANGED_IN} version|deprecated since version)", re.I)
 """A sentence that is a change note of its own ("Changed in version 3.2: ...")."""
-VERSION_CUE = (
-    r"\b(?:new|changed|added|deprecated|removed) (?:in|since) (?:version |python )?\d|\bversion \d|\bpython \d"
-)
-"""A statement that answers "in which version": a change note, or a version named in prose."""
 
 ANSWER_CUES = {
     "comparison": re.compile(

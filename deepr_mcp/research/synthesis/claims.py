@@ -57,12 +57,6 @@ def units(text: str) -> list[Unit]:
     return out
 
 
-_ASIDE = re.compile(
-    r"\((?:Contributed|Patch|Original patch|Suggested|Written|Implemented|Fixed|Reported|Backported|Proposed)"
-    r" by [^()]*\)\.?\s*"
-)
-_SOURCE_LINK = re.compile(r"(?:(?<=^)|(?<=[.!?]\s))Source code: \S+\s+")
-"""A page's "Source code: Lib/venv/" link glued before its first sentence: navigation, not a claim."""
 _LIST_MARK = re.compile(r"^(?:[-*\u2022]|\(?\d{1,2}\))\s+")
 """A list item's mark left at the start of a sentence ("- To reduce memory usage, ..."), or the number
 of an enumeration run into a paragraph ("... guaranteed: 1) Assignments ... 2) Putting ...")."""
@@ -99,12 +93,12 @@ def _runs(pieces: list[str]) -> list[tuple[list[str], str]]:
 def blocks(prose: str) -> list[str]:
     """Prose cut into its paragraphs' runs of sentences and its list items that are statements.
 
-    A What's New list ("- Unicode strings now use faster code... - The ``with`` statement now
-    stores...") is several statements about different things, so each item is read on its own; a
-    list of fragments ("- on a bytecode boundary;") only completes the sentence before it and stays
-    with it. An introduction that ends with a colon before items read on their own ("... only
-    relevant for compound objects (objects that contain other objects):") is a statement of its
-    own, ended with a full stop, unless it only announces them ("the following functions:").
+    A list of changes ("- The controller now logs every firing. - The lid switch now stops the
+    elements...") is several statements about different things, so each item is read on its own; a
+    list of fragments ("- on the top shelf;") only completes the sentence before it and stays with
+    it. An introduction that ends with a colon before items read on their own ("Two firings differ
+    in what they harden (the clay or the glaze):") is a statement of its own, ended with a full
+    stop, unless it only announces them ("the following programs:").
     """
     pieces = _ITEM_START.split(prose)
     out: list[str] = [pieces[0].strip()] if pieces[0].strip() else []
@@ -125,7 +119,7 @@ def blocks(prose: str) -> list[str]:
 def _sentences(prose: str, start: int) -> list[Unit]:
     found = []
     for block in blocks(prose):
-        flat = _SOURCE_LINK.sub("", " ".join(_ASIDE.sub("", block).split()))
+        flat = " ".join(block.split())
         found += [_LIST_MARK.sub("", s.strip()) for s in _SENTENCE_END.split(flat)]
     return [Unit(s, None, start + i) for i, s in enumerate(s for s in found if s)]
 
@@ -147,7 +141,7 @@ def code_in(code: str, passage_text: str) -> bool:
 
 
 OPENING_TERMS = 3
-"""How many content terms open a sentence: its subject is among them ("A shallow copy constructs")."""
+"""How many content terms open a sentence: its subject is among them ("A bisque firing hardens")."""
 _LABEL = re.compile(r"^(?:" + "|".join((*ADMONITIONS, "note", "tip", "see also")) + r")\s*:\s*", re.I)
 
 
@@ -159,11 +153,11 @@ def opening(text: str) -> tuple[str, ...]:
 
 def different_subjects(a: str, b: str) -> bool:
     """Whether two sentences say things about different subjects: each opens with a term the
-    other never uses ("A shallow copy constructs a new compound object ..." / "A deep copy
-    constructs a new compound object ..."). However many words they share, one is no repeat of the
+    other never uses ("A bisque firing hardens the clay at cone 04 ..." / "A glaze firing
+    hardens the clay at cone 6 ..."). However many words they share, one is no repeat of the
     other: it is the contrast the reader asked about. A reworded sentence ("Never extract archives"
-    / "Archives ... should never be extracted", "The walrus operator := assigns" / "There is new
-    syntax := ... known as the walrus operator") names the other's subject and may still repeat it."""
+    / "Kilns ... should never be opened hot", "The cone pack bends at cone 6" / "A row of cones
+    ... known as the cone pack bends") names the other's subject and may still repeat it."""
     oa, ob = opening(a), opening(b)
     if not oa or not ob or oa[0] == ob[0]:
         return False
@@ -175,8 +169,8 @@ CONTRAST_SHARE = 0.4
 
 
 def contrasts(a: str, b: str) -> bool:
-    """Whether two sentences are a contrast pair: the same statement about two subjects ("A shallow
-    copy constructs ... references" / "A deep copy constructs ... copies"). Each is half of one
+    """Whether two sentences are a contrast pair: the same statement about two subjects ("A bisque
+    firing hardens ... at cone 04" / "A glaze firing hardens ... at cone 6"). Each is half of one
     answer, so a reader wants them together."""
     ta, tb = _terms(a), _terms(b)
     return bool(ta and tb) and different_subjects(a, b) and len(ta & tb) / len(ta | tb) >= CONTRAST_SHARE
@@ -189,8 +183,8 @@ def _sentence_texts(text: str) -> tuple[str, ...]:
 
 def about_other_subjects(a: str, b: str) -> bool:
     """Whether two claims are about different subjects, or one holds the other half of a contrast
-    the other states: "The difference ... compound objects. A shallow copy constructs ..." holds
-    nearly every word of "A deep copy constructs ...", and does not say it."""
+    the other states: "Two firings differ in heat. A bisque firing hardens ..." holds
+    nearly every word of "A glaze firing hardens ...", and does not say it."""
     if different_subjects(a, b):
         return True
     sa, sb = _sentence_texts(a), _sentence_texts(b)
@@ -215,8 +209,8 @@ def adds_nothing(new: str, old: str) -> bool:
     """Whether ``new`` says nothing that ``old`` does not: a near-copy, or its terms nearly all in ``old``.
 
     Unlike :func:`same_claim` this is one-way: a longer claim that holds a shorter one and more
-    ("There is new syntax := ... It is known as the walrus operator" against "the walrus operator
-    := assigns a variable") is not dropped for it.
+    ("A row of cones set in clay ... It is known as the cone pack" against "the cone pack
+    bends at cone 6") is not dropped for it.
     """
     if normalise(new) == normalise(old):
         return True

@@ -1,57 +1,26 @@
 """Whether a finding speaks to its sub-question: the floor below which a report says "not found".
 
-A plan asks "What does the documentation warn about when you extract a tar archive?" and "Which
-options change how you extract a tar archive?". The best sentences retrieved for such a
-sub-question always share its topic words ("extract", "tar"), so a score relative to the best
-candidate prints whatever is nearest: ownership flags under "how to protect against path
-traversal", ``ZipFile.extractall`` under the tar warnings. Sharing the topic is not enough; a
-finding must also be the kind of statement the sub-question asks for: a warning or a caveat
-for "warn about", a parameter for "which options", code or a named call for "which functions",
-a version note for "in which version". A sub-question whose candidates are none of that is a
-gap, named as such, not a list of filler.
-
-The cues are about the form of the answer, not its topic, so they hold for any corpus. A
-comparison's "how do A and B differ?" has none: "Lists are mutable" answers it by juxtaposition,
-with no contrast word to find.
+Every sub-question is a part the reader asked, so a finding must be on its topic (it or its heading
+names what is asked), be a statement (not a pointer elsewhere, not an introduction with nothing
+after it), and be about the task and the year the question asks about. A question about risks
+("what are the pitfalls of ...") takes only warnings and caveats. The cues are about the form of
+an answer in English (a warning, a recipe for another task), not about one corpus's topics.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
 
-from deepr_mcp.research.reading.cues import CAVEAT_CUE, VERSION_CUE
+from deepr_mcp.research.reading.cues import CAVEAT_CUE
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.text.tokenizer import tokenize
 
 PROTECT_CUE = CAVEAT_CUE + r"|\b(?:safe\w*|validat\w*|sanitiz\w*|sanitis\w*|check\w*|filter\w*|verif\w*|absolute)\b"
-PARAMETER_CUE = (
-    r"\b(?:parameters?|options?|arguments?|keyword|flags?|defaults?|if (?:the )?(?:optional )?\w+ is (?:given|true|"
-    r"false|none|set|specified|omitted|not)|optional|specif\w+|pass(?:ing|ed)?)\b|\w=\S"
-    r"|(?<![\w-])--?[A-Za-z]"  # a command-line option ("-e", "--extract"), not a hyphenated word ("built-in")
-    r"|`[^`]*\w\([^`)]+\)`"  # a signature in the text names the parameters: `asyncio.wait_for(aw, timeout)`
-)
-CODE_NAME_CUE = r"`[^`]+`|\b\w+\.\w+\(|\b\w+\(\)|\b[a-z]+_[a-z_]+\b"
-EXAMPLE_CUE = r"\bfor example\b|\be\.g\.|\bfor instance\b|\bsuch as\b|>>>|\bexample\b"
-
 WARN_ASK = (
     r"\bwarn\w*\b|\brisks?\b|\bcaveats?\b|\bpitfalls?\b|\berrors?\b|\blimitations?\b|\bproblems?\b|\bgotchas?\b|"
     r"\bdangers?\b|\bwatch out\b|\blook out\b|\bbeware\b"
 )
-ASKS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
-    (re.compile(ask, re.I), re.compile(cue, re.I))
-    for ask, cue in (
-        (r"\bprotect\b|\bprevent\b|\bguard against\b", PROTECT_CUE),
-        (WARN_ASK, CAVEAT_CUE),
-        (r"\boptions?\b|\bparameters?\b|\barguments?\b", PARAMETER_CUE),
-        (r"\bwhich functions\b|\bwhich methods\b|\bfunctions or methods\b", CODE_NAME_CUE),
-        (r"\bexamples?\b", EXAMPLE_CUE),
-        (r"\bin which version\b|\bwhich version\b|\bdeprecated\b", VERSION_CUE + r"|\bdeprecat\w*|\breplac\w*"),
-    )
-)
-"""What a sub-question asks for (its wording) -> what a statement of that kind says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,15 +33,6 @@ class Ask:
     """Quoted code counts as the answer (an example, a function, an option in a call)."""
     needs_code: bool = False
     """Only quoted code answers: an example is shown, not told ("For example, you can sign pickles")."""
-
-
-def ask_of(sub_question: str) -> Ask:
-    """The kinds of statement that answer ``sub_question``, read from its wording."""
-    cues = tuple(cue for ask, cue in ASKS if ask.search(sub_question))
-    code = bool(
-        re.search(r"\bexamples?\b|\bfunctions?\b|\bmethods?\b|\boptions?\b|\bparameters?\b", sub_question, re.I)
-    )
-    return Ask(cues, code, bool(re.search(r"\bwhat examples?\b|\bexamples? (?:of|shows?)\b", sub_question, re.I)))
 
 
 def ask_of_question(question: str) -> Ask:
@@ -105,11 +65,8 @@ def answers(ask: Ask, text: str, code: str | None = None, wanted: set[str] | Non
     )
 
 
-WARNINGS = (CAVEAT_CUE, PROTECT_CUE, CODE_NAME_CUE)
-"""The kinds whose cue sentence must name the topic itself: a warning warns about what it names,
-and a function answers "which functions are used to X" where a sentence ties it to X ("Consider
-signing with `hmac`" is no function for unpickling). A version note or an option sits under the
-heading that names its subject."""
+WARNINGS = (CAVEAT_CUE, PROTECT_CUE)
+"""The kinds whose cue sentence must name the topic itself: a warning warns about what it names."""
 
 
 HARM = re.compile(
@@ -224,44 +181,19 @@ def relevant(
     """The floor a finding must clear: on the question's topic, the kind of answer asked for, and
     about the year and the task the question asks about (``question``, the how-to's ``action``).
 
-    The question itself, planned as its own first sub-question, asks for what
-    :func:`ask_of_question` reads from it; a planned sub-question for its kind of statement.
+    Every sub-question is a part the reader asked, so each asks for what :func:`ask_of_question`
+    reads from its own words: warnings for a part about dangers, any statement on its topic otherwise.
     """
-    own = bool(question) and same_question(sub_question, question)
-    ask = ask_of_question(question) if own else ask_of(sub_question)
+    ask = ask_of_question(sub_question or question)
     return (
         not dangling(text, code)
         and not stray_change_note(text, question, sub_question)
-        and not reference_note(text, question, sub_question)
         and not pointer(text)
         and (bool(code) or on_topic(text, heading, wanted))
-        and (not own or not text or names_action(action, text))
+        and (not text or names_action(action, text))
         and answers(ask, text, code, wanted if question else None)
         and not off_subject(question, action, text, heading)
     )
-
-
-_REFERENCE_NOTES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
-    (re.compile(note, re.I), re.compile(asks, re.I))
-    for note, asks in (
-        (r"\braises? an auditing event\b", r"\baudit\w*"),
-        (
-            r"^availability:",
-            r"\bavailab\w*|\bplatforms?\b|\bwindows\b|\bunix\b|\blinux\b|\bmacos\b|\bwasi\b|\bemscripten\b",
-        ),
-        (r"^part of the (?:stable abi|limited api)\b", r"\babi\b|\blimited api\b"),
-        (r"^return value: (?:new|borrowed) reference\b", r"\breferences?\b"),
-    )
-)
-"""Reference-page notes (a sentence of this kind -> the words of a question it answers): "Raises an
-auditing event shutil.unpack_archive with arguments ..." is on every page of an API and answers a
-question about auditing, not about how to unpack an archive safely."""
-
-
-def reference_note(text: str, question: str, sub_question: str = "") -> bool:
-    """Whether a claim is a reference page's boilerplate note the question does not ask about."""
-    asked = f"{question} {sub_question}"
-    return any(note.search(text.strip()) and not asks.search(asked) for note, asks in _REFERENCE_NOTES)
 
 
 _POINTER = re.compile(
@@ -299,17 +231,3 @@ def dangling(text: str, code: str | None) -> bool:
 def same_question(sub_question: str, question: str) -> bool:
     """Whether a sub-question is the reader's question itself (the plan's first)."""
     return sub_question.strip().rstrip("?.! ").lower() == question.strip().rstrip("?.! ").lower()
-
-
-class FindingLike(Protocol):
-    claim: str
-    passage_ids: list[str]
-    code: str | None
-
-
-def answered_by(sub_question: str, findings: Iterable[FindingLike], passage_ids: set[str], wanted: set[str]) -> bool:
-    """Whether a finding reported elsewhere, from one of these passages, answers ``sub_question`` too:
-    its section is then empty because the answer is above, not because the corpus lacks one."""
-    return any(
-        set(f.passage_ids) & passage_ids and relevant(sub_question, f.claim, "", wanted, f.code) for f in findings
-    )

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState
+from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState, SubQuestion
+from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.claims import adds_nothing, same_claim, units
 
@@ -51,9 +52,36 @@ def merge_duplicates(state: ResearchState) -> None:
         sq.findings = unique
 
 
+def settle_with_findings(state: ResearchState) -> None:
+    """A sub-question whose missing words a kept finding states is answered by that finding after
+    all: a Gaps line never says the documents are silent on what the report itself cites."""
+    kept = [f for sq in state.sub_questions for f in sq.findings]
+    for sq in state.sub_questions:
+        if sq.status not in ("weak", "unanswered") or not sq.missing:
+            continue
+        wanted = [terms(phrase) for phrase in sq.missing]
+        stating = [f for f in kept if all(w and w <= terms(f"{f.claim} {f.code or ''}") for w in wanted)]
+        if stating:
+            sq.status, sq.missing = "answered", []
+            sq.covered_by = list(dict.fromkeys(p for f in stating for p in f.passage_ids))
+
+
+def gap_reason(sq: SubQuestion) -> str:
+    """Plain words for what the documents do not answer."""
+    if sq.missing:
+        return "the documents say nothing about " + " or ".join(sq.missing)
+    if sq.status == "weak":
+        return "the passages found only touch on it"
+    if sq.nearest:
+        return f"no passage in the documents answers it; the nearest was {sq.nearest}"
+    return "no passage in the documents answers it"
+
+
 def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
     merge_duplicates(state)
+    settle_with_findings(state)
     beliefs, gaps = [], []
+    named: set[tuple[str, ...]] = set()
     for sq in state.sub_questions:
         for finding in sq.findings:
             numbers = [state.passages[pid].number for pid in finding.passage_ids if pid in state.passages]
@@ -61,14 +89,13 @@ def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
                 Belief(claim=finding.claim, confidence=finding.confidence, citations=numbers, sub_question=sq.text)
             )
         if sq.status in ("weak", "unanswered"):
-            reason = (
-                "no passage in the corpus answers it"
-                if sq.status == "unanswered"
-                else f"only weak evidence (the best passage holds {sq.evidence:.0%} of its terms)"
-            )
-            if sq.status == "unanswered" and sq.nearest:
-                reason = f"the passages found do not answer it; the nearest was {sq.nearest}"
-            gaps.append(Gap(sub_question=sq.text, reason=reason))
+            said = tuple(sorted(m.lower() for m in sq.missing))
+            if said and said in named:  # "gas boilers" named once, with every part that asked about them
+                twin = next(g for g in gaps if tuple(sorted(m.lower() for m in g.missing)) == said)
+                twin.sub_question = f"{twin.sub_question} {sq.text}"
+                continue
+            named.add(said)
+            gaps.append(Gap(sub_question=sq.text, reason=gap_reason(sq), missing=sq.missing))
         elif sq.status == "pending":
             gaps.append(Gap(sub_question=sq.text, reason="not researched (the campaign stopped before it)"))
     beliefs.sort(key=lambda b: -b.confidence)
@@ -100,7 +127,17 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
     out = [f"# Research report: {state.question}", ""]
     if partial_note:
         out += [f"> **Partial report.** {partial_note}", ""]
-    out += ["## Answer", "", answer or "The corpus holds no evidence that answers this question.", ""]
+    has_answer = bool(answer)
+    if not answer:  # a stopped run read nothing: the corpus is not to blame
+        answer = (
+            "No answer: the research stopped before it could finish (see the note above)."
+            if partial_note
+            else "The corpus holds no evidence that answers this question."
+        )
+    out += ["## Answer", "", answer, ""]
+    silent = list(dict.fromkeys(m for g in state.gaps for m in g.missing))
+    if silent and has_answer:
+        out += [f"_The documents say nothing about {'; '.join(silent)} (see Gaps)._", ""]
     stated = answer_sentences(answer)
     findings = [f for sq in state.sub_questions for f in sq.findings]
     for finding in findings:
@@ -122,16 +159,31 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
             out.append("")
         elif sq.status == "pending":
             out += [f"### {sq.text}", "", "_Not researched: the campaign stopped before this sub-question._", ""]
-        elif sq.status == "answered":  # its answer was already stated: say so rather than drop it from view
-            out += [f"### {sq.text}", "", "_Answered above: its evidence is already stated._", ""]
+        elif sq.status == "answered" and (where := _cited(state, [*sq.covered_by, *_ids(sq.findings)])):
+            out += [f"### {sq.text}", "", f"_Answered above: see {where}._", ""]
     if state.gaps:
-        out += ["## Gaps", "", "What the corpus does not answer:", ""]
-        out += [f"- {g.sub_question} ({g.reason})" for g in state.gaps] + [""]
+        out += ["## Gaps", "", "What the documents do not answer:", ""]
+        out += [f"- {_gap_line(g)}" for g in state.gaps] + [""]
     out += ["## Sources", ""]
     for c in sorted(state.passages.values(), key=lambda c: c.number):
         where = f", {c.location}" if c.location else ""
         out.append(f"[{c.number}] {source_name(c.source)}{where} (passage {c.passage_id})")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _ids(findings: list[Finding]) -> list[str]:
+    return [p for f in findings for p in f.passage_ids]
+
+
+def _cited(state: ResearchState, passage_ids: list[str]) -> str:
+    numbers = sorted({state.passages[p].number for p in passage_ids if p in state.passages})
+    return "".join(f"[{n}]" for n in numbers)
+
+
+def _gap_line(gap: Gap) -> str:
+    if gap.missing:
+        return f"The documents say nothing about {' or '.join(gap.missing)} (asked: {gap.sub_question})"
+    return f"{gap.sub_question} ({gap.reason})"
 
 
 def partial_report(state: ResearchState, reason: str) -> str:

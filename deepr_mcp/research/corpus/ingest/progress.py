@@ -12,6 +12,9 @@ from typing import TextIO
 
 from deepr_mcp.research.corpus.ingest.report import AddReport, FileResult
 
+BIG_FILE_BYTES = 5_000_000
+"""About a second of extraction (PDF is slower); a file this big gets its own line before it is read."""
+
 
 class Progress:
     """Plain lines, one per file outcome: safe for pipes, logs and CI (no terminal control codes)."""
@@ -24,8 +27,18 @@ class Progress:
         note = f" ({excluded} excluded)" if excluded else ""
         print(f"adding {root}: {total} files{note}", file=self.out, flush=True)
 
+    def file_started(self, name: str, size: int) -> None:
+        """A file big enough to take a while is announced before it is read (nothing else moves meanwhile)."""
+        if size >= BIG_FILE_BYTES:
+            self._clear()
+            print(f"reading   {name} ({size / 1e6:.1f} MB)", file=self.out, flush=True)
+
+    def _clear(self) -> None:
+        """Nothing to clear between plain lines."""
+
     def file_done(self, result: FileResult, done: int, total: int, passages: int) -> None:
-        print(describe(result), file=self.out, flush=True)
+        where = f"[{done}/{total}, {clock(time.monotonic() - self.started)}{eta(self.started, done, total)}]"
+        print(f"{describe(result)}  {where}", file=self.out, flush=True)
 
     def finish(self, report: AddReport) -> None:
         print(totals(report), file=self.out, flush=True)
@@ -63,7 +76,7 @@ class BarProgress(Progress):
         seconds = time.monotonic() - self.started
         line = (
             f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files  {passages:,} passages  "
-            f"{self._skipped} skipped  {seconds:.1f} s"
+            f"{self._skipped} skipped  {clock(seconds)}{eta(self.started, done, total)}"
         )
         self.out.write("\r" + line + "\x1b[K")
         self.out.flush()
@@ -81,7 +94,21 @@ def for_stream(out: TextIO) -> Progress:
 
 def describe(result: FileResult) -> str:
     detail = f"({result.reason})" if result.reason else f"({result.passages} passages)"
-    return f"{result.status:<9} {result.name or result.path} {detail}"
+    again = " [failed the same way last time]" if result.again else ""
+    return f"{result.status:<9} {result.name or result.path} {detail}{again}"
+
+
+def clock(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def eta(started: float, done: int, total: int) -> str:
+    """``, ETA 1m20s`` from the pace so far (files per second), once there is a pace and work left."""
+    elapsed = time.monotonic() - started
+    if done == 0 or done >= total or elapsed < 1:
+        return ""
+    return f", ETA {clock(elapsed / done * (total - done))}"
 
 
 def totals(report: AddReport) -> str:
@@ -89,6 +116,8 @@ def totals(report: AddReport) -> str:
     for status in ("added", "replaced", "unchanged", "skipped", "failed"):
         if count := report.count(status):
             parts.append(f"{count} {status}")
+    if again := report.count("failed") - report.new_failures:
+        parts.append(f"{again} of them failed the same way last time")
     if report.excluded:
         parts.append(f"{report.excluded} excluded")
     return f"done: {', '.join(parts)} in {report.seconds:.1f} s"

@@ -17,6 +17,8 @@ class FileResult:
     reason: str | None = None
     name: str = ""
     """What the file is shown as: its path relative to the folder that was added."""
+    again: bool = False
+    """Failed before on the same bytes: not a new failure."""
 
 
 @dataclass(slots=True)
@@ -31,6 +33,11 @@ class AddReport:
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def new_failures(self) -> int:
+        """Failed files that had not failed before on the same bytes (what a re-run should exit 1 on)."""
+        return sum(1 for f in self.files if f.status == "failed" and not f.again)
 
     @property
     def passages(self) -> int:

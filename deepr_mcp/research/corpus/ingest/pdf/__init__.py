@@ -33,7 +33,16 @@ def pdf_sections(path: Path, raw: bytes) -> list[Section]:
     try:
         extracted = extract(raw)
     except Exception as exc:  # pdfium and ctypes raise several types on damaged files; each is "not readable"
+        if "password" in str(exc).lower():
+            raise InvalidInput(
+                f"{path}: password-protected PDF; save an unprotected copy (e.g. `qpdf --decrypt "
+                "--password=PASSWORD in.pdf out.pdf`) and add that"
+            ) from None
         raise InvalidInput(f"{path}: not a readable PDF ({type(exc).__name__}: {exc})"[:500]) from None
+    if extracted.pages and not any(line.text.strip() for page in extracted.pages for line in page):
+        raise InvalidInput(
+            f"{path}: no text layer (scanned?): OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) and add the result"
+        )
     return sections_from(extracted)
 
 
