@@ -7,6 +7,11 @@ for protocol misuse. Nothing else catches broad exceptions except fan-out bounda
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the CLI imports this module; --help must not pay for pydantic
+    from pydantic import ValidationError
+
 __all__ = [
     "BudgetExceeded",
     "Conflict",
@@ -17,6 +22,7 @@ __all__ = [
     "PathRejected",
     "ProviderError",
     "QuotaExceeded",
+    "describe_validation_error",
 ]
 
 
@@ -87,3 +93,20 @@ class ProviderError(DeeprError):
         self.provider = provider
         self.status = status
         self.retryable = retryable
+
+
+def describe_validation_error(tool: str, exc: ValidationError) -> str:
+    """One line per problem, naming the argument, what was wrong and what is allowed.
+
+    Every way into a tool (a call, a task, a prompt, the command line) words its refusal with this.
+    """
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        if err["type"] == "extra_forbidden":
+            parts.append(f"{where}: unknown argument")
+        elif err["type"] == "missing":
+            parts.append(f"{where}: required")
+        else:
+            parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
+    return f"invalid arguments for {tool}: " + "; ".join(parts)

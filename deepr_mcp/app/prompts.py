@@ -3,12 +3,16 @@ calls carry the job, so it works in clients that see only tool_search and tool_c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+
+from deepr_mcp.errors import InvalidInput
+from deepr_mcp.jobs.request import campaign_request
 
 FOLLOW = (
     "Follow it with tool_call(name='campaign_wait', arguments={{'campaign_id': ID, 'since': VERSION}}), "
@@ -19,6 +23,14 @@ FOLLOW = (
 )
 
 
+def campaign_arguments(values: dict[str, str]) -> None:
+    """The research prompt's question and budget, checked by campaign_start's own input model."""
+    try:
+        campaign_request({"question": values["question"], "budget": values.get("budget") or None})
+    except InvalidInput as exc:
+        raise MCPError(code=INVALID_PARAMS, message=exc.message) from None
+
+
 @dataclass(frozen=True)
 class PromptSpec:
     name: str
@@ -26,6 +38,8 @@ class PromptSpec:
     description: str
     arguments: tuple[tuple[str, str, bool], ...]
     template: str
+    check: Callable[[dict[str, str]], None] | None = None
+    """Refuses argument values the call the prompt leads to would refuse (the same message)."""
 
     def render(self, args: dict[str, str]) -> str:
         missing = [a for a, _, required in self.arguments if required and not (args.get(a) or "").strip()]
@@ -36,6 +50,8 @@ class PromptSpec:
             allowed = ", ".join(a for a, _, _ in self.arguments)
             raise MCPError(code=INVALID_PARAMS, message=f"unknown argument(s) {', '.join(unknown)}; allowed: {allowed}")
         values = {a: (args.get(a) or "").strip() for a, _, _ in self.arguments}
+        if self.check is not None:
+            self.check(values)
         return self.template.format(**values)
 
 
@@ -55,6 +71,7 @@ PROMPTS = {
             + FOLLOW
             + "When it is complete, read tool_call(name='campaign_report') and "
             "give me a summary with its numbered citations, then list the gaps it reports.",
+            check=campaign_arguments,
         ),
         PromptSpec(
             "follow_campaign",

@@ -16,7 +16,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from deepr_mcp.app.connections import connection_id, connection_of, is_modern
 from deepr_mcp.app.surface import Surface
@@ -85,6 +85,12 @@ class ResourceHandlers:
         self.connections = surface.connections
         self.access = surface.access
         self.listen = ListenHandler(surface.bus)
+        limits = surface.tools.settings.subscriptions
+        self.max_uris_per_listen = limits.max_per_connection
+        self.max_streams_per_principal = limits.max_streams_per_principal
+        self._streams: dict[str, int] = {}
+        """Open listen streams by principal: the SDK's cap (1024) is for the whole server, so without
+        this one principal's streams locked every other principal out."""
         self.apps_enabled = surface.tools.settings.apps.enabled
 
     async def _allowed(self, ctx: Ctx, uri: str, action: str) -> None:
@@ -238,6 +244,12 @@ class ResourceHandlers:
         self, ctx: Ctx, params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
         uris = list(params.notifications.resource_subscriptions or [])
+        if len(uris) > self.max_uris_per_listen:  # before any per-URI work
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"subscriptions/listen names {len(uris)} resources; at most {self.max_uris_per_listen} "
+                "per request (setting subscriptions.max_per_connection)",
+            )
         try:
             for uri in uris:
                 check_subscribable(uri)
@@ -245,11 +257,25 @@ class ResourceHandlers:
             raise _protocol_error(exc, ctx) from None
         for uri in uris:
             await self._allowed(ctx, uri, "subscriptions/listen")
+        name = principal_of(ctx).name
+        held = self._streams.get(name, 0)
+        if held >= self.max_streams_per_principal:
+            raise MCPError(
+                code=INVALID_REQUEST,
+                message=f"principal {name!r} already holds {held} open listen streams, the most one principal may "
+                "(setting subscriptions.max_streams_per_principal); close one, or listen to several URIs on one",
+            )
+        self._streams[name] = held + 1
         self.notifier.listen_opened(uris)
         try:
             return await self.listen(ctx, params)
         finally:
             self.notifier.listen_closed(uris)
+            left = self._streams.get(name, 1) - 1
+            if left > 0:
+                self._streams[name] = left
+            else:
+                self._streams.pop(name, None)
 
 
 def _dashboard_resource() -> types.Resource:

@@ -27,6 +27,7 @@ from deepr_mcp.experts.feeding import FeedExperts
 from deepr_mcp.experts.store import ExpertStore, SqliteExpertStore
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.jobs.background import contained
 from deepr_mcp.jobs.campaigns import Campaigns, CorpusNotEmpty, Spawn, finish_deletions
 from deepr_mcp.jobs.engines import Engines, WebAccess
 from deepr_mcp.jobs.feed import CampaignFeed
@@ -58,7 +59,11 @@ class Root:
         self.gateway = Gateway(self.registry, settings.gateway.mode, pinned=settings.gateway.pinned)
         limits = settings.objects
         self.objects = Objects(
-            MemoryObjectStore(ttl_s=limits.ttl_s, max_bytes_per_owner=limits.max_bytes_per_owner),
+            MemoryObjectStore(
+                ttl_s=limits.ttl_s,
+                max_bytes_per_owner=limits.max_bytes_per_owner,
+                max_total_bytes=limits.max_total_bytes,
+            ),
             threshold_bytes=limits.threshold_bytes,
             preview_chars=limits.preview_chars,
             max_object_bytes=limits.max_object_bytes,
@@ -99,7 +104,7 @@ class Root:
         stack.callback(background.cancel_scope.cancel)
         for follower in self.followers:
             background.start_soon(follower.run)
-        await self._open_jobs(stack, background.start_soon, web_http)
+        await self._open_jobs(stack, contained(background.start_soon), web_http)
 
     def _open_stores(self, stack: AsyncExitStack) -> None:
         settings = self.settings
@@ -229,6 +234,7 @@ class Root:
                 self.feed,
                 self.engines.engine_for,
                 max_concurrent=settings.jobs.max_concurrent,
+                max_running_per_principal=settings.jobs.max_running_per_principal,
                 budget_timeout_s=settings.budget.timeout_s,
                 budget_default=settings.budget.default_decision,
                 ask_budget=elicitation.ask,

@@ -1,7 +1,7 @@
 """Wiring: the SDK's lowlevel ``Server`` with deepr-mcp's handlers, serving both protocol eras.
 
 Handlers here translate between MCP types and the gateway/use cases and nothing else. Every
-handler is a method of a handler class (``ToolHandlers``, ``ResourceHandlers``, ``TaskHandlers``)
+handler is a method of a handler class (``ToolHandlers``, ``ResourceHandlers``, ``Tasks``)
 built from the ``Surface`` the composition root hands over; the root itself stays out of reach.
 """
 
@@ -23,16 +23,15 @@ from deepr_mcp.app.connections import connection_id, connection_of, connection_s
 from deepr_mcp.app.prompts import PromptHandlers
 from deepr_mcp.app.resources import ResourceHandlers
 from deepr_mcp.app.surface import Surface
-from deepr_mcp.app.task_extension import EXTENSION, ModernTasks, TaskExtension
-from deepr_mcp.app.tasks import TaskHandlers
+from deepr_mcp.app.tasks import EXTENSION, Tasks
+from deepr_mcp.app.wire import to_call_result, to_mcp_tool
 from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.dashboard import CampaignApp
 from deepr_mcp.elicitation.inline import input_required
 from deepr_mcp.gateway.outcome import ToolOutcome
-from deepr_mcp.gateway.spec import ToolSpec
 from deepr_mcp.tools.context import ToolContext
 
-__all__ = ["INSTRUCTIONS", "build_server"]
+__all__ = ["INSTRUCTIONS", "build_server", "to_call_result", "to_mcp_tool"]
 
 if TYPE_CHECKING:
     from deepr_mcp.app.root import Root
@@ -88,42 +87,6 @@ class DeeprServer(Server[Surface]):
         )
 
 
-def to_mcp_tool(spec: ToolSpec) -> types.Tool:
-    execution = types.ToolExecution(task_support=spec.task_support) if spec.task_support else None  # type: ignore[arg-type]
-    tool = types.Tool(
-        name=spec.name,
-        description=spec.description,
-        input_schema=spec.input_schema,
-        execution=execution,
-        _meta=spec.meta,
-    )
-    annotations = spec.annotations.to_mcp() if spec.annotations is not None else None
-    if spec.title is not None or annotations or spec.output_schema is not None:
-        tool = types.Tool.model_validate(
-            {
-                **tool.model_dump(by_alias=True, exclude_none=True),
-                **({"title": spec.title} if spec.title is not None else {}),
-                **({"annotations": annotations} if annotations else {}),
-                **({"outputSchema": spec.output_schema} if spec.output_schema is not None else {}),
-            },
-            by_name=False,
-        )
-    return tool
-
-
-def to_call_result(outcome: ToolOutcome) -> types.CallToolResult:
-    if outcome.content is not None:  # an upstream's result, passed on as it came
-        return types.CallToolResult.model_validate(
-            {"content": outcome.content, "structuredContent": outcome.structured, "isError": outcome.is_error},
-            by_name=False,
-        )
-    return types.CallToolResult(
-        content=[types.TextContent(text=outcome.text)],
-        structured_content=outcome.structured,
-        is_error=outcome.is_error,
-    )
-
-
 def later_progress(ctx: Ctx) -> Any:
     """A sender of ``notifications/progress`` for the request's token on the connection's own stream.
 
@@ -146,13 +109,26 @@ def later_progress(ctx: Ctx) -> Any:
     return send
 
 
+TOOLS_PAGE = 500
+"""Tools per ``tools/list`` page: a federated catalogue of 20,000 tools was one 2.8 MiB answer."""
+
+
+def _page_start(cursor: str | None, total: int) -> int:
+    """The offset a ``tools/list`` cursor names (ours are offsets as text); anything else is -32602."""
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or int(cursor) > total:
+        message = f"invalid cursor {cursor[:40]!r}: pass the nextCursor a page returned"
+        raise MCPError(code=INVALID_PARAMS, message=message)
+    return int(cursor)
+
+
 class ToolHandlers:
     """``tools/list`` and ``tools/call`` through the gateway, including the task-augmented path."""
 
-    def __init__(self, surface: Surface, tasks: TaskHandlers) -> None:
+    def __init__(self, surface: Surface) -> None:
         self.surface = surface
         self.gateway = surface.gateway
-        self.tasks = tasks
         self.apps = CampaignApp(surface.gateway, surface.tools.settings.apps.enabled)
 
     def tool_context(self, ctx: Ctx) -> ToolContext:
@@ -177,28 +153,13 @@ class ToolHandlers:
         revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
         specs = self.gateway.listed(revealed)
         specs += self.apps.tools(ctx.session.client_capabilities, (spec.name for spec in specs))  # MCP Apps
-        return types.ListToolsResult(tools=[to_mcp_tool(self.gateway.as_listed(spec)) for spec in specs])
-
-    async def task_augmented_calls(self, ctx: Ctx, call_next: Any) -> Any:
-        """Serve ``tools/call`` with a ``task`` field (2025-11-25) before the SDK's result sieve.
-
-        The SDK validates a tools/call result as ``CallToolResult``; a task-augmented call must
-        answer ``CreateTaskResult``, and a middleware that answers without ``call_next`` owns its
-        result, so the task path lives here.
-        """
-        params = ctx.params or {}
-        if ctx.method != "tools/call" or not isinstance(params.get("task"), dict) or is_modern(ctx):
-            return await call_next(ctx)
-        typed = types.CallToolRequestParams.model_validate(params, by_name=False)
-        target, arguments = typed.name, typed.arguments or {}
-        if target == "tool_call":
-            target, arguments = arguments.get("name"), arguments.get("arguments") or {}
-        if target != "campaign_start":
-            raise MCPError(
-                code=INVALID_PARAMS, message=f"only campaign_start supports task-augmented calls, not {target!r}"
-            )
-        created = await self.tasks.start(ctx, arguments, typed.task.ttl if typed.task else None)
-        return created.model_dump(mode="json", by_alias=True, exclude_none=True)
+        start = _page_start(params.cursor if params is not None else None, len(specs))
+        page = specs[start : start + TOOLS_PAGE]
+        more = start + TOOLS_PAGE < len(specs)
+        return types.ListToolsResult(
+            tools=[to_mcp_tool(self.gateway.as_listed(spec)) for spec in page],
+            next_cursor=str(start + TOOLS_PAGE) if more else None,
+        )
 
     async def call_tool(
         self, ctx: Ctx, params: types.CallToolRequestParams
@@ -250,8 +211,8 @@ def build_server(root: Root) -> DeeprServer:
     async def lifespan(_: Server[Surface]) -> AsyncIterator[Surface]:
         yield surface
 
-    tasks = TaskHandlers(surface)
-    tools = ToolHandlers(surface, tasks)
+    tools = ToolHandlers(surface)
+    tasks = Tasks(surface, tools.tool_context)
     server = DeeprServer(
         "deepr-mcp",
         version=__version__,
@@ -266,6 +227,5 @@ def build_server(root: Root) -> DeeprServer:
     )
     for method, (params_type, handler) in tasks.routes().items():
         server.add_request_handler(method, params_type, handler)
-    server.middleware.append(tools.task_augmented_calls)
-    server.middleware.append(ModernTasks(TaskExtension(surface)))
+    server.middleware.append(tasks)  # campaign_start as a task (both eras) and the 2026-07-28 tasks/* methods
     return server

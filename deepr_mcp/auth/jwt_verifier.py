@@ -15,6 +15,7 @@ import jwt
 from mcp.server.auth.provider import AccessToken
 
 from deepr_mcp.auth.jwks import JwksCache, JwksUnavailable
+from deepr_mcp.auth.principals import oauth_name
 from deepr_mcp.config.auth import OAuthSettings
 
 logger = logging.getLogger(__name__)
@@ -104,6 +105,10 @@ class JwtVerifier:
         client_id = claims.get("azp") or claims.get("client_id") or subject
         if not isinstance(client_id, str) or not client_id or (subject is not None and not isinstance(subject, str)):
             raise TokenRefused("no usable sub, azp or client_id claim (a string) names the caller")
+        # Issuer-qualified, so no claim value can name a configured principal (see oauth_name).
+        issuer = self.settings.issuer
+        client_id = oauth_name(issuer, subject=None, client_id=client_id)
+        subject = oauth_name(issuer, subject=subject, client_id=None) if subject else None
         aud = claims["aud"]
         resource = next((a for a in ([aud] if isinstance(aud, str) else aud) if a in self._audiences), None)
         exp = claims["exp"]

@@ -32,6 +32,7 @@ __all__ = [
     "SHARE_ALL",
     "Principal",
     "Scope",
+    "oauth_name",
     "principal_from_access_token",
     "principal_of",
 ]
@@ -66,11 +67,25 @@ ANONYMOUS = Principal(name="anonymous", scopes=frozenset())
 """Never reached through the routes (they require a token when any is configured); the fallback."""
 
 
+def oauth_name(issuer: str, *, subject: str | None, client_id: str | None) -> str:
+    """The principal name of an OAuth token: issuer-qualified, so it can never be a configured one.
+
+    ``{issuer}#sub={sub}`` for a token with a subject (a user), else ``{issuer}#client={azp or client_id}``
+    (a client acting for itself). The issuer is the configured ``auth.oauth.issuer`` the token was
+    checked against, an http(s) URL, so the name always holds ``:`` and ``#``, which static principal
+    names (``[A-Za-z0-9_.@-]``, ``local``, ``owner``) never do: a JWT whose ``sub``, ``azp`` or
+    ``client_id`` is ``local`` is not the local principal. A user and a client with the same id are
+    two principals too.
+    """
+    return f"{issuer}#sub={subject}" if subject else f"{issuer}#client={client_id}"
+
+
 def principal_from_access_token(token: AccessToken) -> Principal:
     """The one mapping from a verified token to a principal (every verifier, static or OAuth).
 
-    name = the token's ``subject`` (JWT ``sub``) or else its ``client_id``; scopes = the token's
-    scopes that are one of the four known names (others are ignored, never an error).
+    name = the token's ``subject`` or else its ``client_id`` (a static token: the configured name; a
+    JWT: its issuer-qualified ``oauth_name``, set by the verifier); scopes = the token's scopes that
+    are one of the four known names (others are ignored, never an error).
     """
     name = token.subject or token.client_id
     return Principal(name=name, scopes=frozenset(s for s in token.scopes if s in SCOPES))  # type: ignore[misc]

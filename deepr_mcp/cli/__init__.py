@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     research.add_argument("question")
     research.add_argument("--provider", choices=["local", "openai", "anthropic"], help="env DEEPR_PROVIDER")
     research.add_argument("--budget", type=float, help="dollar limit; asks before exceeding it")
+    research.add_argument("--max-sub-questions", type=int, default=5, help="how many sub-questions to plan (1-12)")
     research.add_argument("--corpus", type=Path, action="append", default=[], help="add these documents first")
     research.add_argument(
         "--sample",
@@ -147,11 +148,12 @@ def cmd_research(args: argparse.Namespace) -> int:
     settings = settings_for(args)
     if args.provider:
         settings.provider = args.provider
-    if args.budget is not None and args.budget <= 0:
-        raise InvalidInput(f"--budget must be a positive number of dollars, got {args.budget}")
-    from deepr_mcp.research.engine import new_state
+    from deepr_mcp.jobs.request import campaign_request
 
-    new_state(args.question)  # a bad question is refused before anything is opened
+    # The same input model and refusal as campaign_start, before anything is opened.
+    args.request = campaign_request(
+        {"question": args.question, "budget": args.budget, "max_sub_questions": args.max_sub_questions}
+    )
     with contextlib.ExitStack() as scratch:
         if args.sample:  # asked for: the sample goes into a data dir that is deleted afterwards
             from deepr_mcp.research.samples import SAMPLE_CORPUS
@@ -181,11 +183,7 @@ async def _research(args: argparse.Namespace, settings: Settings) -> int:
                 "or try the bundled sample with --sample"
             )
         campaign = await run_research(
-            services.campaigns,
-            services.feed,
-            args.question,
-            budget=args.budget,
-            default_decision=settings.budget.default_decision,
+            services.campaigns, services.feed, args.request, default_decision=settings.budget.default_decision
         )
         print(campaign.research.report or f"(no report: campaign {campaign.phase.value}: {campaign.error})")
         where = "a throwaway data dir" if args.sample else settings.data_dir / "sandboxes" / campaign.id

@@ -17,6 +17,7 @@ from deepr_mcp.errors import InvalidInput
 from deepr_mcp.jobs.campaigns import Campaigns
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
+from deepr_mcp.jobs.request import CampaignRequest
 from deepr_mcp.research.corpus.ingest.progress import clock
 
 BAR_WIDTH = 28
@@ -65,14 +66,13 @@ async def ask_budget(campaign: Campaign, out: TextIO, default: str, wait_s: floa
 async def run_research(
     campaigns: Campaigns,
     feed: CampaignFeed,
-    question: str,
+    request: CampaignRequest,
     *,
-    budget: float | None,
     out: TextIO = sys.stderr,
     default_decision: str = "abort",
     answer_wait_s: float = 3.0,
 ) -> Campaign:
-    started = await campaigns.start(question, budget=budget)
+    started = await campaigns.start(request)
     print(f"campaign {started.id}: {started.question}", file=out)
     asked: set[str] = set()
     campaign = started

@@ -44,6 +44,7 @@ class ObjectSettings(BaseModel):
     max_bytes_per_owner: int = Field(
         256 * 2**20, ge=1024, description="Stored bytes per principal; past it its oldest objects are dropped"
     )
+    max_total_bytes: int = Field(1024 * 2**20, ge=1024, description="All principals' stored bytes (in-memory store)")
 
 
 class AppsSettings(BaseModel):
@@ -103,6 +104,9 @@ class BudgetSettings(BaseModel):
 
 class JobSettings(BaseModel):
     max_concurrent: int = Field(2, ge=1, le=64)
+    max_open_per_principal: int = Field(50, ge=1, le=100_000, description="Unfinished campaigns per principal")
+    max_running_per_principal: int | None = Field(None, ge=1, le=64, description="Default: max_concurrent")
+    """Campaigns one principal runs at once; a freed slot goes to the waiting principal running the fewest."""
     max_resumes: int = Field(3, ge=1, le=100)
     """A campaign resumed this many times without finishing a step is set aside as failed (a crash loop)."""
     step_delay_s: float = Field(
@@ -113,7 +117,8 @@ class JobSettings(BaseModel):
 class SubscriptionSettings(BaseModel):
     writers: int = Field(2, ge=1, le=64, description="Tasks that deliver resources/updated notifications")
     send_timeout_s: float = Field(5.0, gt=0, le=120, description="A subscriber slower than this is dropped")
-    max_per_connection: int = Field(256, ge=1, le=100_000)
+    max_per_connection: int = Field(256, ge=1, le=100_000, description="Per connection, and URIs per listen")
+    max_streams_per_principal: int = Field(32, ge=1, le=100_000, description="Open listen streams per principal")
 
 
 class CorpusSettings(BaseModel):

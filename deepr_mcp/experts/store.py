@@ -39,7 +39,16 @@ def not_found(expert_id: str) -> NotFound:
 
 
 def name_taken(name: str) -> Conflict:
-    return Conflict(f"an expert named {name!r} already exists")
+    """Only ever about the caller's own experts: names are per owner, so another's are never revealed."""
+    return Conflict(f"you already have an expert named {name!r}; pick another name or use that expert")
+
+
+def name_key(owner: str, name: str) -> str:
+    """The unique key of an expert's name: names are unique per owner, never across principals.
+
+    A name unique across the server told one principal the names of another's experts.
+    """
+    return f"{owner}\x1f{name}"
 
 
 def stale(expert_id: str, found: object) -> Conflict:
@@ -56,6 +65,11 @@ class SqliteExpertStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS experts (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, record TEXT NOT NULL)"
+        )
+        # The name column holds name_key(owner, name); rows from before names were per owner hold the bare name.
+        self._db.execute(
+            "UPDATE experts SET name = COALESCE(json_extract(record, '$.owner'), 'local') || char(31) || name "
+            "WHERE instr(name, char(31)) = 0"
         )
 
     def close(self) -> None:
@@ -74,7 +88,7 @@ class SqliteExpertStore:
             try:
                 self._db.execute(
                     "INSERT INTO experts (id, name, record) VALUES (?, ?, ?)",
-                    (expert.id, expert.name, expert.model_dump_json()),
+                    (expert.id, name_key(expert.owner, expert.name), expert.model_dump_json()),
                 )
             except sqlite3.IntegrityError:
                 raise name_taken(expert.name) from None
@@ -100,8 +114,8 @@ class SqliteExpertStore:
 
     def _list(self) -> list[Expert]:
         with self._lock:
-            rows = self._db.execute("SELECT record FROM experts ORDER BY name").fetchall()
-        return [Expert.model_validate_json(r[0]) for r in rows]
+            rows = self._db.execute("SELECT record FROM experts").fetchall()
+        return sorted((Expert.model_validate_json(r[0]) for r in rows), key=lambda e: e.name)
 
     def _delete(self, expert_id: str) -> None:
         with self._lock:

@@ -11,19 +11,27 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 import jsonschema
+import referencing.exceptions
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from deepr_mcp.config import GatewayMode
-from deepr_mcp.errors import DeeprError
+from deepr_mcp.errors import DeeprError, describe_validation_error
 from deepr_mcp.gateway.outcome import ToolOutcome, to_outcome
 from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.gateway.spec import ToolSpec, clean_schema
 
-__all__ = ["GATEWAY_TOOL_NAMES", "Gateway", "ToolCallInput", "ToolSearchInput"]
+__all__ = [
+    "GATEWAY_TOOL_NAMES",
+    "Checked",
+    "Gateway",
+    "ToolCallInput",
+    "ToolSearchInput",
+    "describe_validation_error",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -70,20 +78,6 @@ CALL_SPEC = ToolSpec(
     input_model=ToolCallInput,
 )
 GATEWAY_TOOL_NAMES = frozenset({SEARCH_SPEC.name, CALL_SPEC.name})
-
-
-def describe_validation_error(tool: str, exc: ValidationError) -> str:
-    """One line per problem, naming the argument, what was wrong and what is allowed."""
-    parts = []
-    for err in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in err["loc"]) or "arguments"
-        if err["type"] == "extra_forbidden":
-            parts.append(f"{where}: unknown argument")
-        elif err["type"] == "missing":
-            parts.append(f"{where}: required")
-        else:
-            parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
-    return f"invalid arguments for {tool}: " + "; ".join(parts)
 
 
 Authorize = Callable[[Any, ToolSpec, dict[str, Any]], Awaitable[None]]
@@ -235,8 +229,12 @@ class Gateway:
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         return ToolOutcome.error(f"unknown tool {name!r}.{hint} Use tool_search to find tools.", suggestions=close)
 
-    async def invoke(self, ctx: Any, name: str, arguments: dict[str, Any] | None) -> ToolOutcome:
-        """Validate against the target's schema, run it, and map every failure to a tool error."""
+    async def check(self, ctx: Any, name: str, arguments: dict[str, Any] | None) -> Checked | ToolOutcome:
+        """Everything before a tool runs, once: references resolved, arguments validated, the caller authorised.
+
+        The answer is the call ready to ``run``, or the tool error to send. The task paths check a
+        ``campaign_start`` here too, so every way into a tool refuses the same input the same way.
+        """
         spec = self.registry.get(name)
         if spec is None or spec.handler is None:
             return self.unknown(name)
@@ -253,9 +251,10 @@ class Gateway:
                 f"invalid arguments for {name}: unknown argument(s) {', '.join(unknown)}; allowed: {allowed}",
                 inputSchema=spec.input_schema,
             )
+        validated: BaseModel | None = None
         if spec.input_model is not None:
             try:
-                spec.input_model.model_validate(arguments)
+                validated = spec.input_model.model_validate(arguments)
             except ValidationError as exc:
                 return ToolOutcome.error(describe_validation_error(name, exc), inputSchema=spec.input_schema)
         else:
@@ -265,13 +264,39 @@ class Gateway:
         try:
             if self.authorize is not None:
                 await self.authorize(ctx, spec, arguments)
-            outcome = to_outcome(await spec.handler(ctx, arguments))
+        except DeeprError as exc:
+            return ToolOutcome.from_exception(exc)
+        return Checked(spec, arguments, validated)
+
+    async def run(self, ctx: Any, call: Checked) -> ToolOutcome:
+        """Run a checked call and map every failure to a tool error; the handler gets the validated model."""
+        spec = call.spec
+        assert spec.handler is not None
+        try:
+            result = await spec.handler(ctx, call.arguments if call.validated is None else call.validated)
+            outcome = to_outcome(result)
             return outcome if self.objects is None else await self.objects.finish(ctx, spec, outcome)
         except DeeprError as exc:
             return ToolOutcome.from_exception(exc)
+        except ValidationError as exc:  # a model the handler built from the caller's arguments
+            return ToolOutcome.error(describe_validation_error(spec.name, exc))
         except Exception:
-            logger.exception("tool %s failed", name)
-            return ToolOutcome.error(f"internal error in {name}; the server logged the details and keeps serving")
+            logger.exception("tool %s failed", spec.name)
+            return ToolOutcome.error(f"internal error in {spec.name}; the server logged the details and keeps serving")
+
+    async def invoke(self, ctx: Any, name: str, arguments: dict[str, Any] | None) -> ToolOutcome:
+        """``check`` then ``run``: the one path every call takes (plain, ``tool_call``, the apps view)."""
+        call = await self.check(ctx, name, arguments)
+        return call if isinstance(call, ToolOutcome) else await self.run(ctx, call)
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A call that passed ``Gateway.check``: its tool, resolved arguments and (for catalogue tools) the model."""
+
+    spec: ToolSpec
+    arguments: dict[str, Any]
+    validated: BaseModel | None
 
 
 def _kind(spec: ToolSpec) -> str:
@@ -318,7 +343,10 @@ def _jsonschema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> st
     validator = _validator(schema)
     if validator is None:
         return None
-    exc = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    try:
+        exc = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    except referencing.exceptions.Unresolvable as bad:  # the tool's own schema is broken (a dangling $ref)
+        return f"the tool's inputSchema cannot be resolved ({bad}); the tool cannot be called until it is fixed"
     if exc is None:
         return None
     where = ".".join(str(p) for p in exc.absolute_path) or "arguments"

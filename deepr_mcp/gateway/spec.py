@@ -15,8 +15,9 @@ from pydantic import BaseModel
 
 __all__ = ["LOCAL_SOURCE", "SearchHit", "ToolHandler", "ToolHints", "ToolSpec", "clean_schema", "define_tool"]
 
-ToolHandler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
-"""``async handler(ctx, arguments) -> result``: arguments are already validated against the schema."""
+ToolHandler = Callable[[Any, Any], Awaitable[Any]]
+"""``async handler(ctx, arguments) -> result``: arguments are already validated against the schema (the
+tool's input model instance for tools declared with ``define_tool``, the JSON object for federated ones)."""
 
 
 LOCAL_SOURCE = "deepr"
@@ -167,8 +168,10 @@ def define_tool(
     """
 
     def decorate(func: Callable[[Any, InputT], Awaitable[Any]]) -> ToolSpec:
-        async def handler(ctx: Any, arguments: dict[str, Any]) -> Any:
-            return await func(ctx, input_model.model_validate(arguments))
+        async def handler(ctx: Any, arguments: Any) -> Any:
+            # The gateway passes the model it validated; a raw dict (a direct caller) is validated here.
+            args = arguments if isinstance(arguments, input_model) else input_model.model_validate(arguments)
+            return await func(ctx, args)
 
         reads = scope == "read" if read_only is None else read_only
         schema = clean_schema(input_model.model_json_schema())

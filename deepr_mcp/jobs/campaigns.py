@@ -14,17 +14,20 @@ from typing import Any
 import anyio
 
 from deepr_mcp.config import Settings
-from deepr_mcp.errors import Conflict, DeeprError, NotFound
+from deepr_mcp.errors import Conflict, DeeprError, NotFound, QuotaExceeded
 from deepr_mcp.jobs.engines import Engines
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.manager import JobManager
-from deepr_mcp.jobs.models import Campaign
+from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase
+from deepr_mcp.jobs.request import CampaignRequest
 from deepr_mcp.jobs.store import CampaignStore
 from deepr_mcp.jobs.waiting import ProgressFn, Until, wait_for_campaign
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.sandbox import SandboxManager
 
 logger = logging.getLogger(__name__)
+
+OPEN_PHASES = [p for p in CampaignPhase if p not in TERMINAL_PHASES]
 
 Spawn = Callable[..., None]
 """Runs ``func(*args)`` in the background for as long as the process serves."""
@@ -100,10 +103,8 @@ class Campaigns:
 
     async def start(
         self,
-        question: str,
+        request: CampaignRequest,
         *,
-        budget: float | None = None,
-        max_sub_questions: int = 5,
         owner: str | None = None,
         principal: str = "local",
         expert_id: str | None = None,
@@ -111,20 +112,22 @@ class Campaigns:
         task_ttl_ms: int | None = None,
         progress: ProgressFn | None = None,
     ) -> Campaign:
-        """Start in the background; with ``progress``, report every change to it until the campaign ends.
+        """Start ``request`` (already validated: every way in builds a ``CampaignRequest``) in the background;
+        with ``progress``, report every change to it until the campaign ends.
 
         An empty corpus is refused (``Conflict`` naming the ways to add documents) before anything is made.
         """
         await self.require_documents()
+        await self._within_quota(principal)
         campaign = await self.jobs.start(
-            question,
-            budget=budget if budget is not None else self.settings.budget.default,
+            request.question,
+            budget=request.budget if request.budget is not None else self.settings.budget.default,
             provider=self.settings.provider,
             model=self.engines.model_name(),
             owner_connection=owner,
             principal=principal,
             expert_id=expert_id,
-            max_sub_questions=max_sub_questions,
+            max_sub_questions=request.max_sub_questions,
             as_task=as_task,
             task_ttl_ms=task_ttl_ms,
         )
@@ -132,13 +135,23 @@ class Campaigns:
             self.spawn(self.report_progress, campaign.id, progress)
         return campaign
 
+    async def _within_quota(self, principal: str) -> None:
+        """One principal's unfinished campaigns are bounded (``jobs.max_open_per_principal``)."""
+        limit = self.settings.jobs.max_open_per_principal
+        _, open_now = await self.store.list(phases=OPEN_PHASES, limit=0, owner=principal)
+        if open_now >= limit:
+            raise QuotaExceeded(
+                f"principal {principal!r} has {open_now} unfinished campaigns, the most one principal may have "
+                "(setting jobs.max_open_per_principal); wait for one to finish, or cancel one with campaign_cancel"
+            )
+
     async def follow_up(
-        self, campaign_id: str, question: str, *, budget: float | None, owner: str | None, principal: str = "local"
+        self, campaign_id: str, request: CampaignRequest, *, owner: str | None, principal: str = "local"
     ) -> Campaign:
         """A new campaign that asks a further question in an earlier one's context."""
         earlier = await self.store.get(campaign_id)
-        question = f"{question} (following up: {earlier.question})"[:2000]
-        return await self.start(question, budget=budget, owner=owner, principal=principal)
+        question = f"{request.question} (following up: {earlier.question})"[:2000]
+        return await self.start(request.model_copy(update={"question": question}), owner=owner, principal=principal)
 
     async def share(self, campaign_id: str, principals: list[str]) -> Campaign:
         """Let other principals see (and, with their scopes, steer) a campaign and its sandbox."""

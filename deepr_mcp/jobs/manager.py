@@ -21,6 +21,7 @@ from anyio.abc import TaskGroup
 from deepr_mcp.errors import BudgetExceeded, Conflict, DeeprError, InvalidInput
 from deepr_mcp.jobs.budget import AskBudget, BudgetDesk, Control
 from deepr_mcp.jobs.ending import CampaignEnding
+from deepr_mcp.jobs.fair_slots import FairSlots
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.lease import CampaignLease, LeaseLost, LocalLease
 from deepr_mcp.jobs.models import (
@@ -55,6 +56,7 @@ class JobManager:
         on_finished: Callable[[Campaign], Awaitable[None]] | None = None,
         lease: CampaignLease | None = None,
         max_resumes: int = 3,
+        max_running_per_principal: int | None = None,
     ) -> None:
         self.store = store
         self.feed = feed
@@ -63,7 +65,7 @@ class JobManager:
         self.step_delay_s = step_delay_s
         self.on_finished = on_finished
         self.max_resumes = max_resumes
-        self._limiter = anyio.CapacityLimiter(max_concurrent)
+        self._slots = FairSlots(max_concurrent, max_running_per_principal)
         self._controls: dict[str, Control] = {}
         self._here: set[str] = set()
         """Campaigns scheduled or running in this process (a takeover scan leaves them alone)."""
@@ -244,7 +246,13 @@ class JobManager:
 
     async def _run(self, campaign_id: str, adopted: bool = False) -> None:
         try:
-            async with self.lease.hold(campaign_id), self._limiter:
+            owner = (await self.store.get(campaign_id)).owner
+        except DeeprError as exc:  # gone, or quarantined, before it could run
+            logger.warning("campaign %s not run: %s", campaign_id, exc.message)
+            self._here.discard(campaign_id)
+            return
+        try:
+            async with self.lease.hold(campaign_id), self._slots.hold(owner):
                 if adopted and not await recover(
                     await self.store.get(campaign_id), self._ending, self._save_carried, self.max_resumes
                 ):

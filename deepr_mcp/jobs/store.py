@@ -16,6 +16,7 @@ import anyio
 
 from deepr_mcp.errors import Conflict, DeeprError, NotFound
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
+from deepr_mcp.jobs.records import UnreadableRecord, decode, encode, gone, quarantined
 
 
 class StoreUnavailable(DeeprError):
@@ -39,6 +40,15 @@ MIGRATIONS: Sequence[str] = (
     CREATE INDEX campaigns_phase ON campaigns(phase);
     CREATE INDEX campaigns_created ON campaigns(created_at, id);
     """,
+    # 2: records that no longer load, set aside with the reason (never served, never deleted).
+    """
+    CREATE TABLE quarantined (
+        id TEXT PRIMARY KEY,
+        record TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
+    """,
 )
 
 
@@ -53,8 +63,10 @@ class CampaignStore(Protocol):
         limit: int = 20,
         offset: int = 0,
         visible_to: str | None = None,
+        owner: str | None = None,
     ) -> tuple[list[Campaign], int]:
-        """Newest first; with ``visible_to``, only that principal's campaigns and those shared with it."""
+        """Newest first; with ``visible_to``, only that principal's campaigns and those shared with it;
+        with ``owner``, only that principal's own."""
         ...
 
     async def unfinished(self) -> list[Campaign]: ...
@@ -69,6 +81,7 @@ class SqliteCampaignStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._path = path
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -100,16 +113,49 @@ class SqliteCampaignStore:
     def _get(self, campaign_id: str) -> Campaign:
         with self._lock:
             row = self._db.execute("SELECT record FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+            aside = None
+            if row is None:
+                aside = self._db.execute("SELECT reason FROM quarantined WHERE id = ?", (campaign_id,)).fetchone()
+        if aside is not None:
+            raise gone(campaign_id, aside[0])
         if row is None:
             raise NotFound(f"no campaign {campaign_id!r}; campaign_list shows the ids that exist")
-        return Campaign.model_validate_json(row[0])
+        return self._load(campaign_id, row[0])
+
+    def _load(self, campaign_id: str, record: str) -> Campaign:
+        """The record, or (quarantined, logged) ``NotFound`` saying why it is no longer served."""
+        try:
+            return decode(campaign_id, record)
+        except UnreadableRecord as bad:
+            self._quarantine(bad, record)
+            raise gone(campaign_id, bad.reason) from None
+
+    def _quarantine(self, bad: UnreadableRecord, record: str) -> None:
+        """Move the record aside in one transaction, unless a writer replaced it meanwhile."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                moved = self._db.execute(
+                    "DELETE FROM campaigns WHERE id = ? AND record = ?", (bad.campaign_id, record)
+                ).rowcount
+                if moved:
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO quarantined (id, record, reason, at) VALUES (?, ?, ?, ?)",
+                        (bad.campaign_id, record, bad.reason, utcnow().isoformat()),
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        if moved:
+            quarantined(bad.campaign_id, bad.reason, f"the quarantined table of {self._path}")
 
     async def get(self, campaign_id: str) -> Campaign:
         return await self._run(self._get, campaign_id)
 
     def _write(self, campaign: Campaign, expected_version: int | None, create: bool) -> Campaign:
         updated = campaign.model_copy(update={"version": campaign.version + 1, "updated_at": utcnow()})
-        record = updated.model_dump_json()
+        record = encode(updated)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -146,7 +192,12 @@ class SqliteCampaignStore:
         return await self._run(self._write, campaign, expected_version, False)
 
     def _list(
-        self, phases: Sequence[CampaignPhase] | None, limit: int, offset: int, visible_to: str | None
+        self,
+        phases: Sequence[CampaignPhase] | None,
+        limit: int,
+        offset: int,
+        visible_to: str | None,
+        owner: str | None = None,
     ) -> tuple[list[Campaign], int]:
         clauses, params = [], []
         if phases:
@@ -159,14 +210,23 @@ class SqliteCampaignStore:
                 "json_each(record, '$.shared_with') WHERE json_each.value IN (?, '*')))"
             )
             params += [visible_to, visible_to]
+        if owner is not None:
+            clauses.append("COALESCE(json_extract(record, '$.owner'), 'local') = ?")
+            params.append(owner)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._lock:
             total = self._db.execute(f"SELECT COUNT(*) FROM campaigns{where}", params).fetchone()[0]
             rows = self._db.execute(
-                f"SELECT record FROM campaigns{where} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+                f"SELECT id, record FROM campaigns{where} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
                 [*params, limit, offset],
             ).fetchall()
-        return [Campaign.model_validate_json(r[0]) for r in rows], int(total)
+        campaigns = []
+        for campaign_id, record in rows:
+            try:
+                campaigns.append(self._load(campaign_id, record))
+            except NotFound:  # quarantined just now: one unreadable record never hides the others
+                total -= 1
+        return campaigns, int(total)
 
     async def list(
         self,
@@ -175,8 +235,9 @@ class SqliteCampaignStore:
         limit: int = 20,
         offset: int = 0,
         visible_to: str | None = None,
+        owner: str | None = None,
     ) -> tuple[list[Campaign], int]:
-        return await self._run(self._list, phases, limit, offset, visible_to)
+        return await self._run(self._list, phases, limit, offset, visible_to, owner)
 
     async def unfinished(self) -> list[Campaign]:
         open_phases = [p for p in CampaignPhase if p not in TERMINAL_PHASES]
@@ -193,8 +254,9 @@ class SqliteCampaignStore:
         await self._run(self._delete, campaign_id)
 
     def _ids(self) -> set[str]:
+        """Every campaign id, quarantined ones too (their sandboxes are kept, not orphans)."""
         with self._lock:
-            return {r[0] for r in self._db.execute("SELECT id FROM campaigns")}
+            return {r[0] for r in self._db.execute("SELECT id FROM campaigns UNION SELECT id FROM quarantined")}
 
     async def ids(self) -> set[str]:
         return await self._run(self._ids)

@@ -66,12 +66,17 @@ class Objects:
         return self._claims[key][1]
 
     async def finish(self, ctx: Any, spec: ToolSpec, outcome: ToolOutcome) -> ToolOutcome:
-        """A result over ``threshold_bytes`` of text is stored and answered with a preview."""
-        if outcome.is_error or spec.handles_objects or len(outcome.text) * 4 <= self.threshold_bytes:
-            return outcome  # a char is at most 4 bytes: most results never pay for encoding
-        size = len(outcome.text.encode())
-        if size <= self.threshold_bytes:
+        """A result over ``threshold_bytes`` (its text or its structured content) is stored and previewed.
+
+        Both are measured: an upstream may answer a short text beside a huge ``structuredContent``.
+        """
+        if outcome.is_error or spec.handles_objects:
             return outcome
+        size = 0 if len(outcome.text) * 4 <= self.threshold_bytes else len(outcome.text.encode())
+        if outcome.structured is not None and outcome.content is not None:  # an upstream's: measured apart
+            size = max(size, len(dumps(outcome.structured).encode()))
+        if size <= self.threshold_bytes:
+            return outcome  # a char is at most 4 bytes: most results never pay for encoding
         value = outcome.structured if outcome.structured is not None else outcome.text
         if size > self.max_object_bytes:
             return self._not_stored(
@@ -133,9 +138,18 @@ class Objects:
         truncated = False
         while len(dumps(part).encode()) > self.threshold_bytes and len(part) > 1:
             part, truncated = part[: len(part) // 2], True
+        oversized = None
+        if isinstance(part, list) and part and len(dumps(part).encode()) > self.threshold_bytes:
+            # One item alone is over the answer's limit: never sent whole here (object_get previews it).
+            size = len(dumps(part[0]).encode())
+            oversized = {"index": start, "size_bytes": size, "read_with": f"object_get(ref='{ref.text}[{start}]')"}
+            part, truncated = part[:0], True
         stop = start + len(part)
         answer: dict[str, Any] = {"ref": ref.text, "type": kind_of(value), "total": len(value), "start": start}
         answer.update(end=stop, truncated=truncated, items=part)
+        if oversized is not None:
+            answer["item_too_big"] = oversized
+            stop += 1  # the next page starts after it
         if truncated or stop < len(value):
             answer["next_start"] = stop
         return ToolOutcome(text=dumps(answer), structured=answer)

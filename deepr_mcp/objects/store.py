@@ -69,12 +69,23 @@ class MemoryObjectStore:
     """Objects in this process's memory, each kept ``ttl_s`` seconds.
 
     Each owner holds at most ``max_bytes_per_owner``; storing past it drops that owner's oldest
-    objects first, so one principal's flood never evicts another's.
+    objects first, so one principal's flood never evicts another's. All owners together hold at most
+    ``max_total_bytes`` (OAuth subjects are unbounded in number, so per-owner limits alone do not bound
+    memory): past it, the owner holding the most bytes loses its oldest first, so the principal
+    flooding the store pays for it.
     """
 
-    def __init__(self, *, ttl_s: float, max_bytes_per_owner: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        ttl_s: float,
+        max_bytes_per_owner: int,
+        max_total_bytes: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.ttl_s = ttl_s
         self.max_bytes_per_owner = max_bytes_per_owner
+        self.max_total_bytes = max_total_bytes or max_bytes_per_owner * 8
         self._clock = clock
         self._objects: OrderedDict[str, StoredObject] = OrderedDict()
         self._bytes: dict[str, int] = {}
@@ -83,6 +94,8 @@ class MemoryObjectStore:
     async def put(self, owner: str, value: Any, size_bytes: int) -> StoredObject:
         if size_bytes > self.max_bytes_per_owner:
             raise ValueError(f"{size_bytes} bytes is over the per-owner limit of {self.max_bytes_per_owner}")
+        if size_bytes > self.max_total_bytes:
+            raise ValueError(f"{size_bytes} bytes is over the total limit of {self.max_total_bytes}")
         with self._lock:
             now = self._clock()
             self._expire(now)
@@ -90,6 +103,9 @@ class MemoryObjectStore:
                 if self._bytes.get(owner, 0) + size_bytes <= self.max_bytes_per_owner:
                     break
                 self._drop(old)
+            while sum(self._bytes.values()) + size_bytes > self.max_total_bytes:
+                biggest = max(self._bytes, key=lambda o: self._bytes[o] + (size_bytes if o == owner else 0))
+                self._drop(next(o for o in self._objects.values() if o.owner == biggest))
             stored = StoredObject(new_object_id(), owner, value, size_bytes, now + self.ttl_s)
             self._objects[stored.id] = stored
             self._bytes[owner] = self._bytes.get(owner, 0) + size_bytes

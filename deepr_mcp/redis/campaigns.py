@@ -24,6 +24,7 @@ import redis.asyncio as aioredis
 from deepr_mcp.errors import Conflict, NotFound
 from deepr_mcp.jobs.lease import LeaseLost
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
+from deepr_mcp.jobs.records import UnreadableRecord, decode, encode, gone, quarantined
 from deepr_mcp.redis.client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
 
 FenceOf = Callable[[str], "tuple[str, int] | None"]
@@ -54,10 +55,11 @@ return {'ok', ARGV[3]}
 
 _LIST = """
 local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
-if ARGV[1] == '' and ARGV[2] == '' then
+if ARGV[1] == '' and ARGV[2] == '' and ARGV[6] == '' then
   local page = {}
   if limit > 0 then
     for _, id in ipairs(redis.call('ZRANGE', KEYS[1], offset, offset + limit - 1)) do
+      page[#page + 1] = id
       page[#page + 1] = redis.call('HGET', ARGV[5] .. id, 'record')
     end
   end
@@ -70,6 +72,7 @@ local total, page = 0, {}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   local f = redis.call('HMGET', ARGV[5] .. id, 'phase', 'owner', 'shared')
   local ok = f[1] and (any_phase or phases[f[1]])
+  if ok and ARGV[6] ~= '' then ok = f[2] == ARGV[6] end
   if ok and who ~= '' then
     ok = f[2] == who
     if not ok then
@@ -79,11 +82,23 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
     end
   end
   if ok then
-    if total >= offset and #page < limit then page[#page + 1] = redis.call('HGET', ARGV[5] .. id, 'record') end
+    if total >= offset and #page < 2 * limit then
+      page[#page + 1] = id
+      page[#page + 1] = redis.call('HGET', ARGV[5] .. id, 'record')
+    end
     total = total + 1
   end
 end
 return {total, page}
+"""
+
+_QUARANTINE = """
+if redis.call('HGET', KEYS[1], 'record') ~= ARGV[2] then return 0 end -- rewritten meanwhile: leave it
+redis.call('HSET', KEYS[3], 'record', ARGV[2], 'reason', ARGV[3], 'at', ARGV[4])
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[4], ARGV[1])
+return 1
 """
 
 _DELETE = """
@@ -110,15 +125,38 @@ class RedisCampaignStore:
         self._write_script = client.register_script(_WRITE)
         self._list_script = client.register_script(_LIST)
         self._delete_script = client.register_script(_DELETE)
+        self._quarantine_script = client.register_script(_QUARANTINE)
+        self._quarantined = f"{prefix}campaigns-quarantined"
 
     def _key(self, campaign_id: str) -> str:
         return f"{self._prefix}campaign:{campaign_id}"
 
+    def _aside(self, campaign_id: str) -> str:
+        return f"{self._prefix}campaign-quarantined:{campaign_id}"
+
     async def get(self, campaign_id: str) -> Campaign:
         record = await call(self._url, lambda: self._redis.hget(self._key(campaign_id), "record"))
         if record is None:
+            reason = await call(self._url, lambda: self._redis.hget(self._aside(campaign_id), "reason"))
+            if reason is not None:
+                raise gone(campaign_id, reason)
             raise NotFound(f"no campaign {campaign_id!r}; campaign_list shows the ids that exist")
-        return Campaign.model_validate_json(record)
+        return await self._load(campaign_id, record)
+
+    async def _load(self, campaign_id: str, record: str) -> Campaign:
+        """The record, or (quarantined, logged) ``NotFound`` saying why it is no longer served."""
+        try:
+            return decode(campaign_id, record)
+        except UnreadableRecord as bad:
+            await self._quarantine(bad, record)
+            raise gone(campaign_id, bad.reason) from None
+
+    async def _quarantine(self, bad: UnreadableRecord, record: str) -> None:
+        """Move the record aside atomically, unless a replica rewrote it meanwhile."""
+        keys = [self._key(bad.campaign_id), self._index, self._aside(bad.campaign_id), self._quarantined]
+        args = [bad.campaign_id, record, bad.reason, utcnow().isoformat()]
+        if await call(self._url, lambda: self._quarantine_script(keys=keys, args=args)):
+            quarantined(bad.campaign_id, bad.reason, f"the Redis hash {keys[2]}")
 
     async def _write(self, campaign: Campaign, expected_version: int | None, mode: str) -> Campaign:
         updated = campaign.model_copy(update={"version": campaign.version + 1, "updated_at": utcnow()})
@@ -129,7 +167,7 @@ class RedisCampaignStore:
             mode,
             "" if expected_version is None else str(expected_version),
             str(updated.version),
-            updated.model_dump_json(),
+            encode(updated),
             updated.phase.value,
             updated.owner,
             "\n".join(updated.shared_with),
@@ -167,17 +205,29 @@ class RedisCampaignStore:
         limit: int = 20,
         offset: int = 0,
         visible_to: str | None = None,
+        owner: str | None = None,
     ) -> tuple[list[Campaign], int]:
-        """Newest first; with ``visible_to``, that principal's campaigns and those shared with it (or ``*``)."""
+        """Newest first; with ``visible_to``, that principal's campaigns and those shared with it (or ``*``);
+        with ``owner``, only that principal's own."""
         args = [
             ",".join(p.value for p in phases or ()),
             visible_to or "",
             str(max(offset, 0)),
             str(max(limit, 0)),
             f"{self._prefix}campaign:",
+            owner or "",
         ]
         total, records = await call(self._url, lambda: self._list_script(keys=[self._index], args=args))
-        return [Campaign.model_validate_json(r) for r in records], int(total)
+        campaigns = []
+        for campaign_id, record in zip(records[::2], records[1::2], strict=True):  # id, record, id, record...
+            if record is None:  # indexed but gone (deleted between the two reads of a replica's script)
+                total -= 1
+                continue
+            try:
+                campaigns.append(await self._load(campaign_id, record))
+            except NotFound:  # quarantined just now: one unreadable record never hides the others
+                total -= 1
+        return campaigns, int(total)
 
     async def unfinished(self) -> list[Campaign]:
         open_phases = [p for p in CampaignPhase if p not in TERMINAL_PHASES]
@@ -191,7 +241,9 @@ class RedisCampaignStore:
             raise NotFound(f"no campaign {campaign_id!r}")
 
     async def ids(self) -> set[str]:
-        return set(await call(self._url, lambda: self._redis.zrange(self._index, 0, -1)))
+        """Every campaign id, quarantined ones too (their sandboxes are kept, not orphans)."""
+        live = await call(self._url, lambda: self._redis.zrange(self._index, 0, -1))
+        return set(live) | set(await call(self._url, lambda: self._redis.smembers(self._quarantined)))
 
     def close(self) -> None:
         """The client is closed by whoever opened it (the composition root), once, asynchronously."""

@@ -1,8 +1,9 @@
 """Expert records in Redis, shared by every replica with the same ``store.url``.
 
 Layout (under the prefix): ``expert:{id}`` is a hash of ``version`` and the JSON ``record``;
-``expert-names`` maps each name to its id, so a name is unique across replicas. Each write is one
-Lua script, so the name check, the version check (compare-and-set) and the write are atomic: two
+``expert-names`` maps each owner's name (``name_key``) to its id, so a name is unique per owner
+across replicas (a bare name, indexed before names were per owner, still counts for its owner).
+Each write is one Lua script, so the name check, the version check (compare-and-set) and the write are atomic: two
 replicas feeding one expert never lose each other's beliefs. A save's random write id is kept with
 the record (its last few, ``writes``) and a create's is the new expert's id, so a script the client
 retries after losing its reply recognises its own write and answers "ok", not "stale" or "taken"
@@ -15,7 +16,7 @@ import redis.asyncio as aioredis
 
 from deepr_mcp.errors import Conflict
 from deepr_mcp.experts.models import Expert
-from deepr_mcp.experts.store import name_taken, new_expert, not_found, stale
+from deepr_mcp.experts.store import name_key, name_taken, new_expert, not_found, stale
 from deepr_mcp.jobs.models import utcnow
 from deepr_mcp.redis.client import REMEMBERED_WRITES, TOMBSTONE_MS, call, write_id
 
@@ -25,6 +26,11 @@ _CREATE = """
 local holder = redis.call('HGET', KEYS[2], ARGV[1])
 if holder == ARGV[2] then return 'ok' end -- a retry of this very create (its id is new and random)
 if holder then return 'taken' end
+local before = redis.call('HGET', KEYS[2], ARGV[5]) -- indexed by bare name before names were per owner
+if before then
+  local record = redis.call('HGET', ARGV[6] .. before, 'record')
+  if record and (cjson.decode(record).owner or 'local') == ARGV[7] then return 'taken' end
+end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[1], 'version', ARGV[3], 'record', ARGV[4])
 return 'ok'
@@ -51,6 +57,7 @@ if not record then
 end
 redis.call('DEL', KEYS[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
+if redis.call('HGET', KEYS[2], ARGV[4]) == ARGV[5] then redis.call('HDEL', KEYS[2], ARGV[4]) end -- bare name
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
 return 1
 """
@@ -80,7 +87,15 @@ class RedisExpertStore:
     async def create(self, name: str, description: str, owner: str = "local") -> Expert:
         expert = new_expert(name, description, owner)
         keys = [self._key(expert.id), self._names]
-        args = [expert.name, expert.id, str(expert.version), expert.model_dump_json()]
+        args = [
+            name_key(expert.owner, expert.name),
+            expert.id,
+            str(expert.version),
+            expert.model_dump_json(),
+            expert.name,
+            f"{self._prefix}expert:",
+            expert.owner,
+        ]
         if await call(self._url, lambda: self._create(keys=keys, args=args)) == "taken":
             raise name_taken(expert.name)
         return expert
@@ -116,7 +131,7 @@ class RedisExpertStore:
     async def delete(self, expert_id: str) -> None:
         expert = await self.get(expert_id)
         keys = [self._key(expert_id), self._names, f"{self._prefix}expert-deleted:{expert_id}"]
-        args = [expert.name, write_id(), str(TOMBSTONE_MS)]
+        args = [name_key(expert.owner, expert.name), write_id(), str(TOMBSTONE_MS), expert.name, expert_id]
         if not await call(self._url, lambda: self._delete(keys=keys, args=args)):
             raise not_found(expert_id)
 

@@ -12,23 +12,18 @@ from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
 from deepr_mcp.jobs import views
 from deepr_mcp.jobs.models import CampaignPhase
+from deepr_mcp.jobs.request import CampaignRequest
 from deepr_mcp.tools.context import ToolContext
 
 CampaignId = Field(min_length=2, max_length=64, pattern=r"^[A-Za-z0-9_-]+$", description="Campaign id")
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class CampaignRef(Strict):
     campaign_id: str = CampaignId
-
-
-class StartInput(Strict):
-    question: str = Field(min_length=3, max_length=2000, description="What to research, as a question")
-    budget: float | None = Field(None, gt=0, le=10_000, description="Dollar limit; asks before exceeding it")
-    max_sub_questions: int = Field(5, ge=1, le=12, description="How many sub-questions to plan")
 
 
 def _started(campaign: Any) -> dict[str, Any]:
@@ -49,17 +44,15 @@ def _started(campaign: Any) -> dict[str, Any]:
     "campaign_start",
     "Start a research campaign in the background: plans sub-questions, gathers cited evidence from the "
     "corpus, writes a report. Returns at once with the campaign id and resource URIs to follow.",
-    StartInput,
+    CampaignRequest,
     category="campaign",
     scope="research",
     read_only=False,
     open_world=True,
 )
-async def campaign_start(ctx: ToolContext, args: StartInput) -> dict[str, Any]:
+async def campaign_start(ctx: ToolContext, args: CampaignRequest) -> dict[str, Any]:
     campaign = await ctx.services.campaigns.start(
-        args.question,
-        budget=args.budget,
-        max_sub_questions=args.max_sub_questions,
+        args,
         owner=ctx.connection_id,
         principal=ctx.principal.name,
         progress=ctx.later_progress,
@@ -231,7 +224,10 @@ class FollowUpInput(CampaignRef):
 )
 async def campaign_follow_up(ctx: ToolContext, args: FollowUpInput) -> dict[str, Any]:
     campaign = await ctx.services.campaigns.follow_up(
-        args.campaign_id, args.question, budget=args.budget, owner=ctx.connection_id, principal=ctx.principal.name
+        args.campaign_id,
+        CampaignRequest(question=args.question, budget=args.budget),
+        owner=ctx.connection_id,
+        principal=ctx.principal.name,
     )
     return {**_started(campaign), "follows": args.campaign_id}
 
@@ -279,10 +275,14 @@ async def campaign_delete(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]
     return {"campaign_id": args.campaign_id, "deleted": True}
 
 
+PrincipalName = Annotated[str, Field(min_length=1, max_length=512, pattern=r"^[^\s*]\S*$")]
+"""A configured principal (``alice``) or an OAuth one (``https://issuer#sub=alice``): no spaces, no leading ``*``."""
+
+
 class ShareInput(CampaignRef):
-    principals: (
-        list[Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")]] | Literal["all"]
-    ) = Field(description='Principal names to share with, or "all" for every principal of this server')
+    principals: list[PrincipalName] | Literal["all"] = Field(
+        description='Principal names to share with, or "all" for every principal of this server'
+    )
 
 
 @define_tool(
@@ -305,9 +305,9 @@ async def campaign_share(ctx: ToolContext, args: ShareInput) -> dict[str, Any]:
 
 
 class UnshareInput(CampaignRef):
-    principals: (
-        list[Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")]] | Literal["all"]
-    ) = Field(description='Principal names to take the share back from, or "all" to end every share')
+    principals: list[PrincipalName] | Literal["all"] = Field(
+        description='Principal names to take the share back from, or "all" to end every share'
+    )
 
 
 @define_tool(

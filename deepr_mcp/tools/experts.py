@@ -9,6 +9,7 @@ from pydantic import Field
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.experts.knowledge import answer
 from deepr_mcp.gateway.spec import define_tool
+from deepr_mcp.jobs.request import MAX_SUB_QUESTIONS, CampaignRequest
 from deepr_mcp.tools.campaigns import Strict, _started
 from deepr_mcp.tools.context import ToolContext
 
@@ -40,8 +41,7 @@ async def expert_create(ctx: ToolContext, args: CreateInput) -> dict[str, Any]:
     out: dict[str, Any] = {"expert": expert.profile()}
     if args.question:
         campaign = await ctx.services.campaigns.start(
-            args.question,
-            budget=args.budget,
+            CampaignRequest(question=args.question, budget=args.budget),
             owner=ctx.connection_id,
             principal=ctx.principal.name,
             expert_id=expert.id,
@@ -130,13 +130,11 @@ async def expert_fill_gaps(ctx: ToolContext, args: FillInput) -> dict[str, Any]:
     if not questions:
         raise InvalidInput(f"expert {expert.id} has no open gaps; pass questions to research anyway")
     question = "; ".join(q.rstrip("?") for q in questions[:8]) + "?"
+    request = CampaignRequest(
+        question=question[:2000], budget=args.budget, max_sub_questions=min(MAX_SUB_QUESTIONS, len(questions) + 1)
+    )
     campaign = await ctx.services.campaigns.start(
-        question[:2000],
-        budget=args.budget,
-        owner=ctx.connection_id,
-        principal=ctx.principal.name,
-        expert_id=expert.id,
-        max_sub_questions=min(12, len(questions) + 1),
+        request, owner=ctx.connection_id, principal=ctx.principal.name, expert_id=expert.id
     )
     return {"expert_id": expert.id, "researching": questions[:8], **_started(campaign)}
 

@@ -29,7 +29,11 @@ async def test_sub_scope_and_azp_map_onto_the_access_token() -> None:
         )
         access = await verifier(issuer).verify_token(token)
         assert access is not None
-        assert (access.subject, access.client_id, access.scopes) == ("alice", "research-agent", ["read", "research"])
+        assert (access.subject, access.client_id, access.scopes) == (
+            f"{issuer.name}#sub=alice",  # issuer-qualified: never a configured principal's name
+            f"{issuer.name}#client=research-agent",
+            ["read", "research"],
+        )
         assert (access.expires_at, access.resource, access.token) == (exp, issuer.resource, token)
         assert access.claims is not None and access.claims["iss"] == issuer.name
 
@@ -37,7 +41,7 @@ async def test_sub_scope_and_azp_map_onto_the_access_token() -> None:
 async def test_a_client_credentials_token_is_named_by_its_client_id() -> None:
     async with oauth_issuer() as issuer:
         access = await verifier(issuer).verify_token(issuer.token(sub=None, client_id="ci-bot", scope="read"))
-        assert access is not None and (access.subject, access.client_id) == (None, "ci-bot")
+        assert access is not None and (access.subject, access.client_id) == (None, f"{issuer.name}#client=ci-bot")
 
 
 async def test_a_scope_claim_of_another_type_grants_no_scope() -> None:

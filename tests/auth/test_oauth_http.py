@@ -128,9 +128,43 @@ async def test_the_tokens_sub_is_the_principal_and_its_scope_the_scopes(data_dir
             assert status["id"] == cid, status
         async with client_with(base, issuer.token(sub="bob", scope="read offline_access")) as bob:
             denied = await bob.call_tool("tool_call", {"name": "campaign_start", "arguments": {"question": QUESTION}})
-            assert denied.is_error and "principal 'bob' (scopes: read)" in denied.content[0].text
+            assert denied.is_error and f"principal '{issuer.name}#sub=bob' (scopes: read)" in denied.content[0].text
             hidden = await bob.call_tool("tool_call", {"name": "campaign_status", "arguments": {"campaign_id": cid}})
-            assert hidden.is_error and "belongs to principal 'alice'" in hidden.content[0].text
+            assert hidden.is_error and f"belongs to principal '{issuer.name}#sub=alice'" in hidden.content[0].text
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [{"sub": "local"}, {"sub": "alice"}, {"sub": None, "azp": "alice"}, {"sub": None, "client_id": "local"}],
+    ids=["sub=local", "sub=alice", "azp=alice", "client_id=local"],
+)
+async def test_a_jwt_naming_a_configured_principal_is_not_that_principal(
+    claims: dict[str, Any], data_dir: Path
+) -> None:
+    """Static principals (and local, the stdio user) and OAuth subjects live in different namespaces."""
+    from deepr_mcp.jobs.request import campaign_request
+    from tests.servers import inprocess_http, inprocess_services
+
+    alice = {"name": "alice", "token": "static-token-of-alice-0123456789", "scopes": ["read", "research"]}
+    async with oauth_issuer() as issuer:
+        oauth = oauth_settings(data_dir, issuer).auth.oauth
+        settings = Settings(data_dir=data_dir, auth={"oauth": oauth.model_dump(), "principals": [alice]})
+        async with inprocess_services(settings) as services, inprocess_http(services) as base:
+            request = campaign_request({"question": QUESTION})
+            started = [(await services.campaigns.start(request, principal="local")).id]  # as stdio starts it
+            async with client_with(base, alice["token"]) as static:
+                result = await static.call_tool(
+                    "tool_call", {"name": "campaign_start", "arguments": {"question": QUESTION}}
+                )
+                started.append(structured(result)["campaign_id"])
+            async with client_with(base, issuer.token(scope="read", **claims)) as borrower:
+                listed = await borrower.call_tool("tool_call", {"name": "campaign_list", "arguments": {}})
+                assert structured(listed)["campaigns"] == []
+                for cid in started:
+                    hidden = await borrower.call_tool(
+                        "tool_call", {"name": "campaign_status", "arguments": {"campaign_id": cid}}
+                    )
+                    assert hidden.is_error and "belongs to principal" in hidden.content[0].text, cid
 
 
 async def test_legacy_sse_needs_the_token_too(data_dir: Path) -> None:

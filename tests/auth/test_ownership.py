@@ -50,7 +50,7 @@ async def test_share_with_all_and_bad_share_arguments(data_dir: Path) -> None:
     async with principal_server(data_dir) as (_, base):
         async with as_principal(base, "researcher") as owner, as_principal(base, "reader") as reader:
             cid = await start(owner)
-            for bad in [[], "everyone", ["has space"], [""], ["x" * 65]]:
+            for bad in [[], "everyone", ["has space"], [""], ["x" * 513], ["*"]]:
                 ok, text = await attempt(owner, "campaign_share", {"campaign_id": cid, "principals": bad})
                 assert not ok and "principals" in text, (bad, text)
             assert (await call(owner, "campaign_share", {"campaign_id": cid, "principals": "all"}))["shared_with"] == [
@@ -99,6 +99,19 @@ async def test_experts_belong_to_their_creator(data_dir: Path) -> None:
             assert not ok and "expert" in text and "not shared with 'other'" in text
             resources = [str(r.uri) for r in (await other.list_resources()).resources]
             assert not any(expert["id"] in u for u in resources)
+
+
+async def test_an_expert_name_another_principal_uses_is_neither_refused_nor_revealed(data_dir: Path) -> None:
+    """Names are unique per owner: 'already exists' for another's name told one principal another's names."""
+    async with principal_server(data_dir) as (_, base):
+        async with as_principal(base, "researcher") as owner, as_principal(base, "other") as other:
+            mine = (await call(owner, "expert_create", {"name": "Secret project Falcon"}))["expert"]
+            ok, text = await attempt(other, "expert_create", {"name": "Secret project Falcon"})
+            assert ok, text  # not "already exists": nothing said about the other principal's experts
+            theirs = (await call(other, "expert_list", {}))["experts"]
+            assert [e["name"] for e in theirs] == ["Secret project Falcon"] and theirs[0]["expert_id"] != mine["id"]
+            ok, text = await attempt(owner, "expert_create", {"name": "Secret project Falcon"})
+            assert not ok and "you already have an expert named 'Secret project Falcon'" in text
 
 
 async def test_templates_and_lists_need_read(data_dir: Path) -> None:
@@ -176,3 +189,17 @@ async def test_a_share_can_be_taken_back(data_dir: Path) -> None:
                 "shared_with"
             ] == []
             assert (await call(owner, "campaign_status", {"campaign_id": cid}))["id"] == cid  # the owner keeps it
+
+
+async def test_one_principal_s_unfinished_campaigns_are_capped_and_others_unaffected(data_dir: Path) -> None:
+    async with principal_server(data_dir, jobs={"max_open_per_principal": 2, "step_delay_s": 0.5}) as (_, base):
+        async with as_principal(base, "researcher") as greedy, as_principal(base, "other") as other:
+            first = [await start(greedy, f"{QUESTION} ({i})") for i in range(2)]
+            ok, text = await attempt(greedy, "campaign_start", {"question": QUESTION})
+            assert not ok and "principal 'researcher' has 2 unfinished campaigns" in text, text
+            assert "jobs.max_open_per_principal" in text
+            assert await start(other)  # another principal starts as usual
+            await call(greedy, "campaign_cancel", {"campaign_id": first[0]})
+            with anyio.fail_after(30):
+                await call(greedy, "campaign_wait", {"campaign_id": first[0], "until": "complete", "timeout_s": 20})
+            assert await start(greedy)  # a finished one frees its place

@@ -44,11 +44,20 @@ def test_research_on_the_embedded_default(empty_data_dir: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_research_bad_input(data_dir: Path) -> None:
-    proc = run(data_dir, "research", "  ")
-    assert proc.returncode == 2 and "too short" in proc.stderr
-    proc = run(data_dir, "research", "A fine question?", "--budget", "-1")
-    assert proc.returncode == 2 and "--budget must be a positive" in proc.stderr
+def test_research_bad_input_is_refused_as_campaign_start_refuses_it(data_dir: Path) -> None:
+    """The command line builds the same input model as the tool, so its refusals read the same."""
+    refused = "deepr-mcp: error: invalid arguments for campaign_start: "
+    for args, why in [
+        (["     "], "question: needs at least 3 characters besides spaces"),
+        (["A fine question?", "--budget", "-1"], "budget: Input should be greater than 0"),
+        (["A fine question?", "--budget", "nan"], "budget: Input should be a finite number"),
+        (["A fine question?", "--budget", "inf"], "budget: Input should be a finite number"),
+        (["A fine question?", "--budget", "1e12"], "budget: Input should be less than or equal to 10000"),
+        (["A fine question?", "--max-sub-questions", "13"], "max_sub_questions: Input should be less than or equal"),
+    ]:
+        proc = run(data_dir, "research", *args)
+        assert proc.returncode == 2 and refused + why in proc.stderr, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
 
 
 def test_corpus_commands(data_dir: Path, tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ async def test_expert_lifecycle(data_dir: Path) -> None:
         duplicate = await client.call_tool(
             "tool_call", {"name": "expert_create", "arguments": {"name": "Submarine cables"}}
         )
-        assert duplicate.is_error and "already exists" in text_of(duplicate)
+        assert duplicate.is_error and "you already have an expert named" in text_of(duplicate)
         await call(client, "expert_delete", {"expert_id": eid})
         for name, args, expected in [
             ("expert_profile", {"expert_id": eid}, "no expert"),

@@ -132,10 +132,15 @@ async def test_handshake_clients_keep_2025_tasks_and_have_no_tasks_update(data_d
         assert reply["error"]["code"] == -32601
 
 
-async def test_modern_task_start_on_an_empty_corpus_is_an_error_naming_the_ways_to_add(empty_data_dir: Path) -> None:
+async def test_modern_task_start_on_an_empty_corpus_is_a_tool_error_naming_the_ways_to_add(
+    empty_data_dir: Path,
+) -> None:
+    """The server decides what runs as a task, so a refused start is answered as the plain call is."""
     async with http_server(empty_data_dir) as base, modern_client(base) as c:
-        error = await c.error("tools/call", start())
-        assert "corpus is empty" in error["message"] and "sample=true" in error["message"], error
+        refused = await c.result("tools/call", start())
+        assert refused["resultType"] == "complete" and refused["isError"] is True and "taskId" not in refused
+        message = refused["content"][0]["text"]
+        assert "corpus is empty" in message and "sample=true" in message, refused
         listed = await c.result(
             "tools/call", {"name": "tool_call", "arguments": {"name": "corpus_list", "arguments": {}}}
         )

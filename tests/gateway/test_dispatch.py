@@ -100,3 +100,21 @@ def test_every_catalogue_tool_declares_a_known_scope() -> None:
     assert {n for n, s in scopes.items() if s == "admin"} == {"campaign_delete", "corpus_remove", "expert_delete"}
     assert {n for n, s in scopes.items() if s == "approve"} == {"budget_decide"}
     assert all(spec.ownership in ("see", "own") for spec in all_tools())
+
+
+async def test_a_tool_whose_schema_has_a_dangling_ref_answers_a_tool_error() -> None:
+    """A federated tool's schema is checked with jsonschema; an unresolvable $ref once escaped as code 0."""
+    from deepr_mcp.gateway.spec import ToolSpec
+
+    async def handler(ctx: Any, arguments: Any) -> dict[str, Any]:
+        raise AssertionError("never reached: its arguments cannot be checked")
+
+    broken = ToolSpec(
+        name="up_broken",
+        description="An upstream tool with a broken schema.",
+        input_schema={"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}},
+        handler=handler,
+        upstream="up",
+    )
+    outcome = await Gateway(ToolRegistry([broken]), "proxy").invoke("ctx", "up_broken", {"a": 1})  # type: ignore[arg-type]
+    assert outcome.is_error and "inputSchema cannot be resolved" in outcome.text and "missing" in outcome.text

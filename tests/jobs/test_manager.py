@@ -287,3 +287,41 @@ async def test_an_answer_being_applied_is_not_put_to_a_connection_subscribing_me
     assert asked == ["b"]
     assert done.phase == CampaignPhase.COMPLETE
     assert [(d.decision, d.answered_by) for d in done.decisions] == [("approve_override", "b")]
+
+
+async def test_a_principal_with_a_long_queue_does_not_starve_another() -> None:
+    """One slot; principal a queues six campaigns, then b one: b runs next, not after all of a's."""
+    gate = anyio.Event()
+    rig = Rig(MemoryCampaignStore(), gate=gate)
+    order: list[str] = []  # whose campaign got the slot, in turn (an engine is made when a campaign runs)
+    make = rig.engine_for
+    rig.engine_for = lambda campaign: order.append(campaign.owner) or make(campaign)  # type: ignore[method-assign]
+
+    async def start_as(manager: JobManager, principal: str, i: int) -> Campaign:
+        return await manager.start(f"Question {i} of {principal}?", budget=1.0, provider="local", model="fake",
+                                   principal=principal)  # fmt: skip
+
+    async with running(rig, max_concurrent=1) as manager:
+        first = await start_as(manager, "a", 0)
+        await rig.until(first.id, "phase")  # a's first holds the slot (its step waits at the gate)
+        ours = [first, *[await start_as(manager, "a", i) for i in range(1, 6)]]
+        theirs = await start_as(manager, "b", 0)
+        gate.set()
+        done = [await rig.until(c.id) for c in [*ours, theirs]]
+    assert all(c.phase == CampaignPhase.COMPLETE for c in done)
+    assert order == ["a", "b", "a", "a", "a", "a", "a"], order
+
+
+async def test_a_principal_runs_at_most_its_share_of_the_slots() -> None:
+    gate = anyio.Event()
+    rig = Rig(MemoryCampaignStore(), gate=gate)
+    async with running(rig, max_concurrent=3, max_running_per_principal=1) as manager:
+        first = await start(manager)
+        await rig.until(first.id, "phase")  # running, its step held at the gate
+        ours = [first, await start(manager), await start(manager)]
+        other = await manager.start("Another's question?", budget=1.0, provider="local", model="fake", principal="b")
+        await rig.until(other.id, "phase")  # b gets an idle slot at once
+        assert [(await rig.store.get(c.id)).phase for c in ours[1:]] == [CampaignPhase.QUEUED] * 2
+        gate.set()
+        done = [await rig.until(c.id) for c in [*ours, other]]
+    assert all(c.phase == CampaignPhase.COMPLETE for c in done)

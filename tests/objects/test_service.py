@@ -130,3 +130,30 @@ async def test_a_result_over_the_owner_budget_is_previewed_not_an_internal_error
     objs = objects(per_owner=2000)
     answer = (await objs.finish(ctx(), q_tool, to_outcome(BIG))).structured
     assert answer["object"] is None and "per-owner limit" in answer["not_stored"]
+
+
+async def test_a_slice_never_sends_an_item_bigger_than_the_answer_limit() -> None:
+    """object_slice(ref, 0, 1) of a 3 MB item once returned it whole, twice (text and structured): 6 MB."""
+    objs = objects(threshold_bytes=1000)
+    huge = {"rows": [{"blob": "y" * 3_000_000}, {"small": 1}]}
+    ref = (await objs.finish(ctx(), q_tool, to_outcome(huge))).structured["object"]["ref"]
+    page = await objs.slice(ctx(), f"{ref}.rows", 0, 1)
+    assert len(page.text.encode()) < 2000 and len(json.dumps(page.structured).encode()) < 2000
+    assert page.structured["items"] == [] and page.structured["truncated"] is True
+    assert page.structured["item_too_big"]["read_with"] == f"object_get(ref='{ref}.rows[0]')"
+    assert page.structured["next_start"] == 1
+    rest = (await objs.slice(ctx(), f"{ref}.rows", page.structured["next_start"], None)).structured
+    assert rest["items"] == [{"small": 1}]
+    preview = (await objs.get(ctx(), f"{ref}.rows[0]")).structured
+    assert preview["truncated"] and len(json.dumps(preview).encode()) < 5000
+
+
+async def test_an_upstreams_huge_structured_content_is_previewed_even_beside_a_short_text() -> None:
+    """Only the text was measured: a 5 MB structuredContent beside 'ok' was forwarded whole."""
+    objs = objects(threshold_bytes=1000)
+    upstream = ToolOutcome(text="ok", structured={"blob": "z" * 5_000_000}, content=[{"type": "text", "text": "ok"}])
+    answer = await objs.finish(ctx(), q_tool, upstream)
+    assert answer.content is None and answer.structured is not None and answer.structured["truncated"] is True
+    assert len(json.dumps(answer.structured).encode()) < 5000 and len(answer.text.encode()) < 5000
+    ref = answer.structured["object"]["ref"]
+    assert (await objs.slice(ctx(), f"{ref}.blob", 0, 10)).structured["items"] == "z" * 10

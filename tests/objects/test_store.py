@@ -39,3 +39,19 @@ async def test_an_owner_over_its_limit_loses_its_own_oldest_only() -> None:
     assert await store.get("bob", bobs.id) is not None
     with pytest.raises(ValueError, match="over the per-owner limit"):
         await store.put("alice", "x", 5000)
+
+
+async def test_all_owners_together_stay_under_the_total_and_the_biggest_holder_pays() -> None:
+    """Per-owner limits alone let 40 OAuth subjects x 2 MB all stay stored: the total is bounded too."""
+    store = MemoryObjectStore(ttl_s=600, max_bytes_per_owner=2000, max_total_bytes=3000, clock=Clock())
+    for i in range(40):
+        await store.put(f"subject-{i}", "x", 900)
+    assert sum(store._bytes.values()) <= 3000 and len(store) == 3
+    quiet = await store.put("quiet", "q", 900)
+    flood = [await store.put("flooder", i, 900) for i in range(2)]
+    assert sum(store._bytes.values()) <= 3000
+    newest = await store.put("flooder", "new", 900)  # the flooder holds the most: its own oldest goes
+    assert await store.get("quiet", quiet.id) is not None
+    assert await store.get("flooder", flood[0].id) is None and await store.get("flooder", newest.id) is not None
+    with pytest.raises(ValueError, match="over the total limit"):
+        await MemoryObjectStore(ttl_s=600, max_bytes_per_owner=5000, max_total_bytes=3000).put("a", "x", 4000)

@@ -95,6 +95,18 @@ async def test_visible_to_shows_own_shared_and_everyone_campaigns(store: Campaig
     assert (await store.list(visible_to="nobody"))[1] == 1  # only the one shared with everyone
 
 
+async def test_owner_counts_only_that_principals_own_campaigns(store: CampaignStore) -> None:
+    mine = [await store.create(made(owner="ann")) for _ in range(2)]
+    await store.create(made(owner="bob", shared_with=["ann"]))  # shared with ann, but not hers
+    await store.create(made(owner="annie"))
+    done = mine[0].model_copy(update={"phase": CampaignPhase.COMPLETE})
+    await store.save(done)
+    assert (await store.list(owner="ann", limit=0)) == ([], 2)  # a count without records
+    open_phases = [p for p in CampaignPhase if p != CampaignPhase.COMPLETE]
+    listed, total = await store.list(owner="ann", phases=open_phases)
+    assert total == 1 and [c.id for c in listed] == [mine[1].id]
+
+
 async def test_delete_removes_the_record_and_its_listing(store: CampaignStore) -> None:
     keep, gone = await store.create(made()), await store.create(made())
     await store.delete(gone.id)

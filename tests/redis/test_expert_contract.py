@@ -54,12 +54,62 @@ async def test_a_stale_save_is_refused_and_changes_nothing(store: ExpertStore) -
 
 async def test_names_are_unique_and_checked(store: ExpertStore) -> None:
     await store.create("Cables", "")
-    with pytest.raises(Conflict, match="already exists"):
+    with pytest.raises(Conflict, match="you already have an expert named 'Cables'"):
         await store.create("Cables", "again")
     for bad in ("x", "a" * 81, "semi;colon", "<script>"):
         with pytest.raises(InvalidInput, match="2-80 letters"):
             await store.create(bad, "")
     assert len(await store.list()) == 1
+
+
+async def test_names_are_unique_per_owner_only(store: ExpertStore) -> None:
+    mine = await store.create("Cables", "", owner="alice")
+    theirs = await store.create("Cables", "", owner="bob")
+    assert mine.id != theirs.id
+    with pytest.raises(Conflict, match="you already have an expert named 'Cables'"):
+        await store.create("Cables", "again", owner="alice")
+    await store.delete(mine.id)
+    again = await store.create("Cables", "after the delete", owner="alice")
+    assert {e.id for e in await store.list()} == {theirs.id, again.id}
+
+
+def test_sqlite_names_from_before_owners_keep_their_owner(tmp_path: Path) -> None:
+    """A store written when names were unique server-wide: its names become their owner's."""
+    import sqlite3
+
+    path = tmp_path / "experts.db"
+    old = Expert(name="Cables", description="", owner="alice", version=1)
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE experts (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, record TEXT NOT NULL)")
+        db.execute("INSERT INTO experts VALUES (?, ?, ?)", (old.id, old.name, old.model_dump_json()))
+    store = SqliteExpertStore(path)
+    try:
+
+        async def check() -> None:
+            with pytest.raises(Conflict, match="you already have"):
+                await store.create("Cables", "", owner="alice")
+            await store.create("Cables", "", owner="bob")
+            assert sorted(e.owner for e in await store.list()) == ["alice", "bob"]
+
+        anyio.run(check)
+    finally:
+        store.close()
+
+
+async def test_redis_names_from_before_owners_keep_their_owner(redis_server: object) -> None:
+    url = redis_server.url  # type: ignore[attr-defined]
+    client = await open_checked(url, None, "deepr:")
+    old = Expert(name="Cables", description="", owner="alice", version=1)
+    await client.hset(f"deepr:expert:{old.id}", mapping={"version": "1", "record": old.model_dump_json()})
+    await client.hset("deepr:expert-names", "Cables", old.id)  # the bare name, as indexed before
+    store = RedisExpertStore(client, url=url)
+    with pytest.raises(Conflict, match="you already have"):
+        await store.create("Cables", "", owner="alice")
+    theirs = await store.create("Cables", "", owner="bob")
+    await store.delete(old.id)
+    assert not await client.hexists("deepr:expert-names", "Cables")
+    assert [e.id for e in await store.list()] == [theirs.id]
+    await client.aclose()
 
 
 async def test_unknown_ids_are_not_found(store: ExpertStore) -> None:

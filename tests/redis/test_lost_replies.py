@@ -215,7 +215,7 @@ async def test_replaying_the_same_write_through_the_real_scripts_answers_success
         experts._save = _replayed(experts._save)
         expert = await experts.create("Cables", "")
         assert (await experts.save(expert, expected_version=1)).version == 2 == (await experts.get(expert.id)).version
-        with pytest.raises(Conflict, match="already exists"):  # another create of that name is still refused
+        with pytest.raises(Conflict, match="you already have an expert named"):  # another create is still refused
             await experts.create("Cables", "again")
     finally:
         await client.aclose()

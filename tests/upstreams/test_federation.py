@@ -237,3 +237,22 @@ async def test_a_client_that_gives_up_cancels_the_upstream_call_too(empty_data_d
             await client.call_tool("fx_slow", {"seconds": 45}, read_timeout_seconds=1)
         await until(lambda: (marks / "cancelled-45").exists(), "the cancel travelled on to the upstream")
         assert structured(await client.call_tool("fx_echo", {"text": "next"})) == {"echo": "next"}
+
+
+async def test_full_mode_tools_list_is_paged_with_next_cursor(empty_data_dir: Path) -> None:
+    """A federated catalogue of 1,200 tools: pages of 500 with nextCursor, every tool once; a bad cursor is -32602."""
+    async with federated(empty_data_dir, fixture_upstream("big", "--tools", "1200"), mode="full") as (client, _):
+        names: list[str] = []
+        cursor: str | None = None
+        pages = 0
+        while True:
+            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            assert len(page.tools) <= 500
+            names += [t.name for t in page.tools]
+            pages += 1
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert pages >= 3 and len(names) == len(set(names)) and sum(n.startswith("big") for n in names) >= 1200
+        with pytest.raises(MCPError, match="invalid cursor"):
+            await client.list_tools(cursor="nope", cache_mode="bypass")
