@@ -23,10 +23,12 @@ from deepr_mcp.app.surface import Surface
 from deepr_mcp.auth.access import Access
 from deepr_mcp.config import Settings
 from deepr_mcp.elicitation.handler import ElicitationHandler
+from deepr_mcp.embedding import shared_embedder
 from deepr_mcp.experts.feeding import FeedExperts
 from deepr_mcp.experts.store import ExpertStore, SqliteExpertStore
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.gateway.vectors import ToolVectors
 from deepr_mcp.jobs.background import contained
 from deepr_mcp.jobs.campaigns import Campaigns, CorpusNotEmpty, Spawn, finish_deletions
 from deepr_mcp.jobs.engines import Engines, WebAccess
@@ -105,10 +107,13 @@ class Root:
         for follower in self.followers:
             background.start_soon(follower.run)
         await self._open_jobs(stack, contained(background.start_soon), web_http)
+        # Passages added before a restart, by the CLI or by another replica get their vectors here.
+        contained(background.start_soon)(self.engines.embedding.run)
 
     def _open_stores(self, stack: AsyncExitStack) -> None:
         settings = self.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self._open_tool_vectors(stack)
         if settings.store.url is None:  # else _open_shared opens the shared stores and lease
             self.store: CampaignStore = SqliteCampaignStore(settings.data_dir / "campaigns.db")
             stack.callback(self.store.close)
@@ -123,6 +128,15 @@ class Root:
             max_files=settings.sandbox.max_files,
             max_depth=settings.sandbox.max_depth,
         )
+
+    def _open_tool_vectors(self, stack: AsyncExitStack) -> None:
+        """tool_search by meaning too: the shared embedder over every tool, embedded in the background."""
+        embedder = shared_embedder(self.settings.research.embedder)
+        if embedder.dimensions <= 0:
+            return
+        vectors = ToolVectors(embedder, self.settings.data_dir / "tool-vectors")
+        self.registry.use_vectors(vectors)
+        stack.callback(vectors.close)
 
     async def _open_shared(self, stack: AsyncExitStack) -> None:
         """With ``store.url``: campaigns, experts, leases and the corpus and sandbox logs in Redis, shared by
