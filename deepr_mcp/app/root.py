@@ -161,7 +161,11 @@ class Root:
         self.experts = RedisExpertStore(client, url=store.url)
         limits = self.settings.objects  # an @obj_ reference made on one replica resolves on every one
         self.objects.store = RedisObjectStore(
-            client, url=store.url, ttl_s=limits.ttl_s, max_bytes_per_owner=limits.max_bytes_per_owner
+            client,
+            url=store.url,
+            ttl_s=limits.ttl_s,
+            max_bytes_per_owner=limits.max_bytes_per_owner,
+            max_total_bytes=limits.max_total_bytes,
         )
         self.corpus.share()  # each replica keeps its own index; adds and removals travel through the log
         self.followers.append(
@@ -227,6 +231,7 @@ class Root:
         )
         if self.settings.upstreams:
             self.gateway.prepare = self.upstreams.prepare
+            self.gateway.upstream_status = self.upstreams
         self.sources = make_sources(self.settings.research.sources, self.upstreams)
 
     async def _open_jobs(self, stack: AsyncExitStack, spawn: Spawn, web_http: aiohttp.ClientSession | None) -> None:
