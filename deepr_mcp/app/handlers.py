@@ -19,8 +19,8 @@ from deepr_mcp.app.resources import ResourceHandlers
 from deepr_mcp.app.surface import Surface
 from deepr_mcp.app.tasks import Tasks
 from deepr_mcp.app.wire import to_call_result, to_mcp_tool
-from deepr_mcp.apps import CampaignApp
 from deepr_mcp.auth.principals import principal_of
+from deepr_mcp.dashboard import CampaignApp
 from deepr_mcp.elicitation.inline import input_required
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.tools.context import ToolContext

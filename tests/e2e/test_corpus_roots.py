@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.support import call, connect, server_env, text_of
+from tests.clients import call, connect, text_of
+from tests.servers import server_env
 
 DOC = "# Harbour notes\n\nThe {word} tide table is checked before every crossing.\n"
 
