@@ -101,6 +101,9 @@ class ToolSpec:
     handles_objects: bool = field(default=False, compare=False)
     """The tool works on stored objects itself (``object_get``): its arguments' ``@obj_`` references
     are passed as written and its results are never moved to the object store."""
+    whole: bool = field(default=False, compare=False)
+    """The result is always answered whole, never as a stored object's preview: the campaign dashboard
+    renders it as it comes (a campaign's sources and report, bounded by the campaign's own limits)."""
 
     meta: dict[str, Any] | None = field(default=None, compare=False)
     """The tool's ``_meta`` in ``tools/list`` (MCP Apps: ``{"ui": {"resourceUri": ..., "visibility": ...}}``)."""
@@ -157,6 +160,7 @@ def define_tool(
     idempotent: bool | None = None,
     open_world: bool = False,
     handles_objects: bool = False,
+    whole: bool = False,
 ) -> Callable[[Callable[[Any, InputT], Awaitable[Any]]], ToolSpec]:
     """Decorate ``async def handler(ctx, args: InputModel)`` and return its ``ToolSpec``.
 
@@ -192,6 +196,7 @@ def define_tool(
                 open_world=open_world,
             ),
             handles_objects=handles_objects,
+            whole=whole,
         )
 
     return decorate

@@ -56,7 +56,7 @@ class Objects:
 
     def output_schema(self, spec: ToolSpec) -> dict[str, Any] | None:
         """What ``tools/list`` may claim for ``spec``: its results can be previews (``finish``)."""
-        if spec.output_schema is None or spec.handles_objects:
+        if spec.output_schema is None or spec.handles_objects or spec.whole:
             return spec.output_schema
         key = id(spec.output_schema)
         if key not in self._claims:  # the schema object is kept in the entry, so its id stays its own
@@ -70,7 +70,7 @@ class Objects:
 
         Both are measured: an upstream may answer a short text beside a huge ``structuredContent``.
         """
-        if outcome.is_error or spec.handles_objects:
+        if outcome.is_error or spec.handles_objects or spec.whole:
             return outcome
         size = 0 if len(outcome.text) * 4 <= self.threshold_bytes else len(outcome.text.encode())
         if outcome.structured is not None and outcome.content is not None:  # an upstream's: measured apart

@@ -193,6 +193,7 @@ async def campaign_beliefs(ctx: ToolContext, args: CampaignRef) -> dict[str, Any
     category="campaign",
     scope="read",
     read_only=True,
+    whole=True,
 )
 async def campaign_report(ctx: ToolContext, args: CampaignRef) -> str:
     return views.report_text(await ctx.services.store.get(args.campaign_id))
@@ -205,6 +206,7 @@ async def campaign_report(ctx: ToolContext, args: CampaignRef) -> str:
     category="campaign",
     scope="read",
     read_only=True,
+    whole=True,
 )
 async def campaign_sources(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
     return views.sources_view(await ctx.services.store.get(args.campaign_id))
