@@ -18,12 +18,16 @@ from tests.campaigns import QUESTION, SLOW, follow, pause
 from tests.clients import Recorder, call, connect, structured, text_of
 from tests.servers import config_env, http_server
 
+TWO_PARTS = "Why did the first transatlantic telegraph cable fail, and how are cable faults repaired today?"
+"""Two asks, so the campaign spends two steps executing (a one-part question spends one, which a follower
+on a loaded machine can sleep through)."""
+
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 @pytest.mark.parametrize("transport", ["inproc", "stdio", "http"])
 async def test_start_follow_and_read_a_campaign(transport: str, era: str, data_dir: Path) -> None:
-    async with connect(transport, era, data_dir, config=SLOW) as client:
-        started = await call(client, "campaign_start", {"question": QUESTION, "budget": 0.5})
+    async with connect(transport, era, data_dir, config={"jobs": {"step_delay_s": 0.3}}) as client:
+        started = await call(client, "campaign_start", {"question": TWO_PARTS, "budget": 0.5})
         cid = started["campaign_id"]
         assert started["resources"]["status"] == f"deepr://campaigns/{cid}/status"
         answers = await follow(client, cid)
@@ -34,7 +38,7 @@ async def test_start_follow_and_read_a_campaign(transport: str, era: str, data_d
 
         report = await client.call_tool("tool_call", {"name": "campaign_report", "arguments": {"campaign_id": cid}})
         text = text_of(report)
-        assert text.startswith(f"# Research report: {QUESTION}") and "## Sources" in text
+        assert text.startswith(f"# Research report: {TWO_PARTS}") and "## Sources" in text
         assert re.search(r"\[\d+\]", text)
 
         status = await client.read_resource(f"deepr://campaigns/{cid}/status")

@@ -10,7 +10,7 @@ so far take part in the semantic list: a corpus still being embedded ranks by wo
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Final, Literal, Protocol, TypeVar, get_args
 
@@ -45,6 +45,8 @@ class VectorCorpus(Protocol):
 
     def nearest(self, model: str, vector: object, limit: int) -> Sequence[Ranked]: ...
 
+    def vectors_of(self, model: str, passage_ids: Sequence[str]) -> Mapping[str, object]: ...
+
 
 def check_mode(mode: str) -> Mode:
     if mode not in MODES:
@@ -57,12 +59,16 @@ def mode_from_env(default: str = "hybrid") -> Mode:
     return check_mode(os.environ.get("DEEPR_RESEARCH_RETRIEVAL", default).strip().lower() or default)
 
 
-def fuse(rankings: Sequence[Sequence[P]], limit: int, k: int = RRF_K) -> list[P]:
-    """Reciprocal rank fusion of several rankings; each passage's score becomes its fused score."""
+def fuse(rankings: Sequence[Sequence[P | None]], limit: int, k: int = RRF_K) -> list[P]:
+    """Reciprocal rank fusion of several rankings; each passage's score becomes its fused score.
+
+    ``None`` holds a rank without giving it to anyone (see ``HybridSearch.stand_ins``)."""
     scores: dict[str, float] = {}
     first: dict[str, P] = {}
     for ranking in rankings:
         for rank, passage in enumerate(ranking, start=1):
+            if passage is None:
+                continue
             scores[passage.id] = scores.get(passage.id, 0.0) + 1.0 / (k + rank)
             first.setdefault(passage.id, passage)
     order = sorted(scores, key=lambda pid: -scores[pid])[:limit]
@@ -99,6 +105,16 @@ class HybridSearch:
             rankings += [self.corpus.search(q, depth) for q in queries]
         if mode != "lexical":
             rankings += self.semantic(queries, depth)
+        if mode == "hybrid" and self.semantic_enabled:
+            rankings += self.stand_ins(rankings[: len(queries)])
         if len(rankings) == 1:
             return list(rankings[0][:limit])
         return fuse(rankings, limit)
+
+    def stand_ins(self, lexical: Sequence[Sequence[Ranked]]) -> list[list[Ranked | None]]:
+        """A passage with no vector yet (just added, embedding in the background) has no place among the
+        nearest; its word rank stands in for that missing rank, so fusion does not sink new documents
+        under older ones that are found both ways."""
+        ids = list(dict.fromkeys(p.id for ranking in lexical for p in ranking))
+        embedded = set(self.corpus.vectors_of(self.embedder.name, ids)) if ids else set()
+        return [[None if p.id in embedded else p for p in ranking] for ranking in lexical]
