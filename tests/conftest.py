@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.config import Settings
-from tests.support import with_sample
+from tests.samples import with_sample
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -119,6 +119,34 @@ def test_research_imports_only_go_down_its_pipeline() -> None:
     assert upward == []
 
 
+JOBS_MAY_IMPORT_FROM_MCP = {"mcp.server.subscriptions"}
+"""The use cases know no MCP wire types: of the SDK, jobs/ uses only the subscription bus seam (a Protocol
+with an in-memory default); the wire mapping lives in transports/ and app/."""
+
+
+def outside_imports(path: Path) -> set[str]:
+    """Every module ``path`` imports by absolute name (``import x.y`` and ``from x.y import z``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_jobs_know_no_mcp_wire_types() -> None:
+    jobs = {name: path for name, path in modules().items() if name.startswith("deepr_mcp.jobs.")}
+    assert len(jobs) > 10  # the walk found jobs/
+    wire = sorted(
+        f"{name} imports {target}"
+        for name, path in jobs.items()
+        for target in outside_imports(path)
+        if target.split(".")[0] in ("mcp", "mcp_types") and target not in JOBS_MAY_IMPORT_FROM_MCP
+    )
+    assert wire == []
+
+
 def test_no_module_is_over_the_size_limit() -> None:
     sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in modules().items()}
     over = {name for name, n in sizes.items() if n > MAX_MODULE_LINES}

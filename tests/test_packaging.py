@@ -47,7 +47,7 @@ def test_the_wheel_carries_the_run_time_files_and_complete_metadata(wheel: Path)
         info = f"deepr_mcp-{__version__}.dist-info"
         metadata = email.message_from_bytes(archive.read(f"{info}/METADATA"))
         entry_points = archive.read(f"{info}/entry_points.txt").decode()
-    assert {"deepr_mcp/apps/campaign.html", "deepr_mcp/py.typed", f"{info}/licenses/LICENSE"} <= names
+    assert {"deepr_mcp/dashboard/campaign.html", "deepr_mcp/py.typed", f"{info}/licenses/LICENSE"} <= names
     assert any(n.startswith("deepr_mcp/data/samples/cables/") and n.endswith(".md") for n in names)
     assert not any(n.split("/")[0] in ("tests", "bench", "ui", "scripts") for n in names)
     assert metadata["Name"] == "deepr-mcp" and metadata["Version"] == __version__

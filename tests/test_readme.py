@@ -49,7 +49,7 @@ PLACEHOLDER = re.compile(r"\[|\]|\.\.\.|…|\bPATH\b|\bHOST\b|\$TOKEN|sk-")
 SKIPPED = {
     "bash scripts/test.sh": "the test command itself",
     "bash scripts/demo.sh": "tests/cli/test_demo.py runs the demo",
-    "redis-server": "starts a Redis server (tests/stores start their own on a free port)",
+    "redis-server": "starts a Redis server (tests/redis start their own on a free port)",
     "claude": "Claude Code's CLI, not part of this project",
     "uvx --from dist/": "needs the built wheel and downloads the dependencies from PyPI (tried by hand)",
     "docker ": "needs a Docker engine; tests/test_container.py checks the Dockerfile and compose file",

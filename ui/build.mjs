@@ -1,6 +1,6 @@
 // Builds the view and writes it into the Python package with the hash of the sources it came from,
-// so a test (tests/apps/test_view_build.py) can tell when the committed HTML is out of date.
-//   npm run build            write ../deepr_mcp/apps/campaign.html
+// so a test (tests/dashboard/test_view_build.py) can tell when the committed HTML is out of date.
+//   npm run build            write ../deepr_mcp/dashboard/campaign.html
 //   npm run build -- --out F write it to F instead (the browser tests compare the two)
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -31,7 +31,7 @@ export function sourceHash() {
 }
 
 const outArg = process.argv.indexOf("--out");
-const out = outArg > 0 ? process.argv[outArg + 1] : join(here, "..", "deepr_mcp", "apps", "campaign.html");
+const out = outArg > 0 ? process.argv[outArg + 1] : join(here, "..", "deepr_mcp", "dashboard", "campaign.html");
 await build({ configFile: join(here, "vite.config.mjs") });
 const html = readFileSync(join(here, "dist", "view", "campaign.html"), "utf8");
 const stamped = html.replace(

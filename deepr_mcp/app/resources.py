@@ -20,9 +20,9 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from deepr_mcp.app.connections import connection_id, connection_of, is_modern
 from deepr_mcp.app.surface import Surface
-from deepr_mcp.apps import MIME_TYPE, UI_URI, campaign_html, resource_meta
 from deepr_mcp.auth.access import require_scope, visible_to
 from deepr_mcp.auth.principals import principal_of
+from deepr_mcp.dashboard import MIME_TYPE, UI_URI, campaign_html, resource_meta
 from deepr_mcp.errors import DeeprError, InvalidInput, NotFound
 from deepr_mcp.experts.models import Expert
 from deepr_mcp.jobs import views

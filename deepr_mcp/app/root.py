@@ -92,6 +92,12 @@ class Root:
             self.state = "closed"
             await self._stack.__aexit__(exc_type, exc, tb)
 
+    async def ready(self) -> Surface:
+        """The handlers' view, once open (``build_server`` takes an open root or an ``Opening``)."""
+        if self.state != "open":
+            raise RuntimeError(f"the composition root is {self.state}; serve it once it is open")
+        return self.surface
+
     async def _open(self, stack: AsyncExitStack) -> None:
         """Open in dependency order (stores, fan-out, outbound HTTP, jobs); ``stack`` closes in reverse."""
         self._open_stores(stack)
@@ -145,12 +151,12 @@ class Root:
         self.followers: list[Follower] = []
         if store.url is None:
             return
-        from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
-        from deepr_mcp.stores.redis_client import open_checked
-        from deepr_mcp.stores.redis_experts import RedisExpertStore
-        from deepr_mcp.stores.redis_lease import RedisLease
-        from deepr_mcp.stores.redis_log import RedisChangeLog
-        from deepr_mcp.stores.redis_objects import RedisObjectStore
+        from deepr_mcp.redis.campaigns import RedisCampaignStore
+        from deepr_mcp.redis.client import open_checked
+        from deepr_mcp.redis.experts import RedisExpertStore
+        from deepr_mcp.redis.lease import RedisLease
+        from deepr_mcp.redis.log import RedisChangeLog
+        from deepr_mcp.redis.objects import RedisObjectStore
 
         password = store.password.get_secret_value() if store.password else None
         client = await open_checked(store.url, password, "deepr:")
@@ -182,7 +188,7 @@ class Root:
         """The bus, and its listeners: the Notifier (pushes) and the campaign feed (waiters)."""
         self.bus: SubscriptionBus = InMemorySubscriptionBus()
         if self.settings.store.url is not None:  # every replica's changes reach this one's subscribers
-            from deepr_mcp.stores.redis_bus import RedisSubscriptionBus
+            from deepr_mcp.redis.bus import RedisSubscriptionBus
 
             url = self.settings.store.url
             self.bus = await stack.enter_async_context(RedisSubscriptionBus(self._shared_client, url=url))
@@ -197,7 +203,7 @@ class Root:
         )
         count = self.notifier.subscriber_count
         if self.settings.store.url is not None:  # status reports every live replica's subscribers
-            from deepr_mcp.stores.redis_counts import ClusterCounts
+            from deepr_mcp.redis.counts import ClusterCounts
 
             cluster = await stack.enter_async_context(
                 ClusterCounts(

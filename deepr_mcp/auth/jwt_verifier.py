@@ -16,7 +16,7 @@ from mcp.server.auth.provider import AccessToken
 
 from deepr_mcp.auth.jwks import JwksCache, JwksUnavailable
 from deepr_mcp.auth.principals import oauth_name
-from deepr_mcp.auth.settings import OAuthSettings
+from deepr_mcp.config.auth import OAuthSettings
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from mcp.server.auth.routes import build_resource_metadata_url, create_protected
 from pydantic import AnyHttpUrl
 from starlette.routing import Route
 
-from deepr_mcp.auth.settings import SCOPES, OAuthSettings
+from deepr_mcp.config.auth import SCOPES, OAuthSettings
 
 WELL_KNOWN_PATH = "/.well-known/oauth-protected-resource"
 

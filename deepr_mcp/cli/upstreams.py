@@ -17,7 +17,7 @@ from deepr_mcp.cli.args import settings_for
 from deepr_mcp.errors import NotFound
 
 if TYPE_CHECKING:
-    from deepr_mcp.upstreams.settings import UpstreamSettings
+    from deepr_mcp.config.upstreams import UpstreamSettings
 
 __all__ = ["add_upstreams_parser", "cmd_upstreams"]
 

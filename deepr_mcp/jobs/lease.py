@@ -3,7 +3,7 @@
 Today one process runs every campaign, so the embedded lease is a lock per campaign id; a
 second runner (a resume racing the end of a pause, say) waits for the first to let go and
 then finds the record as the first left it. With several replicas the same seam is a lease with
-a heartbeat and a fencing token in the shared store (``stores/redis_lease.py``).
+a heartbeat and a fencing token in the shared store (``redis/lease.py``).
 """
 
 from __future__ import annotations

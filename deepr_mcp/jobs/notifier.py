@@ -14,10 +14,10 @@ scope of their own (it was half a writer's CPU per notification). 2026-07-28 cli
 same events through the SDK's ``ListenHandler``.
 
 Each update is built and serialised once: ``mark`` makes one ``Update`` per URI per publish,
-shared by every subscriber it reaches, and its ``message`` (a ``PreparedNotification``) carries
-its JSON text already made, which the SDK transports write as is (``transports/push.py`` writes it
-onto a connection's stream). Its ``_meta`` is the same for every subscriber: the subscriber count
-and publish time are taken at publish, not per send.
+shared by every subscriber it reaches; the transport makes its wire forms (the JSON-RPC
+notification, an SSE frame) once, on the first send that needs each, and keeps them on it
+(``transports/push.py``), so this module knows no MCP wire types. Its ``_meta`` is the same for
+every subscriber: the subscriber count and publish time are taken at publish, not per send.
 
 It is pure fan-out: it learns what changed from the subscription bus (``jobs/feed.py``
 announces there) and knows nothing of campaigns; waiters follow the feed, not the Notifier.
@@ -36,8 +36,6 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent, SubscriptionBus
-from mcp_types import JSONRPCNotification
-from pydantic import PrivateAttr
 
 from deepr_mcp.errors import InvalidInput
 
@@ -45,60 +43,29 @@ logger = logging.getLogger(__name__)
 
 META_COUNT = "deepr/subscriberCount"
 META_AT = "deepr/publishedAt"
-UPDATED = "notifications/resources/updated"
-WIRE_DUMP = {"by_alias": True, "exclude_unset": True}
 SLICE_S = 0.005
 """A writer yields to the event loop after sending this long: a send that completes without
 waiting (a socket write) never yields by itself, and 1,000 of them would hold the loop ~50 ms."""
-"""How every SDK transport serialises an outgoing message (stdio, streamable HTTP, legacy SSE)."""
-
-
-class PreparedNotification(JSONRPCNotification):
-    """A JSON-RPC notification whose wire text is made once and then reused for every subscriber.
-
-    The SDK transports frame ``message.model_dump_json(by_alias=True, exclude_unset=True)``; for
-    exactly that call this returns the stored text (made by that same call at construction), so
-    the framing stays the SDK's and only the per-subscriber serialisation goes.
-    """
-
-    _wire: str = PrivateAttr(default="")
-
-    @classmethod
-    def build(cls, method: str, params: dict[str, Any]) -> PreparedNotification:
-        message = cls(jsonrpc="2.0", method=method, params=params)
-        message._wire = JSONRPCNotification.model_dump_json(message, **WIRE_DUMP)
-        return message
-
-    def model_dump_json(self, **kwargs: Any) -> str:  # type: ignore[override]
-        if kwargs == WIRE_DUMP and self._wire:
-            return self._wire
-        return super().model_dump_json(**kwargs)
 
 
 class Update:
     """One publish of one URI, shared by every subscriber it reaches (and kept by coalescing)."""
 
-    __slots__ = ("_message", "count", "frame", "published_at", "uri")
+    __slots__ = ("count", "frame", "message", "published_at", "uri")
 
     def __init__(self, uri: str, published_at: str, count: int) -> None:
         self.uri = uri
         self.published_at = published_at
         self.count = count
-        self._message: PreparedNotification | None = None
+        self.message: Any = None
+        """The transport's ``notifications/resources/updated`` for this update, made by the first send
+        that needs it, then shared (``transports/push.py``: ``prepared``)."""
         self.frame: Any = None
-        """A transport's wire form of ``message``, made by the first send that needs it, then shared
-        (``transports/push.py``: the SSE body message for a GET event stream)."""
+        """The same as an SSE body message for a GET event stream, made once too (``transports/push.py``)."""
 
     @property
     def meta(self) -> dict[str, Any]:
         return {META_COUNT: self.count, META_AT: self.published_at}
-
-    @property
-    def message(self) -> PreparedNotification:
-        """The ``notifications/resources/updated`` for this update, built and serialised on first use only."""
-        if self._message is None:
-            self._message = PreparedNotification.build(UPDATED, {"uri": self.uri, "_meta": self.meta})
-        return self._message
 
 
 SendUpdate = Callable[[Update], Awaitable[None]]

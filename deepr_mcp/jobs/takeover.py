@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 
 @runtime_checkable
 class ClaimingLease(Protocol):
-    """A lease several replicas share (``stores/redis_lease.py``): claimable without waiting, and losable."""
+    """A lease several replicas share (``redis/lease.py``): claimable without waiting, and losable."""
 
     lease_s: float
 

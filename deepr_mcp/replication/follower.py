@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 
 class ChangeLog(Protocol):
-    """An append-only log every replica reads in the same order (a Redis stream in ``stores``)."""
+    """An append-only log every replica reads in the same order (a Redis stream in ``deepr_mcp/redis``)."""
 
     async def append(self, change: str) -> str:
         """Append one change (JSON); returns its entry id."""

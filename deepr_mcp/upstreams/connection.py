@@ -25,10 +25,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND
 
 from deepr_mcp import __version__
+from deepr_mcp.config.upstreams import UpstreamSettings
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.upstreams.breaker import CircuitBreaker
 from deepr_mcp.upstreams.errors import UpstreamError, UpstreamTimeout, UpstreamUnavailable, explain
-from deepr_mcp.upstreams.settings import UpstreamSettings
 from deepr_mcp.upstreams.stdio import OVERSIZED
 from deepr_mcp.upstreams.transport import StderrLog, open_transport
 

@@ -18,11 +18,11 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from deepr_mcp.config.upstreams import UpstreamSettings
 from deepr_mcp.errors import DeeprError, NotFound
 from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.upstreams.catalogue import DENIED, UpstreamCatalogue
 from deepr_mcp.upstreams.connection import UpstreamConnection
-from deepr_mcp.upstreams.settings import UpstreamSettings
 
 __all__ = ["Upstreams"]
 

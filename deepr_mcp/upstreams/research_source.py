@@ -17,12 +17,12 @@ from typing import Any
 
 import mcp_types as types
 
+from deepr_mcp.config.upstreams import ResearchSourceSettings
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.engine import PASSAGE_MAX_CHARS
 from deepr_mcp.research.passage import Passage
 from deepr_mcp.upstreams.errors import UpstreamError
 from deepr_mcp.upstreams.pool import Upstreams
-from deepr_mcp.upstreams.settings import ResearchSourceSettings
 
 __all__ = ["UpstreamSource", "items_of", "make_sources"]
 

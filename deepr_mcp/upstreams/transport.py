@@ -19,8 +19,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
+from deepr_mcp.config.upstreams import UpstreamSettings
 from deepr_mcp.upstreams.http_limit import LimitedTransport
-from deepr_mcp.upstreams.settings import UpstreamSettings
 from deepr_mcp.upstreams.stdio import bounded_stdio_client
 
 __all__ = ["StderrLog", "open_transport"]

@@ -11,16 +11,9 @@ import pytest
 
 from deepr_mcp.auth.verifiers import sha256_hex
 from deepr_mcp.config import Settings
-from tests.support import (
-    as_principal,
-    call,
-    http_server,
-    inprocess_http,
-    inprocess_services,
-    principal_server,
-    principal_token,
-    server_env,
-)
+from tests.clients import call
+from tests.principals import as_principal, principal_server, principal_token
+from tests.servers import http_server, inprocess_http, inprocess_services, server_env
 
 ACCEPT = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 INIT = {

@@ -7,7 +7,7 @@ import anyio.lowlevel
 import pytest
 
 from deepr_mcp.auth.jwks import JwksCache, JwksUnavailable, parse_jwks
-from tests.support import Issuer, oauth_issuer
+from tests.auth.issuer import Issuer, oauth_issuer
 
 
 class Clock:

@@ -11,8 +11,8 @@ import jwt
 import pytest
 
 from deepr_mcp.auth.jwt_verifier import JwtVerifier
-from deepr_mcp.auth.settings import OAuthSettings
-from tests.support import Issuer, oauth_issuer
+from deepr_mcp.config.auth import OAuthSettings
+from tests.auth.issuer import Issuer, oauth_issuer
 
 
 def verifier(issuer: Issuer, **fields: Any) -> JwtVerifier:

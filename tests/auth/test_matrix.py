@@ -1,7 +1,7 @@
 """The principals matrix: five principals x eleven actions over real HTTP, asserted and printed.
 
 ``python -m tests.auth.test_matrix`` prints the table (markdown) to paste; the test asserts it.
-Cast (tests/support.py ``PRINCIPAL_SCOPES``): reader {read}, researcher {read, research} (owns
+Cast (tests/principals.py ``PRINCIPAL_SCOPES``): reader {read}, researcher {read, research} (owns
 the campaigns and shares them with reader and approver), approver {read, approve}, admin
 {read, admin}, other {read, research} (a second researcher nothing is shared with).
 
@@ -21,17 +21,10 @@ import anyio
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.support import (
-    PRINCIPAL_SCOPES,
-    QUESTION,
-    TINY_BUDGET,
-    as_principal,
-    attempt,
-    call,
-    fake_llm,
-    priced,
-    principal_server,
-)
+from tests.campaigns import QUESTION, TINY_BUDGET, priced
+from tests.clients import attempt, call
+from tests.fake_llm import fake_llm
+from tests.principals import PRINCIPAL_SCOPES, as_principal, principal_server
 
 ACTIONS = [
     "list",

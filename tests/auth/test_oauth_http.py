@@ -25,17 +25,12 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from deepr_mcp.config import Settings
+from deepr_mcp.errors import InvalidInput
 from deepr_mcp.transports.http import check_bind
-from tests.support import (
-    ERAS,
-    QUESTION,
-    Issuer,
-    http_server,
-    inprocess_http,
-    inprocess_services,
-    oauth_issuer,
-    structured,
-)
+from tests.auth.issuer import Issuer, oauth_issuer
+from tests.campaigns import QUESTION
+from tests.clients import ERAS, structured
+from tests.servers import http_server, inprocess_http, inprocess_services
 
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INITIALIZE = {
@@ -148,7 +143,7 @@ async def test_a_jwt_naming_a_configured_principal_is_not_that_principal(
 ) -> None:
     """Static principals (and local, the stdio user) and OAuth subjects live in different namespaces."""
     from deepr_mcp.jobs.request import campaign_request
-    from tests.support import inprocess_http, inprocess_services
+    from tests.servers import inprocess_http, inprocess_services
 
     alice = {"name": "alice", "token": "static-token-of-alice-0123456789", "scopes": ["read", "research"]}
     async with oauth_issuer() as issuer:
@@ -324,7 +319,9 @@ async def test_the_static_token_still_works_beside_oauth(data_dir: Path) -> None
 async def test_oauth_allows_a_non_loopback_bind(data_dir: Path) -> None:
     async with oauth_issuer() as issuer:
         settings = oauth_settings(data_dir, issuer)
-        check_bind(Settings(data_dir=data_dir, http={"host": "0.0.0.0"}, auth=settings.auth))
+        check_bind(Settings(data_dir=data_dir, http={"host": "0.0.0.0"}, auth=settings.auth))  # no refusal
+        with pytest.raises(InvalidInput, match=r"refusing to bind 0\.0\.0\.0"):  # which it is without [auth.oauth]
+            check_bind(Settings(data_dir=data_dir, http={"host": "0.0.0.0"}))
 
 
 async def test_the_cli_server_takes_auth_oauth_from_its_config_file(data_dir: Path, tmp_path: Path) -> None:

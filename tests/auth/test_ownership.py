@@ -8,7 +8,9 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.support import QUESTION, as_principal, attempt, call, principal_server, structured
+from tests.campaigns import QUESTION
+from tests.clients import attempt, call, structured
+from tests.principals import as_principal, principal_server
 
 
 async def start(client, question: str = QUESTION) -> str:  # type: ignore[no-untyped-def]
@@ -116,7 +118,8 @@ async def test_templates_and_lists_need_read(data_dir: Path) -> None:
     scopes = {"writer": ["research"]}
     from deepr_mcp.app.root import Root  # noqa: F401  (the server under test is the real one)
     from deepr_mcp.config import Settings
-    from tests.support import inprocess_http, inprocess_services, principals_config
+    from tests.principals import principals_config
+    from tests.servers import inprocess_http, inprocess_services
 
     settings = Settings(data_dir=data_dir, auth=principals_config(scopes))
     async with inprocess_services(settings) as services, inprocess_http(services) as base:
@@ -132,7 +135,9 @@ async def test_templates_and_lists_need_read(data_dir: Path) -> None:
 
 
 async def test_a_budget_decision_records_the_principal_that_made_it(data_dir: Path) -> None:
-    from tests.support import TINY_BUDGET, Human, accept, fake_llm, priced
+    from tests.campaigns import TINY_BUDGET, priced
+    from tests.clients import Human, accept
+    from tests.fake_llm import fake_llm
 
     async with fake_llm() as llm, principal_server(data_dir, **priced(llm.url)) as (_, base):
         async with as_principal(base, "researcher") as owner, as_principal(base, "approver") as approver:

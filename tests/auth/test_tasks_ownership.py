@@ -9,7 +9,8 @@ from typing import Any
 import aiohttp
 import anyio
 
-from tests.support import QUESTION, principal_server, principal_token
+from tests.campaigns import QUESTION
+from tests.principals import principal_server, principal_token
 
 ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
@@ -61,7 +62,7 @@ async def test_tasks_follow_ownership_and_scopes(data_dir: Path) -> None:
 
 async def test_2026_tasks_extension_follows_ownership(data_dir: Path) -> None:
     """The SEP-2663 task of one principal: others with no share neither get, answer nor cancel it."""
-    from tests.support import modern_client
+    from tests.clients import modern_client
 
     async with principal_server(data_dir) as (_, base):
         async with modern_client(base, principal_token("researcher")) as owner:

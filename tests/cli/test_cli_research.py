@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support import server_env
+from tests.servers import server_env
 
 
 def run(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.cli import main
-from deepr_mcp.config import load_settings
+from deepr_mcp.config import Settings, load_settings
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.hosts import is_loopback_host
 from deepr_mcp.transports.event_loop import use_uvloop
@@ -78,10 +79,48 @@ def test_config_show_hides_secrets(data_dir: Path) -> None:
         [sys.executable, "-m", "deepr_mcp", "config", "show"],
         capture_output=True,
         text=True,
-        env={"PATH": "/usr/bin:/bin", **env},
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.environ.get("PYTHONPATH", ""), **env},
         check=True,
     ).stdout
     assert "sk-very-secret" not in out
     shown = json.loads(out)
     assert shown["openai"]["api_key"] == "**********"
     assert shown["data_dir"] == str(data_dir)
+
+
+def test_config_show_prints_every_section_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One settings model: every section a config file can set (auth, upstreams, research sources,
+    store, objects, corpus...) comes back from ``config show``, its secrets hidden."""
+    for key in [k for k in os.environ if k.startswith("DEEPR_")]:
+        monkeypatch.delenv(key)
+    toml = tmp_path / "c.toml"
+    toml.write_text(
+        f'[corpus]\nroots = ["{tmp_path}"]\n'
+        "[objects]\nttl_s = 60\n"
+        '[store]\nurl = "redis://user:hunter2-secret@127.0.0.1:6390/2"\n'
+        '[auth.oauth]\nissuer = "https://issuer.example"\njwks_url = "https://issuer.example/jwks"\n'
+        'resource_url = "https://deepr.example/mcp"\n'
+        '[[auth.principals]]\nname = "finance"\ntoken = "finance-token-0123456789abcdef"\nscopes = ["read"]\n'
+        '[[upstreams]]\nname = "docs"\nurl = "http://127.0.0.1:9/mcp"\nheaders = {Authorization = "Bearer up-secret"}\n'
+        '[[research.sources]]\nupstream = "docs"\ntool = "search"\n'
+    )
+    assert main(["--config", str(toml), "--data-dir", str(tmp_path / "data"), "config", "show"]) == 0
+    out = capsys.readouterr().out
+    assert "hunter2-secret" not in out and "up-secret" not in out and "finance-token" not in out
+    shown = json.loads(out)
+    assert set(shown) == set(Settings.model_fields)
+    assert shown["corpus"]["roots"] == [str(tmp_path)] and shown["objects"]["ttl_s"] == 60
+    assert shown["store"]["url"] == "redis://user:***@127.0.0.1:6390/2"
+    assert shown["auth"]["oauth"]["audience"] == "https://deepr.example/mcp"
+    assert shown["auth"]["principals"][0]["token"] == "**********"
+    assert shown["upstreams"][0]["name"] == "docs" and shown["upstreams"][0]["headers"]["Authorization"] == "**********"
+    assert shown["research"]["sources"][0] == {
+        "upstream": "docs",
+        "tool": "search",
+        "query_arg": "query",
+        "arguments": {},
+        "limit": 5,
+        "cost_per_call": 0.0,
+    }

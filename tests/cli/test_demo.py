@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support import server_env
+from tests.servers import server_env
 
 
 def test_demo_end_to_end(data_dir: Path) -> None:

@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support import fixture_upstream, server_env
+from tests.servers import server_env
+from tests.upstreams.upstream_servers import fixture_upstream
 
 
 def write_config(path: Path) -> Path:

@@ -9,7 +9,9 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.support import QUESTION, TINY_BUDGET, assert_spend_within_budget, call, connect, fake_llm, priced, text_of
+from tests.campaigns import QUESTION, TINY_BUDGET, assert_spend_within_budget, priced
+from tests.clients import call, connect, text_of
+from tests.fake_llm import fake_llm
 
 
 async def wait_for_question(client: Any, cid: str) -> dict[str, Any]:
@@ -104,7 +106,7 @@ async def test_decisions_keep_the_newest_50_and_count_the_rest_across_a_restart(
     from deepr_mcp.jobs.feed import CampaignFeed
     from deepr_mcp.jobs.manager import JobManager
     from deepr_mcp.jobs.store import SqliteCampaignStore
-    from tests.support import FakeEngine
+    from tests.doubles import FakeEngine
 
     store = SqliteCampaignStore(data_dir / "campaigns.db")
     feed = CampaignFeed(store, InMemorySubscriptionBus())

@@ -18,7 +18,9 @@ import aiohttp
 import anyio
 import pytest
 
-from tests.support import EXTENSION, HANDSHAKE_VERSION, JSON_ACCEPT, MODERN_VERSION, QUESTION, http_server
+from tests.campaigns import QUESTION
+from tests.clients import EXTENSION, HANDSHAKE_VERSION, JSON_ACCEPT, MODERN_VERSION
+from tests.servers import http_server
 
 ENDED = ("complete", "failed", "cancelled")
 PATHS = ("plain", "tool_call", "task-2025-11-25", "task-extension")

@@ -14,19 +14,9 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.support import (
-    QUESTION,
-    SLOW,
-    Recorder,
-    call,
-    config_env,
-    connect,
-    follow,
-    http_server,
-    pause,
-    structured,
-    text_of,
-)
+from tests.campaigns import QUESTION, SLOW, follow, pause
+from tests.clients import Recorder, call, connect, structured, text_of
+from tests.servers import config_env, http_server
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])

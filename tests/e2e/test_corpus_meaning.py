@@ -13,7 +13,8 @@ from mcp import Client
 
 from deepr_mcp.embedding import shared_embedder
 from deepr_mcp.research.corpus.storage import Corpus
-from tests.support import call, connect, follow, text_of
+from tests.campaigns import follow
+from tests.clients import call, connect, text_of
 
 QUESTION = "how do I avoid typing my password again and again"
 DOCS = {

@@ -11,19 +11,10 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from tests.support import (
-    QUESTION,
-    TINY_BUDGET,
-    Human,
-    accept,
-    assert_spend_within_budget,
-    call,
-    config_env,
-    connect,
-    fake_llm,
-    http_server,
-    priced,
-)
+from tests.campaigns import QUESTION, TINY_BUDGET, assert_spend_within_budget, priced
+from tests.clients import Human, accept, call, connect
+from tests.fake_llm import fake_llm
+from tests.servers import config_env, http_server
 
 
 async def finish(client: Client, cid: str) -> dict[str, Any]:

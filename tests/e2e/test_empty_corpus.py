@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import QUESTION, call, connect, text_of
+from tests.campaigns import QUESTION
+from tests.clients import call, connect, text_of
 
 WAYS = ["corpus is empty", "corpus_add with a path", "deepr-mcp corpus add PATH", "sample=true", "corpus roots"]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.support import call, connect, follow, text_of
+from tests.campaigns import follow
+from tests.clients import call, connect, text_of
 
 
 async def test_expert_lifecycle(data_dir: Path) -> None:

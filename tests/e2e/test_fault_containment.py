@@ -15,12 +15,15 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from tests.support import QUESTION, call, config_env, follow, start_server
+from tests.campaigns import QUESTION, follow
+from tests.clients import call
+from tests.servers import config_env, launch
 
 
 async def test_a_blocked_report_path_and_a_deep_write_do_not_stop_the_server(data_dir: Path) -> None:
     env = config_env({"jobs": {"step_delay_s": 0.3}})
-    proc, url = start_server(data_dir, env)
+    server = launch(data_dir, **env)
+    proc, url = server.proc, server.url
     try:
         async with Client(url, mode="legacy") as client:
             cid = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
@@ -50,7 +53,8 @@ async def test_a_blocked_report_path_and_a_deep_write_do_not_stop_the_server(dat
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait()
 
-    proc, url = start_server(data_dir, env)  # a restart does not resume into the same death
+    server = launch(data_dir, **env)
+    proc, url = server.proc, server.url  # a restart does not resume into the same death
     try:
         async with Client(url, mode="legacy") as client:
             status = await call(client, "campaign_status", {"campaign_id": cid})

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import HANDSHAKE_VERSION, MODERN_VERSION, Recorder, connect, structured, text_of
+from tests.clients import HANDSHAKE_VERSION, MODERN_VERSION, Recorder, connect, structured, text_of
 
 TRANSPORTS = ["inproc", "stdio", "http"]
 ERAS = ["legacy", "modern"]

@@ -14,7 +14,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.support import as_principal, principal_server
+from tests.principals import as_principal, principal_server
 
 LIMITS = {"subscriptions": {"max_streams_per_principal": 3, "max_per_connection": 5}}
 

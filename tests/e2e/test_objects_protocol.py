@@ -14,16 +14,9 @@ from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
 from deepr_mcp.gateway.spec import ToolSpec
-from tests.support import (
-    ERAS,
-    as_principal,
-    connect,
-    inprocess_http,
-    inprocess_services,
-    principal_server,
-    structured,
-    text_of,
-)
+from tests.clients import ERAS, connect, structured, text_of
+from tests.principals import as_principal, principal_server
+from tests.servers import inprocess_http, inprocess_services
 
 OBJECTS = {"threshold_bytes": 1024, "preview_chars": 600}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.support import connect
+from tests.clients import connect
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])

@@ -22,7 +22,8 @@ import aiohttp
 import anyio
 import pytest
 
-from tests.support import HANDSHAKE_VERSION, MODERN_VERSION, inprocess_http, inprocess_services, server_env
+from tests.clients import HANDSHAKE_VERSION, MODERN_VERSION
+from tests.servers import inprocess_http, inprocess_services, server_env
 
 ACCEPT = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 MODERN_META = {

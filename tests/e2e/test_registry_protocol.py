@@ -12,7 +12,8 @@ from mcp import Client
 
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import ERAS, connect, inprocess_http, inprocess_services, structured, text_of
+from tests.clients import ERAS, connect, structured, text_of
+from tests.servers import inprocess_http, inprocess_services
 
 PINNED = ["corpus_search", "campaign_status"]
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.research.corpus.storage import Corpus
-from tests.support import call, connect, follow, text_of
+from tests.campaigns import follow
+from tests.clients import call, connect, text_of
 
 QUESTION = (
     "How efficient are heat pumps in cold climates compared with gas boilers, "

@@ -10,12 +10,15 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from tests.support import QUESTION, call, config_env, follow, start_server
+from tests.campaigns import QUESTION, follow
+from tests.clients import call
+from tests.servers import config_env, launch
 
 
 async def test_sigkill_mid_campaign_then_restart_finishes_it(data_dir: Path) -> None:
     env = config_env({"jobs": {"step_delay_s": 0.3}})
-    proc, url = start_server(data_dir, env)
+    server = launch(data_dir, **env)
+    proc, url = server.proc, server.url
     try:
         async with Client(url, mode="legacy") as client:
             ids = [
@@ -33,7 +36,8 @@ async def test_sigkill_mid_campaign_then_restart_finishes_it(data_dir: Path) -> 
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
 
-    proc, url = start_server(data_dir, env)
+    server = launch(data_dir, **env)
+    proc, url = server.proc, server.url
     try:
         async with Client(url, mode="legacy") as client:
             for cid in ids:

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.support import QUESTION, call, connect, follow, structured, text_of
+from tests.campaigns import QUESTION, follow
+from tests.clients import call, connect, structured, text_of
 
 
 async def error_of(client: Client, name: str, arguments: dict[str, Any]) -> str:

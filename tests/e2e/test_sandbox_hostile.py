@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.support import QUESTION, call, connect, follow, plant_hostile_tree, text_of, tree_snapshot
+from tests.campaigns import QUESTION, follow
+from tests.clients import call, connect, text_of
+from tests.hostile_trees import plant_hostile_tree, tree_snapshot
 
 LIMITS = {"sandbox": {"max_files": 42, "max_depth": 32}}
 """A finished campaign holds 5 to 9 files and folders; 42 leaves room for one 21-deep write, not two."""
@@ -119,4 +121,5 @@ async def test_planted_trees_are_listed_extracted_and_deleted_through_tools(
         assert secret.read_text() == "the server user's secret" and sorted(os.listdir(outside)) == ["secret.txt"]
         await refused(client, "sandbox_list", {"campaign_id": cid}, "no sandbox")
         await refused(client, "campaign_status", {"campaign_id": cid}, "no campaign")
-        assert isinstance((await call(client, "campaign_list", {}))["campaigns"], list)  # still answering
+        listed = await call(client, "campaign_list", {})  # still answering, without the deleted campaign
+        assert cid not in {c["campaign_id"] for c in listed["campaigns"]}

@@ -19,7 +19,8 @@ import httpx2
 from mcp import Client
 from mcp.client.sse import sse_client
 
-from tests.support import HANDSHAKE_VERSION, call, http_server
+from tests.clients import HANDSHAKE_VERSION, call
+from tests.servers import http_server
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 

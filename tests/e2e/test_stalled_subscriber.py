@@ -18,7 +18,8 @@ from mcp import Client
 
 from deepr_mcp.config import Settings
 from deepr_mcp.jobs.notifier import META_AT
-from tests.support import HANDSHAKE_VERSION, Recorder, inprocess_http, inprocess_services
+from tests.clients import HANDSHAKE_VERSION, Recorder
+from tests.servers import inprocess_http, inprocess_services
 
 SHARED = "deepr://campaigns/cshared/status"
 CLOG = "deepr://campaigns/cclog/status"

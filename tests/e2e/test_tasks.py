@@ -17,7 +17,8 @@ from typing import Any
 import aiohttp
 import anyio
 
-from tests.support import QUESTION, config_env, http_server
+from tests.campaigns import QUESTION
+from tests.servers import config_env, http_server
 
 ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
@@ -137,7 +138,8 @@ async def test_task_cancel(data_dir: Path) -> None:
 
 
 async def test_task_is_input_required_while_a_budget_question_is_open(data_dir: Path) -> None:
-    from tests.support import TINY_BUDGET, fake_llm, priced
+    from tests.campaigns import TINY_BUDGET, priced
+    from tests.fake_llm import fake_llm
 
     async with fake_llm() as llm, http_server(data_dir, **config_env(priced(llm.url))) as base, raw_session(base) as s:
         created = await s.request(

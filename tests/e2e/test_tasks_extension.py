@@ -14,17 +14,10 @@ from typing import Any
 
 import aiohttp
 
-from tests.support import (
-    EXTENSION,
-    JSON_ACCEPT,
-    QUESTION,
-    TINY_BUDGET,
-    config_env,
-    fake_llm,
-    http_server,
-    modern_client,
-    priced,
-)
+from tests.campaigns import QUESTION, TINY_BUDGET, priced
+from tests.clients import EXTENSION, JSON_ACCEPT, modern_client
+from tests.fake_llm import fake_llm
+from tests.servers import config_env, http_server
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 

@@ -14,7 +14,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.support import connect, http_server, server_env, structured, text_of
+from tests.clients import connect, structured, text_of
+from tests.servers import http_server, server_env
 
 ACCEPT = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.support import ERAS, fixture_upstream, http_server, stdio_params, structured, text_of
+from tests.clients import ERAS, structured, text_of
+from tests.servers import http_server, stdio_params
+from tests.upstreams.upstream_servers import fixture_upstream
 
 
 def config_file(tmp_path: Path, mode: str = "proxy") -> Path:

@@ -9,7 +9,8 @@ import anyio
 import pytest
 
 from deepr_mcp.jobs import waiting
-from tests.support import QUESTION, call, connect, pause, text_of
+from tests.campaigns import QUESTION, pause
+from tests.clients import call, connect, text_of
 
 
 async def test_a_thousand_waiters_all_return_on_the_next_change(data_dir: Path) -> None:

@@ -8,7 +8,7 @@ import mcp_types as types
 
 from deepr_mcp.elicitation.inline import input_required
 from deepr_mcp.jobs.models import BudgetQuestion
-from tests.support import new_campaign
+from tests.doubles import new_campaign
 
 QUESTION = BudgetQuestion(id="c1-q1", estimated_cost=0.5, spent=0.1, budget=0.2, step="plan")
 

@@ -18,7 +18,8 @@ from deepr_mcp.config import Settings
 from deepr_mcp.gateway import ToolRegistry, ToolSpec
 from deepr_mcp.gateway.vectors import ToolVectors, text_key, tool_text
 from deepr_mcp.text.tokenizer import expand_query, tokenize
-from tests.support import fixture_upstream, structured
+from tests.clients import structured
+from tests.upstreams.upstream_servers import fixture_upstream
 
 RAIN = ToolSpec(
     "umbrella_check",

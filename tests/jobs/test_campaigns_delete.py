@@ -13,7 +13,8 @@ from deepr_mcp.config import Settings
 from deepr_mcp.errors import NotFound
 from deepr_mcp.jobs.models import CampaignPhase
 from deepr_mcp.sandbox import tree
-from tests.support import new_campaign, plant_hostile_tree, tree_snapshot
+from tests.doubles import new_campaign
+from tests.hostile_trees import plant_hostile_tree, tree_snapshot
 
 
 class Crash(Exception):

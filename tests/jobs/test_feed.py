@@ -10,7 +10,7 @@ from deepr_mcp.errors import InvalidInput, NotFound
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.models import BudgetQuestion, CampaignPhase
 from deepr_mcp.jobs.notifier import Notifier, Update
-from tests.support import BusRecorder, MemoryCampaignStore, new_campaign
+from tests.doubles import BusRecorder, MemoryCampaignStore, new_campaign
 
 
 def feed_over(*campaigns):

@@ -12,7 +12,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.models import BudgetDecision, Campaign, CampaignPhase
-from tests.support import FakeEngine, MemoryCampaignStore, new_campaign
+from tests.doubles import FakeEngine, MemoryCampaignStore, new_campaign
 
 
 class Rig:

@@ -14,7 +14,10 @@ from mcp import Client
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import as_principal, fixture_upstream, inprocess_http, principals_config, structured, text_of
+from tests.clients import structured, text_of
+from tests.principals import as_principal, principals_config
+from tests.servers import inprocess_http
+from tests.upstreams.upstream_servers import fixture_upstream
 
 BIG = ("--hostile", "big_structured", "--hostile", "big_items")
 PRINCIPALS = {f"p{i}": ["read", "research"] for i in range(6)}

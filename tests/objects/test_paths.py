@@ -63,15 +63,20 @@ def test_deep_value_walks_without_recursion() -> None:
     for _ in range(5000):
         deep = [deep]
     ref = Ref("obj_x", (0,) * MAX_STEPS, "")
-    assert isinstance(walk(deep, ref), list)
+    inner = walk(deep, ref)
+    for _ in range(5000 - MAX_STEPS - 1):
+        inner = inner[0]
+    assert inner == ["bottom"]  # MAX_STEPS levels down, the rest of the nesting is still there
 
 
 @given(st.text(max_size=60))
 def test_any_text_parses_or_is_refused_cleanly(text: str) -> None:
     try:
-        parse_ref("@obj_ab12" + text)
-    except ReferenceProblem:
-        pass
+        ref = parse_ref("@obj_ab12" + text)
+    except ReferenceProblem as problem:
+        assert str(problem)  # refused with a message saying what was wrong
+    else:
+        assert ref.object_id.startswith("obj_ab12") and len(ref.steps) <= MAX_STEPS
 
 
 @given(st.lists(st.one_of(st.integers(-5, 5), st.text(min_size=1, max_size=8)), max_size=6))

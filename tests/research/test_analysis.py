@@ -74,7 +74,8 @@ def test_a_later_clause_names_what_it_refers_to() -> None:
 @pytest.mark.parametrize("question", ["", "???", "a", "x" * 3000, "what", "how do i"])
 def test_odd_input_never_fails(question: str) -> None:
     analysis = analyse(question)
-    assert isinstance(sub_questions(analysis, 3), list)
+    planned = sub_questions(analysis, 3)
+    assert len(planned) <= 3 and all(q.strip() for q in planned)
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from deepr_mcp.cli import main
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.corpus.ingest import BarProgress, Progress, for_stream
 from deepr_mcp.research.corpus.storage import Corpus
-from tests.support import call, connect, text_of
+from tests.clients import call, connect, text_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED = "untrusted input inspect member names sizes types"

@@ -22,7 +22,7 @@ from deepr_mcp.research.providers.anthropic_messages import AnthropicProvider
 from deepr_mcp.research.providers.openai_compat import OpenAIProvider
 from deepr_mcp.research.synthesis.claims import support
 from deepr_mcp.research.synthesis.verify import Floor
-from tests.support import Scripted, fake_llm
+from tests.fake_llm import Scripted, fake_llm
 
 DOC = """# tarfile
 

@@ -10,7 +10,7 @@ from deepr_mcp.research.pricing import Pricing
 from deepr_mcp.research.providers.anthropic_messages import AnthropicProvider
 from deepr_mcp.research.providers.base import Message
 from deepr_mcp.research.providers.openai_compat import OpenAIProvider
-from tests.support import Scripted, fake_llm
+from tests.fake_llm import Scripted, fake_llm
 
 KEY = "sk-test-secret-key-123"
 MESSAGES = [Message("system", "Be brief."), Message("user", "Say hi")]

@@ -27,7 +27,7 @@ from deepr_mcp.research.providers.local_answer import answer_text
 from deepr_mcp.research.providers.openai_compat import OpenAIProvider
 from deepr_mcp.research.reading.analysis import analyse
 from deepr_mcp.research.reading.terms import terms
-from tests.support import fake_llm
+from tests.fake_llm import fake_llm
 
 HEAT_PUMPS = """# Heat pumps in cold climates
 

@@ -18,7 +18,8 @@ from aiohttp import web
 from deepr_mcp.errors import InvalidInput, ProviderError
 from deepr_mcp.research import web as webmod
 from deepr_mcp.research.web import PageFetcher, SearxngSearch, make_session
-from tests.support import connect, text_of
+from tests.clients import connect, text_of
+from tests.servers import loopback_app
 
 
 @asynccontextmanager
@@ -61,15 +62,8 @@ async def site() -> AsyncIterator[tuple[str, list[str]]]:
 
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handler)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    tcp = web.TCPSite(runner, "127.0.0.1", 0)
-    await tcp.start()
-    port = tcp._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
-        yield f"http://127.0.0.1:{port}", seen
-    finally:
-        await runner.cleanup()
+    async with loopback_app(app) as base:
+        yield base, seen
 
 
 async def test_searxng_results_and_errors() -> None:

@@ -12,7 +12,7 @@ import pytest
 from deepr_mcp.config import Settings
 from deepr_mcp.errors import PathRejected, QuotaExceeded
 from deepr_mcp.sandbox import SandboxManager, fs
-from tests.support import tree_snapshot
+from tests.hostile_trees import tree_snapshot
 
 
 @pytest.fixture

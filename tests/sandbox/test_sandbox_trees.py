@@ -11,7 +11,7 @@ import pytest
 
 from deepr_mcp.errors import Conflict
 from deepr_mcp.sandbox import SandboxManager, tree
-from tests.support import plant_hostile_tree, tree_snapshot
+from tests.hostile_trees import plant_hostile_tree, tree_snapshot
 
 
 @pytest.fixture

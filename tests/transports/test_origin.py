@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from deepr_mcp.config import Settings
 from deepr_mcp.transports.http import security_settings
 from deepr_mcp.transports.origin import HostOriginGuard, parse_host, parse_origin
-from tests.support import inprocess_http, inprocess_services
+from tests.servers import inprocess_http, inprocess_services
 
 ACCEPT = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 INIT = {

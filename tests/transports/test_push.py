@@ -10,8 +10,10 @@ import mcp_types as types
 import pytest
 from mcp_types import JSONRPCNotification
 
-from deepr_mcp.jobs.notifier import META_AT, META_COUNT, UPDATED, Notifier, PreparedNotification, Update
-from tests.support import QUESTION, SLOW, Recorder, call, connect, follow, pause
+from deepr_mcp.jobs.notifier import META_AT, META_COUNT, Notifier, Update
+from deepr_mcp.transports.push import UPDATED, PreparedNotification, prepared
+from tests.campaigns import QUESTION, SLOW, follow, pause
+from tests.clients import Recorder, call, connect
 
 URI = "deepr://campaigns/c1/status"
 
@@ -55,7 +57,7 @@ async def test_one_message_per_update_shared_by_every_subscriber_and_bursts_coal
         assert updates[-1].published_at == stamps[-1]  # everyone gets the final update
         assert len(updates) <= 3  # the burst of 20 coalesced (first, maybe one mid-burst, last)
         assert updates[-1].meta == {META_COUNT: 50, META_AT: stamps[-1]}
-    finals = {id(updates[-1].message) for updates in got.values()}
+    finals = {id(prepared(updates[-1])) for updates in got.values()}
     assert len(finals) == 1  # one message object (one serialisation) for all 50 subscribers
     assert first <= stamps[0]
 

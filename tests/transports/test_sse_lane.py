@@ -20,10 +20,11 @@ from sse_starlette.event import ensure_bytes
 from deepr_mcp.config import Settings
 from deepr_mcp.jobs.notifier import META_AT, Update
 from deepr_mcp.transports import sse_lane
-from deepr_mcp.transports.push import sse_body
+from deepr_mcp.transports.push import prepared, sse_body
 from deepr_mcp.transports.sessions import ReapingSessionManager
 from deepr_mcp.transports.sse_lane import open_lanes
-from tests.support import HANDSHAKE_VERSION, Recorder, inprocess_http, inprocess_services
+from tests.clients import HANDSHAKE_VERSION, Recorder
+from tests.servers import inprocess_http, inprocess_services
 
 URI = "deepr://campaigns/clane/status"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -92,7 +93,7 @@ async def until(predicate: Any) -> None:
 
 def test_the_pushed_frame_is_the_bytes_the_sdks_get_stream_writes() -> None:
     update = Update(URI, "2026-11-23T18:00:00+00:00", 7)
-    sdk_event = {"event": "message", "data": update.message.model_dump_json(by_alias=True, exclude_unset=True)}
+    sdk_event = {"event": "message", "data": prepared(update).model_dump_json(by_alias=True, exclude_unset=True)}
     body = sse_body(update)
     assert body["body"] == ensure_bytes(sdk_event, "\r\n")  # what sse-starlette writes for the SDK's event
     assert body["more_body"] is True

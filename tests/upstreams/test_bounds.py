@@ -14,10 +14,12 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from deepr_mcp.app.handlers import TOOLS_PAGE
 from deepr_mcp.app.root import Root
-from deepr_mcp.app.server import TOOLS_PAGE, build_server
+from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import fixture_upstream, structured, text_of
+from tests.clients import structured, text_of
+from tests.upstreams.upstream_servers import fixture_upstream
 
 
 async def test_a_tool_whose_schema_points_nowhere_is_left_out_once(

@@ -21,16 +21,9 @@ from mcp.shared.exceptions import MCPError
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import (
-    ERAS,
-    Recorder,
-    as_principal,
-    attempt,
-    fixture_upstream,
-    principal_server,
-    structured,
-    text_of,
-)
+from tests.clients import ERAS, Recorder, attempt, structured, text_of
+from tests.principals import as_principal, principal_server
+from tests.upstreams.upstream_servers import fixture_upstream
 
 
 @asynccontextmanager

@@ -18,7 +18,8 @@ from mcp import Client
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import fixture_upstream, structured, text_of
+from tests.clients import structured, text_of
+from tests.upstreams.upstream_servers import fixture_upstream
 
 BAD = {
     "missing command": ({"command": "/nonexistent/mcp-server", "args": []}, "connect failed: command not found"),

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from tests.support import start_server, stop_popen, structured, text_of
+from tests.clients import structured, text_of
+from tests.servers import launch, stop_popen
 
 MIB = 1024 * 1024
 LIMIT = 1 * MIB  # max_result_bytes: answers are read up to 2 x this + 1 MiB
@@ -52,7 +53,8 @@ async def test_a_huge_body_and_a_gzip_bomb_are_cut_while_streaming(tmp_path: Pat
         config.write_text(f'[[upstreams]]\nname = "web"\nurl = "{url}"\nmax_result_bytes = {LIMIT}\ntimeout_s = 120\n')
         data = tmp_path / "data"
         data.mkdir()
-        proc, server_url = start_server(data, {"DEEPR_CONFIG": str(config)})
+        server = launch(data, DEEPR_CONFIG=str(config))
+        proc, server_url = server.proc, server.url
         try:
             async with Client(server_url, mode="legacy") as client:
                 warm = await client.call_tool("tool_call", {"name": "web_echo", "arguments": {"text": "warm"}})

@@ -2,7 +2,7 @@
 
 ``server-everything`` over stdio, streamable HTTP and legacy SSE (detected from the URL), and
 ``server-filesystem`` over stdio. Installed into .ci/upstreams when missing; skipped in a dev
-run without node/npm, a failure under CI=true (tests/support.py ``npm_server_or_skip``).
+run without node/npm, a failure under CI=true (``npm_server_or_skip`` in tests/upstreams/upstream_servers.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from mcp import Client
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import ERAS, free_port, node_binary, node_http_server, npm_server_or_skip, structured, text_of
+from tests.clients import ERAS, structured, text_of
+from tests.upstreams.upstream_servers import free_port, node_binary, node_http_server, npm_server_or_skip
 
 
 @asynccontextmanager

@@ -12,7 +12,9 @@ from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
 from deepr_mcp.upstreams.research_source import items_of
-from tests.support import call, fixture_upstream, follow
+from tests.campaigns import follow
+from tests.clients import call
+from tests.upstreams.upstream_servers import fixture_upstream
 
 QUESTION = "Why did the first transatlantic telegraph cable fail?"
 

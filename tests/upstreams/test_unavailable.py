@@ -14,7 +14,8 @@ from mcp import Client
 from deepr_mcp.app.root import Root
 from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
-from tests.support import fixture_upstream, structured, text_of
+from tests.clients import structured, text_of
+from tests.upstreams.upstream_servers import fixture_upstream
 
 
 async def test_a_tool_of_a_down_upstream_names_it_and_its_state(empty_data_dir: Path) -> None:

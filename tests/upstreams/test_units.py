@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from deepr_mcp.config import load_settings
+from deepr_mcp.config.upstreams import UpstreamSettings
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.upstreams.breaker import CircuitBreaker
 from deepr_mcp.upstreams.catalogue import published_name
-from deepr_mcp.upstreams.settings import UpstreamSettings
 from deepr_mcp.upstreams.stdio import request_id
 
 

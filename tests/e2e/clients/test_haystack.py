@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from haystack_integrations.tools.mcp import MCPToolset, SSEServerInfo, StdioServerInfo, StreamableHttpServerInfo
 
-from tests.support import http_server_sync, payload, server_env
+from tests.clients import payload
+from tests.servers import http_server_sync, server_env
 
 
 @contextmanager

@@ -16,22 +16,10 @@ import mcp_types as types
 from haystack_integrations.tools.mcp import MCPToolset, StreamableHttpServerInfo
 from mcp import Client
 
-from tests.support import (
-    QUESTION,
-    TINY_BUDGET,
-    Human,
-    Recorder,
-    accept,
-    assert_spend_within_budget,
-    config_env,
-    connect,
-    fake_llm,
-    http_server,
-    http_server_sync,
-    payload,
-    priced,
-    structured,
-)
+from tests.campaigns import QUESTION, TINY_BUDGET, assert_spend_within_budget, priced
+from tests.clients import Human, Recorder, accept, connect, payload, structured
+from tests.fake_llm import fake_llm
+from tests.servers import config_env, http_server, http_server_sync
 
 
 def check_report(report: str) -> None:

@@ -14,7 +14,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.support import QUESTION, TINY_BUDGET, assert_spend_within_budget, config_env, fake_llm, http_server, priced
+from tests.campaigns import QUESTION, TINY_BUDGET, assert_spend_within_budget, priced
+from tests.fake_llm import fake_llm
+from tests.servers import config_env, http_server
 
 ROOT = Path(__file__).resolve().parents[3]
 VENV = ROOT / ".ci" / "mcp1"
