@@ -1,7 +1,8 @@
 """Where gold evidence is lost: candidate pool, top-k, or synthesis (one line per question).
 
-Run: ``.venv/bin/python -m bench.retrieval_recall [--corpus NAME] [--only ID] [--retrieval lexical|semantic|hybrid] [--ranks]``
-on the corpus ``bench.research_quality`` caches (it ingests it when missing).
+Run: ``.venv/bin/python -m bench.retrieval_recall [--corpus NAME] [--only ID]
+[--retrieval lexical|semantic|hybrid] [--ranks]`` on a corpus ``bench.research_quality`` caches
+(python3-doc by default; it ingests it when missing), with its tuned questions.
 
 For each gold phrase of each question: is a passage holding it in any sub-question's candidate
 pool, in the passages retrieved for the report (top-k per sub-question), and in the report

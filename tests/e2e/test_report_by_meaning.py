@@ -15,7 +15,8 @@ import pytest
 from deepr_mcp.embedding import shared_embedder
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.reading.terms import terms
-from tests.support import call, connect, follow, text_of
+from tests.campaigns import follow
+from tests.clients import call, connect, text_of
 
 QUESTION = "How do I avoid typing my password again and again?"
 ANSWER = "A credential helper remembers your login secret, so you are not prompted on each upload."
