@@ -1,7 +1,8 @@
 """Where gold evidence is lost: candidate pool, top-k, or synthesis (one line per question).
 
-Run: ``.venv/bin/python -m bench.retrieval_recall [--only ID] [--retrieval lexical|semantic|hybrid] [--ranks]``
-on the corpus ``bench.research_quality`` caches (it ingests it when missing).
+Run: ``.venv/bin/python -m bench.retrieval_recall [--corpus NAME] [--only ID]
+[--retrieval lexical|semantic|hybrid] [--ranks]`` on a corpus ``bench.research_quality`` caches
+(python3-doc by default; it ingests it when missing), with its tuned questions.
 
 For each gold phrase of each question: is a passage holding it in any sub-question's candidate
 pool, in the passages retrieved for the report (top-k per sub-question), and in the report
@@ -22,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from bench import quality_metrics as qm
-from bench.research_quality import QUESTIONS, find_corpus, load_questions, open_corpus, ready_corpus
+from bench.quality_corpora import CORPORA
+from bench.research_quality import PACKAGE, find_corpus, load_questions, open_corpus, ready_corpus
 
 
 def gold_passages(corpus: Any, questions: list[Any]) -> dict[str, set[str]]:
@@ -58,9 +60,9 @@ def trace(corpus: Any, question: str, retrieval: str) -> dict[str, Any]:
         pools.append(pool)
         original_score(pool, *args, **kwargs)
 
-    def retrieve(sub_question: str, analysis: Any, k: int) -> Any:
+    def retrieve(sub_question: str, analysis: Any, k: int, also: Any = ()) -> Any:
         pools.clear()
-        evidence = original_retrieve(sub_question, analysis, k)
+        evidence = original_retrieve(sub_question, analysis, k, also)
         pool = pools[-1] if pools else {}
         ranked = [c.passage.id for c in sorted(pool.values(), key=lambda c: -c.score)]
         record.append({"sub": sub_question, "ranked": ranked, "top": [p.id for p in evidence.passages]})
@@ -76,15 +78,17 @@ def trace(corpus: Any, question: str, retrieval: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.retrieval_recall", description=__doc__.split("\n\n")[0])
     p.add_argument("--only", action="append", default=[], metavar="ID")
-    p.add_argument("--questions", type=Path, default=QUESTIONS)
+    p.add_argument("--corpus", default=PACKAGE, choices=sorted(CORPORA), help="which bench corpus (tuned questions)")
+    p.add_argument("--questions", type=Path, help="another question set (default: the corpus's tuned set)")
     p.add_argument("--retrieval", choices=("lexical", "semantic", "hybrid"), default="hybrid")
     p.add_argument("--ranks", action="store_true", help="print gold ranks per sub-question")
     args = p.parse_args(argv)
-    questions = load_questions(args.questions)
+    spec = CORPORA[args.corpus]
+    questions = load_questions(args.questions or spec.questions)
     if args.only:
         questions = [q for q in questions if q.id in args.only]
     os.environ["DEEPR_RESEARCH_RETRIEVAL"] = args.retrieval
-    corpus = open_corpus(ready_corpus(find_corpus(), reindex=False))
+    corpus = open_corpus(ready_corpus(find_corpus(spec), reindex=False, spec=spec))
     gold = gold_passages(corpus, questions)
     totals: dict[str, list[float]] = defaultdict(list)
     by_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))

@@ -42,7 +42,7 @@ from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
-from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage
+from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, Verdict
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
@@ -264,7 +264,7 @@ class Engine:
         wanted = terms(sq.text) or set(key_terms(analysis))
         sq.evidence = round(max((coverage(wanted, f"{h.location} {h.text}") for h in hits), default=0.0), 4)
         action = analysis.action if analysis.type == "how_to" else ""
-        floor = Floor(sq.text, wanted | set(key_terms(analysis)), state.question, action)
+        floor = Floor(sq.text, wanted | set(key_terms(analysis)), state.question, action, evidence.meant)
         shown = [h for h in hits if floor.shows(h)]  # the model never reads what cannot be a finding
         numbered = [(i + 1, h) for i, h in enumerate(shown)]
         request = FindingsRequest(
@@ -279,6 +279,7 @@ class Engine:
             max_findings=findings_per_part(state),
             other_parts=tuple(other.text for other in state.sub_questions if other is not sq),
             part=analyse(sq.text) if len(analysis.clauses) > 1 else None,
+            meant=tuple(n for n, h in numbered if h.id in evidence.meant),
         )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)
@@ -287,6 +288,10 @@ class Engine:
         pool = [f"{h.location} {h.text}" for h in hits]
         asked = asked_of(sq.text, analysis)
         verdict = self.coverage.judge(asked, [f"{h.location} {h.text}" for h in cited], pool, sides_of(sq.text))
+        if not verdict.answered and not sides_of(sq.text) and any(h.id in evidence.meant for h in cited):
+            # a finding quoted from a passage found by meaning answers the part in the documents' own
+            # words: the judge counts the question's words, so it would call the part a gap
+            verdict = Verdict(True, verdict.share)
         # a part whose cited passages say nothing of what sets it apart is answered by them only in words
         # it shares with the other parts ("heat pumps" under "noise level"): they are not listed under it;
         # a question of one part keeps what was found, beside the Gaps line naming what is missing

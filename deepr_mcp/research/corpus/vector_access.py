@@ -84,6 +84,11 @@ class CorpusVectors:
         found = {r[5]: r for r in rows}
         return [passage_row(found[rowid], score=round(score, 6)) for rowid, score in hits if rowid in found]
 
+    def cosine_spread(self, model: str, vector: np.ndarray) -> tuple[float, float]:
+        """Mean and standard deviation of the cosines of ``vector`` to every embedded passage."""
+        with self._lock:
+            return self._index.current(self._db, model, self._generation).spread(vector)
+
     def vectors_of(self, model: str, passage_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of these passages (those embedded so far), as float32 rows."""
         import numpy as np

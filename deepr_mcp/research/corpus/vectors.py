@@ -167,6 +167,16 @@ class VectorIndex:
         self.rowids = np.concatenate([self.rowids, np.asarray(rowids, dtype=np.int64)])
         self.matrix = rows if self.matrix.size == 0 else np.vstack([self.matrix, rows])
 
+    def spread(self, vector: np.ndarray) -> tuple[float, float]:
+        """Mean and standard deviation of ``vector``'s cosine to every passage: how close "close" is
+        in this corpus, for this query (0, 0 when nothing is embedded)."""
+        import numpy as np
+
+        if self.matrix.size == 0 or self.matrix.shape[1] != vector.shape[0]:
+            return 0.0, 0.0
+        scores = self.matrix @ np.asarray(vector, dtype=np.float32)
+        return float(scores.mean()), float(scores.std())
+
     def nearest(self, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """(rowid, cosine) of the ``limit`` closest passages, best first."""
         import numpy as np

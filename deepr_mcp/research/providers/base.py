@@ -98,6 +98,9 @@ class FindingsRequest:
     other_parts: tuple[str, ...] = ()
     """The question's other parts: a sentence that speaks to one of them rather than to this part
     belongs under it."""
+    meant: tuple[int, ...] = ()
+    """Numbers of the passages found by meaning: they answer the sub-question though they may share
+    none of its words."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,6 +60,9 @@ MIN_SCORE = 0.3
 RELATIVE_FLOOR = 0.5
 """A finding must score at least this share of the sub-question's best, or it is filler."""
 NEIGHBOUR_SHARE = 0.65
+MEANT_COVER = 0.6
+"""What a passage found by meaning counts for in term coverage (its own and its sentences'): it speaks
+to the question as a passage holding most of its words would, whatever words it uses."""
 MAX_CLAIM_CHARS = 420
 
 
@@ -155,8 +158,11 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
     heading = {number: location.split(", ", 1)[-1] for number, location, _ in passages}
     headed = {number: terms(text) for number, text in heading.items()}
     recipes: set[tuple[int, int]] = set()  # sentences about another task than the how-to's
+    meant = set(request.meant)
     for rank, (number, location, text) in enumerate(passages):
         cover = _share(everything, held[rank], idf)
+        if number in meant:
+            cover = max(cover, MEANT_COVER)
         about = _section_names_subject(location, everything)
         found = units(text)
         recipes |= {(number, found[i].index) for i in off_task(action, [u.text for u in found])}
@@ -166,6 +172,8 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
             if pointer(unit.text):
                 continue  # "See the section on ...": it points elsewhere, not even a neighbour
             value = score_unit(unit, rank, cover, want, focus, idf)
+            if number in meant:  # credited with the sub-question's share it lacks in words, up to MEANT_COVER
+                value += 0.3 * max(0.0, MEANT_COVER - _share(want["sub"], terms(f"{unit.text} {unit.code or ''}"), idf))
             if about:
                 # a section headed by what is asked about: its first sentence is what the
                 # documentation says it is ("cone pack: A row of cones that bend at known heats"),
@@ -185,9 +193,10 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
         merged = _with_neighbour(unit, value, by_passage[number], taken, number)
         if _CONTINUATION.match(merged.text):
             continue  # "And, if ..." whose sentence before it is taken elsewhere: half a statement alone
-        if not merged.code and not (terms(merged.text) | headed[number]) & everything:
+        by_meaning = number in meant
+        if not merged.code and not by_meaning and not (terms(merged.text) | headed[number]) & everything:
             continue  # neither it nor its heading says anything of what is asked: filler
-        if not answers(ask, merged.text, merged.code, everything):
+        if not answers(ask, merged.text, merged.code, None if by_meaning else everything):
             continue  # on the topic, but not what this sub-question asks for (a warning, an option...)
         if off_subject(question, action, merged.text, heading[number]) or (number, merged.index) in recipes:
             continue  # another year's event, or a recipe for another task than the one asked
@@ -196,7 +205,7 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
         said = terms(f"{merged.text} {merged.code or ''}")
         if own and len(said & elsewhere) > len(said & own):
             continue  # it speaks to another part of the question ("how are faults repaired"), not this one
-        if merged.text and not names_action(action, merged.text):
+        if merged.text and not by_meaning and not names_action(action, merged.text):
             continue  # the question itself takes any kind of statement, but about its task
         if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
             out.append((merged, number, value))

@@ -31,6 +31,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from deepr_mcp.research.passage import Passage, PassageSearch
 from deepr_mcp.research.reading.analysis import QuestionAnalysis, is_safety_sub_question
@@ -55,6 +56,9 @@ HOW_TO_CUE = re.compile(
 """A how-to is answered where the documentation addresses the reader ("you can loop over the file
 object"); retrieval only (the report side keeps ``ANSWER_CUES``). Not "can be used to": reference
 entries say it of every API ("asyncio.wait ... can be used to"), so it lifted neighbours of the answer."""
+MEANT_SPREAD = 3.0
+"""How far above a query's mean cosine to the corpus (in standard deviations) a passage must be to count
+as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's sit high on any text)."""
 WEIGHT_SUB_QUESTION = 1.0
 WEIGHT_QUESTION = 0.8
 WEIGHT_FEEDBACK = 0.35
@@ -81,6 +85,10 @@ class Evidence:
     related: list[str]
     """The documentation's words for the question's everyday ones ("directory" for "folder") and the
     words the feedback step took from the corpus (shown to the model as related terms)."""
+    meant: frozenset[str] = frozenset()
+    """Passages (ids) found by meaning: their cosine to the sub-question or to one of the agent's
+    phrasings stands out from that query's cosines to the whole corpus (``MEANT_SPREAD`` standard
+    deviations above their mean). They speak to the question even where they share none of its words."""
 
 
 @dataclass(slots=True)
@@ -178,11 +186,13 @@ class Retriever:
             self._score(pool, weights, safety, version)
         if analysis.type == "how_to" and not safety:  # a safety answer is the warning, not the reference
             follow_names(self.corpus, pool, weights, self._candidate, f"{sub_question} {analysis.question}")
+        meant: frozenset[str] = frozenset()
         if self.search is not None:
-            self._fuse(phrasings, pool)
+            meant = self._fuse(phrasings, pool)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         ranked = ranked[: max(3 * k, 12)]
-        return Evidence([c.passage for c in mmr(ranked, k)], [*aliases, *feedback])
+        chosen = [c.passage for c in mmr(ranked, k)]
+        return Evidence(chosen, [*aliases, *feedback], meant & {p.id for p in chosen})
 
     def _compounds(self, text: str) -> list[str]:
         """Two adjacent words written as one where the corpus has that word ("context manager" ->
@@ -329,8 +339,9 @@ class Retriever:
         local = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
         return len(pool), dict(local)
 
-    def _fuse(self, phrasings: list[str], pool: dict[str, Candidate]) -> None:
-        """Each candidate's score becomes the reciprocal-rank fusion of its word rank and its meaning rank.
+    def _fuse(self, phrasings: list[str], pool: dict[str, Candidate]) -> frozenset[str]:
+        """Each candidate's score becomes the reciprocal-rank fusion of its word rank and its meaning rank;
+        returns the candidates found by meaning (``Evidence.meant``).
 
         Meaning is the best cosine to any phrasing; a passage not embedded yet keeps its word rank
         alone. ``semantic`` mode ranks by meaning alone (embedded passages first).
@@ -340,6 +351,7 @@ class Retriever:
         stored = self.search.corpus.vectors_of(self.search.embedder.name, [c.passage.id for c in candidates])
         queries = self.search.embedder.embed(phrasings, query=True)
         dense = {pid: float((queries @ vector).max()) for pid, vector in stored.items()}
+        meant = self._meant(queries, stored)
         by_meaning = sorted(dense, key=lambda pid: -dense[pid])
         meaning_rank = {pid: rank for rank, pid in enumerate(by_meaning, start=1)}
         by_words = sorted(candidates, key=lambda c: -c.score)
@@ -351,3 +363,21 @@ class Retriever:
         top = max(fused.values(), default=0.0) or 1.0
         for candidate in candidates:
             candidate.score = fused[candidate.passage.id] / top
+        return meant
+
+    def _meant(self, queries: Any, stored: dict[str, Any]) -> frozenset[str]:
+        """The stored passages whose cosine to some phrasing stands ``MEANT_SPREAD`` deviations above
+        that phrasing's mean cosine to every passage of the corpus (``queries``: one row per phrasing)."""
+        assert self.search is not None
+        spread_of = getattr(self.search.corpus, "cosine_spread", None)
+        if spread_of is None or not stored:
+            return frozenset()
+        floors = []
+        for query in queries:
+            mean, deviation = spread_of(self.search.embedder.name, query)
+            floors.append(mean + MEANT_SPREAD * deviation if deviation > 0 else float("inf"))
+        return frozenset(
+            pid
+            for pid, vector in stored.items()
+            if any(float(query @ vector) >= floor for query, floor in zip(queries, floors, strict=True))
+        )

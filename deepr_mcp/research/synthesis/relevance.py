@@ -177,9 +177,13 @@ def relevant(
     *,
     question: str = "",
     action: str = "",
+    by_meaning: bool = False,
 ) -> bool:
     """The floor a finding must clear: on the question's topic, the kind of answer asked for, and
     about the year and the task the question asks about (``question``, the how-to's ``action``).
+
+    ``by_meaning``: the finding's passage was found by meaning (its embedding stands out as close to
+    the question's), so it is on the topic without naming it, and the kind is judged on its words alone.
 
     Every sub-question is a part the reader asked, so each asks for what :func:`ask_of_question`
     reads from its own words: warnings for a part about dangers, any statement on its topic otherwise.
@@ -189,9 +193,9 @@ def relevant(
         not dangling(text, code)
         and not stray_change_note(text, question, sub_question)
         and not pointer(text)
-        and (bool(code) or on_topic(text, heading, wanted))
-        and (not text or names_action(action, text))
-        and answers(ask, text, code, wanted if question else None)
+        and (bool(code) or by_meaning or on_topic(text, heading, wanted))
+        and (not text or by_meaning or names_action(action, text))
+        and answers(ask, text, code, wanted if question and not by_meaning else None)
         and not off_subject(question, action, text, heading)
     )
 

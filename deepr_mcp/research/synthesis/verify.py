@@ -27,18 +27,31 @@ class Floor:
     wanted: set[str]
     question: str = ""
     action: str = ""
+    meant: frozenset[str] = frozenset()
+    """Passages found by meaning (``Evidence.meant``): on the topic whatever words they use."""
 
-    def clears(self, text: str, heading: str, code: str | None = None) -> bool:
-        return relevant(self.sub_question, text, heading, self.wanted, code, question=self.question, action=self.action)
+    def clears(self, text: str, heading: str, code: str | None = None, *, by_meaning: bool = False) -> bool:
+        return relevant(
+            self.sub_question,
+            text,
+            heading,
+            self.wanted,
+            code,
+            question=self.question,
+            action=self.action,
+            by_meaning=by_meaning,
+        )
+
+    def admits(self, claim: str, passage: Passage, code: str | None = None) -> bool:
+        """Whether a claim drawn from ``passage`` clears the floor (by meaning, if the passage was found so)."""
+        return self.clears(claim, passage.location, code, by_meaning=passage.id in self.meant)
 
     def shows(self, passage: Passage) -> bool:
         """Whether any sentence of the passage (with the code it introduces) clears the floor."""
         found = units(passage.text)
         recipes = off_task(self.action, [u.text for u in found])
         return any(
-            self.clears(u.text, passage.location, u.code)
-            for i, u in enumerate(found)
-            if (u.text or u.code) and i not in recipes
+            self.admits(u.text, passage, u.code) for i, u in enumerate(found) if (u.text or u.code) and i not in recipes
         )
 
 
@@ -72,7 +85,7 @@ def verify_findings(
             continue
         if code is not None and not any(code_in(code, h.text) for h in cited):
             code = None  # code the passages do not hold is not quoted
-        if floor is not None and not any(floor.clears(claim, h.location, code) for h in cited):
+        if floor is not None and not any(floor.admits(claim, h, code) for h in cited):
             out.off_question.append(claim)
             continue
         if any(adds_nothing(claim, f.claim) for f in out.findings):
