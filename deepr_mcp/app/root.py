@@ -129,6 +129,8 @@ class Root:
         every replica on that URL."""
         store = self.settings.store
         self.followers: list[Follower] = []
+        key = store.request_state_key
+        self.request_state_key: str | None = key.get_secret_value() if key is not None else None
         if store.url is None:
             return
         from deepr_mcp.stores.redis_campaigns import RedisCampaignStore
@@ -144,6 +146,10 @@ class Root:
         self.lease = RedisLease(client, url=store.url, lease_s=store.lease_s)
         self.store = RedisCampaignStore(client, url=store.url, fence_of=self.lease.fence_of)
         self._shared_client = client
+        if self.request_state_key is None:  # a retry may land on any replica: they share one key
+            from deepr_mcp.app.request_state import shared_key
+
+            self.request_state_key = await shared_key(client)
         self.experts = RedisExpertStore(client, url=store.url)
         limits = self.settings.objects  # an @obj_ reference made on one replica resolves on every one
         self.objects.store = RedisObjectStore(

@@ -21,6 +21,7 @@ from mcp_types import INVALID_PARAMS
 from deepr_mcp import __version__
 from deepr_mcp.app.connections import connection_id, connection_of, connection_state, is_modern, is_modern_version
 from deepr_mcp.app.prompts import PromptHandlers
+from deepr_mcp.app.request_state import sealing
 from deepr_mcp.app.resources import ResourceHandlers
 from deepr_mcp.app.surface import Surface
 from deepr_mcp.app.tasks import EXTENSION, Tasks
@@ -227,5 +228,6 @@ def build_server(root: Root) -> DeeprServer:
     )
     for method, (params_type, handler) in tasks.routes().items():
         server.add_request_handler(method, params_type, handler)
+    server.middleware.append(sealing(root.request_state_key))  # outermost: handlers see only state we minted
     server.middleware.append(tasks)  # campaign_start as a task (both eras) and the 2026-07-28 tasks/* methods
     return server
