@@ -28,7 +28,7 @@ from deepr_mcp.app.tasks import EXTENSION, Tasks
 from deepr_mcp.app.wire import to_call_result, to_mcp_tool
 from deepr_mcp.apps import CampaignApp
 from deepr_mcp.auth.principals import principal_of
-from deepr_mcp.elicitation.inline import input_required
+from deepr_mcp.elicitation.inline import can_answer, input_required
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.tools.context import ToolContext
 
@@ -165,7 +165,7 @@ class ToolHandlers:
     async def call_tool(
         self, ctx: Ctx, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        if is_modern(ctx):
+        if is_modern(ctx) and can_answer(ctx.session.client_capabilities):  # else budget_decide or the timeout
             principal = principal_of(ctx)
 
             async def answerable(campaign_id: str) -> Any:  # only put to a principal that may answer it
