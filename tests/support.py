@@ -793,6 +793,8 @@ class Modern:
         headers = {**JSON_ACCEPT, "mcp-protocol-version": MODERN_VERSION, "mcp-method": method}
         if method == "tools/call":
             headers["mcp-name"] = params["name"]
+        elif method in {"tasks/get", "tasks/update", "tasks/cancel"} and isinstance(params.get("taskId"), str):
+            headers["mcp-name"] = params["taskId"]  # SEP-2663: the task id routes like a tool name
         async with self.http.post(self.url, json=body, headers=headers) as resp:
             text = await resp.text()
         for line in text.splitlines():
