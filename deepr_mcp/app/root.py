@@ -10,6 +10,7 @@ is visible on the others. Entered once; a second entry or a use after closing is
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import Literal
@@ -33,6 +34,7 @@ from deepr_mcp.jobs.engines import Engines, WebAccess
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.lease import CampaignLease, LocalLease
 from deepr_mcp.jobs.manager import JobManager
+from deepr_mcp.jobs.models import Campaign
 from deepr_mcp.jobs.notifier import Notifier
 from deepr_mcp.jobs.store import CampaignStore, SqliteCampaignStore
 from deepr_mcp.objects import MemoryObjectStore, Objects
@@ -162,9 +164,11 @@ class Root:
         journal = Journal(self.settings.data_dir / "sandbox_journal.db")  # every replica holds every sandbox
         stack.callback(journal.close)
         self.sandboxes.share(journal)
-        self.followers.append(
-            Follower("sandbox", self.sandboxes, RedisChangeLog(client, url=store.url, key="deepr:sandbox:log"))
+        sandbox_follower = Follower(
+            "sandbox", self.sandboxes, RedisChangeLog(client, url=store.url, key="deepr:sandbox:log")
         )
+        self.sandboxes.sync = sandbox_follower  # a write is in Redis before it is acknowledged
+        self.followers.append(sandbox_follower)
 
     async def _open_fanout(self, stack: AsyncExitStack) -> None:
         """The bus, and its listeners: the Notifier (pushes) and the campaign feed (waiters)."""
@@ -221,6 +225,17 @@ class Root:
             self.gateway.prepare = self.upstreams.prepare
         self.sources = make_sources(self.settings.research.sources, self.upstreams)
 
+    def _on_finished(self) -> Callable[[Campaign], Awaitable[None]]:
+        """Before a finished campaign is saved (and so announced): feed its experts, and put its sandbox
+        (the final report) in the shared log, so no replica says it is finished before it can read it."""
+        feed_experts = FeedExperts(self.experts, self.feed)
+
+        async def on_finished(campaign: Campaign) -> None:
+            await feed_experts(campaign)
+            await self.sandboxes.sync.durable()
+
+        return on_finished
+
     async def _open_jobs(self, stack: AsyncExitStack, spawn: Spawn, web_http: aiohttp.ClientSession | None) -> None:
         """The job manager (it resumes unfinished campaigns on entry), its use cases and the handlers' views."""
         settings = self.settings
@@ -245,7 +260,7 @@ class Root:
                 budget_default=settings.budget.default_decision,
                 ask_budget=elicitation.ask,
                 step_delay_s=settings.jobs.step_delay_s,
-                on_finished=FeedExperts(self.experts, self.feed),
+                on_finished=self._on_finished(),
                 lease=self.lease,
                 max_resumes=settings.jobs.max_resumes,
             )
