@@ -5,8 +5,9 @@ fetches and ingests what is missing). Options: ``--corpus NAME|all``, ``--heldou
 questions instead: run them once, at the end, and never tune on them), ``--modes`` (a subset of
 the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show`` (every output and the
 gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and mode, ``--max-minutes M``
-for the whole run, ``--reindex``, ``--reranker minilm`` and ``--cold-vectors`` (issue 17's
-re-ranker), ``--check-gold`` (every gold and warning phrase is in the ingested passages) and
+for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
+hybrid modes embed each corpus once and keep its vectors in the cached database),
+``--check-gold`` (every gold and warning phrase is in the ingested passages) and
 ``--check-questions`` (no question shares more than five consecutive words with a passage of its
 corpus: questions are in a user's words, not the docs'), then exit.
 
@@ -111,13 +112,14 @@ def deepr_report(corpus: Any, question: str, retrieval: str = "lexical") -> tupl
 
     import anyio
 
+    from deepr_mcp.embedding import shared_embedder
     from deepr_mcp.research.engine import Engine, new_state
     from deepr_mcp.research.providers.local import LocalProvider
-    from deepr_mcp.research.retrieval.rerank import make_reranker
+    from deepr_mcp.research.retrieval.hybrid import HybridSearch
 
     if len(supported_retrieval()) > 1:
         os.environ["DEEPR_RESEARCH_RETRIEVAL"] = retrieval  # read where the engine reads its settings
-    kwargs: dict[str, Any] = {"reranker": make_reranker(os.environ.get("DEEPR_RESEARCH_RERANKER", "none"))}
+    kwargs: dict[str, Any] = {"search": HybridSearch(corpus, shared_embedder("minilm"))}
     if "retrieval" in inspect.signature(Engine).parameters:
         kwargs["retrieval"] = retrieval
     state = anyio.run(Engine(corpus, LocalProvider(), **kwargs).run, new_state(question))
@@ -572,15 +574,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--questions", type=Path, help="another question set (JSON, as the default; one corpus only)")
     p.add_argument(
-        "--reranker",
-        default="none",
-        help="deepr's re-ranker: none (default) or minilm (needs the embed extra; passage vectors are kept in "
-        "the cached corpus, so the first run encodes them (seconds per question) and later runs only the queries)",
-    )
-    p.add_argument(
         "--cold-vectors",
         action="store_true",
-        help="forget the passage vectors stored by earlier --reranker runs first (measures a first use)",
+        help="forget the passage vectors stored by earlier runs first (measures embedding the corpus again)",
     )
     args = p.parse_args(argv)
     if args.questions and args.corpus == "all":
@@ -591,14 +587,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def forget_vectors(db: Path) -> int:
-    """Drop the re-ranker's stored passage vectors from the cached corpus; returns how many went."""
-    import sqlite3
+def embed_corpus(db: Path, *, cold: bool) -> None:
+    """Give every passage of the cached corpus its vector (resumable: only what is missing is embedded)."""
+    from deepr_mcp.embedding import shared_embedder
+    from deepr_mcp.research.corpus.backfill import embed_pending
 
-    with sqlite3.connect(db) as conn:
-        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'passage_vectors'").fetchone():
-            return 0
-        return conn.execute("DELETE FROM passage_vectors").rowcount
+    corpus = open_corpus(db)
+    try:
+        if cold:
+            print(f"forgot {corpus.forget_embeddings():,} stored passage vectors", file=sys.stderr)
+        cpu, wall = time.process_time(), time.perf_counter()
+        done = embed_pending(corpus, shared_embedder("minilm"))
+        if done:
+            seconds, cpu_s = time.perf_counter() - wall, time.process_time() - cpu
+            print(f"embedded {done:,} passages in {seconds:.0f} s ({cpu_s:.0f} CPU-s)", file=sys.stderr)
+    finally:
+        corpus.close()
 
 
 def select_questions(spec: CorpusSpec, args: argparse.Namespace) -> list[Question]:
@@ -644,9 +648,6 @@ def run_corpus(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    os.environ["DEEPR_RESEARCH_RERANKER"] = args.reranker  # read by the workers (forked after this)
-    if args.reranker != "none":
-        print(f"deepr re-ranks with {args.reranker}")
     specs = list(CORPORA.values()) if args.corpus == "all" else [CORPORA[args.corpus]]
     retrieval = supported_retrieval()
     wanted = args.modes.split(",")
@@ -681,8 +682,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         folder = find_corpus(spec)
         db = ready_corpus(folder, reindex=args.reindex, spec=spec)
-        if args.cold_vectors:
-            print(f"forgot {forget_vectors(db):,} stored passage vectors", file=sys.stderr)
+        if any(m in modes for m in ("deepr semantic", "deepr hybrid")):
+            embed_corpus(db, cold=args.cold_vectors)
         results, skipped = run_corpus(spec, db, questions, modes, deadline, args)
         ran = len(next(iter(results.values()), []))
         summaries = {m: (summarise(results[m]) if results.get(m) else None) for m in MODES}

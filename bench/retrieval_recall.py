@@ -1,6 +1,6 @@
 """Where gold evidence is lost: candidate pool, top-k, or synthesis (one line per question).
 
-Run: ``.venv/bin/python -m bench.retrieval_recall [--only ID] [--reranker minilm] [--ranks]``
+Run: ``.venv/bin/python -m bench.retrieval_recall [--only ID] [--retrieval lexical|semantic|hybrid] [--ranks]``
 on the corpus ``bench.research_quality`` caches (it ingests it when missing).
 
 For each gold phrase of each question: is a passage holding it in any sub-question's candidate
@@ -37,15 +37,17 @@ def gold_passages(corpus: Any, questions: list[Any]) -> dict[str, set[str]]:
     return found
 
 
-def trace(corpus: Any, question: str, reranker_name: str) -> dict[str, Any]:
+def trace(corpus: Any, question: str, retrieval: str) -> dict[str, Any]:
     """Run the engine with a recording retriever: pools, rankings and the retrieved passages."""
     import anyio
 
+    from deepr_mcp.embedding import shared_embedder
     from deepr_mcp.research.engine import Engine, new_state
     from deepr_mcp.research.providers.local import LocalProvider
-    from deepr_mcp.research.retrieval.rerank import make_reranker
+    from deepr_mcp.research.retrieval.hybrid import HybridSearch, check_mode
 
-    engine = Engine(corpus, LocalProvider(), reranker=make_reranker(reranker_name))
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    engine = Engine(corpus, LocalProvider(), search=search, retrieval=check_mode(retrieval))
     retriever = engine.retriever
     record: list[dict[str, Any]] = []
     original_retrieve = retriever.retrieve
@@ -75,20 +77,20 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.retrieval_recall", description=__doc__.split("\n\n")[0])
     p.add_argument("--only", action="append", default=[], metavar="ID")
     p.add_argument("--questions", type=Path, default=QUESTIONS)
-    p.add_argument("--reranker", default="none")
+    p.add_argument("--retrieval", choices=("lexical", "semantic", "hybrid"), default="hybrid")
     p.add_argument("--ranks", action="store_true", help="print gold ranks per sub-question")
     args = p.parse_args(argv)
     questions = load_questions(args.questions)
     if args.only:
         questions = [q for q in questions if q.id in args.only]
-    os.environ["DEEPR_RESEARCH_RERANKER"] = args.reranker
+    os.environ["DEEPR_RESEARCH_RETRIEVAL"] = args.retrieval
     corpus = open_corpus(ready_corpus(find_corpus(), reindex=False))
     gold = gold_passages(corpus, questions)
     totals: dict[str, list[float]] = defaultdict(list)
     by_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     print(f"{'question':28} {'type':10} {'pool':>5} {'first':>5} {'top-k':>5} {'report':>6}  lost")
     for q in questions:
-        run = trace(corpus, q.question, args.reranker)
+        run = trace(corpus, q.question, args.retrieval)
         pool_ids = {pid for s in run["subs"] for pid in s["ranked"]}
         first_pool = set(run["subs"][0]["ranked"]) if run["subs"] else set()
         top_ids = {pid for s in run["subs"] for pid in s["top"]}

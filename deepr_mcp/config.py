@@ -187,9 +187,17 @@ class WebSettings(BaseModel):
 
 
 class ResearchSettings(BaseModel):
-    reranker: Literal["none", "minilm"] = Field(
-        "none",
-        description="Re-order BM25 candidates by meaning: none keeps BM25 order; minilm needs the embed extra",
+    retrieval: Literal["lexical", "semantic", "hybrid"] = Field(
+        "hybrid",
+        description="How research and corpus search rank passages: by words (FTS5 BM25), by meaning (the embedder's "
+        "nearest neighbours) or both fused (reciprocal rank fusion). Env: DEEPR_RESEARCH_RETRIEVAL",
+    )
+    embedder: str = Field(
+        "minilm",
+        min_length=1,
+        description="The sentence embedder: minilm (packaged all-MiniLM-L6-v2 int8 ONNX, CPU, no download), none "
+        "(words only), or 'package.module:factory' for your own Embedder (a bigger local model, an embeddings API). "
+        "After changing it, 'deepr-mcp corpus embed' embeds the corpus again",
     )
     sources: list[ResearchSourceSettings] = Field(
         default_factory=list, description="[[research.sources]]: upstream tools asked beside the corpus"

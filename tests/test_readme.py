@@ -51,6 +51,8 @@ SKIPPED = {
     "bash scripts/demo.sh": "tests/cli/test_demo.py runs the demo",
     "redis-server": "starts a Redis server (tests/stores start their own on a free port)",
     "claude": "Claude Code's CLI, not part of this project",
+    "uvx --from dist/": "needs the built wheel and downloads the dependencies from PyPI (tried by hand)",
+    "docker ": "needs a Docker engine; tests/test_container.py checks the Dockerfile and compose file",
 }
 
 

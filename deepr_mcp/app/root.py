@@ -24,10 +24,12 @@ from deepr_mcp.app.surface import Surface
 from deepr_mcp.auth.access import Access
 from deepr_mcp.config import Settings
 from deepr_mcp.elicitation.handler import ElicitationHandler
+from deepr_mcp.embedding import shared_embedder
 from deepr_mcp.experts.feeding import FeedExperts
 from deepr_mcp.experts.store import ExpertStore, SqliteExpertStore
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.gateway.vectors import ToolVectors
 from deepr_mcp.jobs.background import contained
 from deepr_mcp.jobs.campaigns import Campaigns, CorpusNotEmpty, Spawn, finish_deletions
 from deepr_mcp.jobs.engines import Engines, WebAccess
@@ -107,10 +109,13 @@ class Root:
         for follower in self.followers:
             background.start_soon(follower.run)
         await self._open_jobs(stack, contained(background.start_soon), web_http)
+        # Passages added before a restart, by the CLI or by another replica get their vectors here.
+        contained(background.start_soon)(self.engines.embedding.run)
 
     def _open_stores(self, stack: AsyncExitStack) -> None:
         settings = self.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self._open_tool_vectors(stack)
         if settings.store.url is None:  # else _open_shared opens the shared stores and lease
             self.store: CampaignStore = SqliteCampaignStore(settings.data_dir / "campaigns.db")
             stack.callback(self.store.close)
@@ -125,6 +130,15 @@ class Root:
             max_files=settings.sandbox.max_files,
             max_depth=settings.sandbox.max_depth,
         )
+
+    def _open_tool_vectors(self, stack: AsyncExitStack) -> None:
+        """tool_search by meaning too: the shared embedder over every tool, embedded in the background."""
+        embedder = shared_embedder(self.settings.research.embedder)
+        if embedder.dimensions <= 0:
+            return
+        vectors = ToolVectors(embedder, self.settings.data_dir / "tool-vectors")
+        self.registry.use_vectors(vectors)
+        stack.callback(vectors.close)
 
     async def _open_shared(self, stack: AsyncExitStack) -> None:
         """With ``store.url``: campaigns, experts, leases and the corpus and sandbox logs in Redis, shared by
@@ -155,7 +169,11 @@ class Root:
         self.experts = RedisExpertStore(client, url=store.url)
         limits = self.settings.objects  # an @obj_ reference made on one replica resolves on every one
         self.objects.store = RedisObjectStore(
-            client, url=store.url, ttl_s=limits.ttl_s, max_bytes_per_owner=limits.max_bytes_per_owner
+            client,
+            url=store.url,
+            ttl_s=limits.ttl_s,
+            max_bytes_per_owner=limits.max_bytes_per_owner,
+            max_total_bytes=limits.max_total_bytes,
         )
         self.corpus.share()  # each replica keeps its own index; adds and removals travel through the log
         self.followers.append(
@@ -223,6 +241,7 @@ class Root:
         )
         if self.settings.upstreams:
             self.gateway.prepare = self.upstreams.prepare
+            self.gateway.upstream_status = self.upstreams
         self.sources = make_sources(self.settings.research.sources, self.upstreams)
 
     def _on_finished(self) -> Callable[[Campaign], Awaitable[None]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -20,6 +20,7 @@ from deepr_mcp.apps.view import UI_URI, supports_apps
 from deepr_mcp.gateway.gateway import Gateway, describe_validation_error
 from deepr_mcp.gateway.outcome import ToolOutcome, to_outcome
 from deepr_mcp.gateway.spec import ToolSpec, clean_schema
+from deepr_mcp.jobs.request import QUERIES_HELP
 
 __all__ = ["APP_HELPERS", "RESEARCH_SPEC", "CampaignApp", "ResearchInput"]
 
@@ -48,13 +49,17 @@ class ResearchInput(BaseModel):
     )
     budget: float | None = Field(None, gt=0, le=10_000, description="Dollar limit for a new campaign")
     max_sub_questions: int = Field(5, ge=1, le=12, description="Sub-questions to plan for a new campaign")
+    queries: list[Annotated[str, Field(min_length=2, max_length=300)]] = Field(
+        default_factory=list, max_length=8, description=QUERIES_HELP
+    )
 
 
 RESEARCH_SPEC = ToolSpec(
     name="research",
     description="Start a research campaign on a question (or open one by campaign_id) and show the user its "
     "live dashboard: progress, cost against budget, budget questions and the cited report. Returns the "
-    "campaign id at once; the research runs in the background.",
+    "campaign id at once; the research runs in the background. Give queries: the documentation's likely "
+    "words for what the user asks, searched beside the question.",
     input_schema=clean_schema(ResearchInput.model_json_schema()),
     category="campaign",
     input_model=ResearchInput,
@@ -98,7 +103,9 @@ class CampaignApp:
                 + ("both" if args.question else "neither")
             )
         if args.question is not None:
-            start = {"question": args.question, "max_sub_questions": args.max_sub_questions}
+            start: dict[str, Any] = {"question": args.question, "max_sub_questions": args.max_sub_questions}
+            if args.queries:
+                start["queries"] = args.queries
             if args.budget is not None:
                 start["budget"] = args.budget
             started = await self.gateway.invoke(ctx, "campaign_start", start)

@@ -176,6 +176,11 @@ async def _research(args: argparse.Namespace, settings: Settings) -> int:
         for path in args.corpus:
             report = await anyio.to_thread.run_sync(services.corpus.add_path, path)
             print(f"corpus: {path}: {report.count('added')} added, {report.count('failed')} failed", file=sys.stderr)
+        embedder = services.engines.search.embedder
+        if services.corpus.embedding_status(embedder.name)["pending"] and embedder.dimensions:
+            from deepr_mcp.cli.corpus import embed_with_progress  # what the background worker would do, now
+
+            await anyio.to_thread.run_sync(embed_with_progress, services.corpus, embedder, sys.stderr)
         if (await anyio.to_thread.run_sync(services.corpus.stats))["documents"] == 0:
             raise InvalidInput(
                 f"the corpus in {settings.data_dir} is empty, so there is nothing to research. Add documents with "

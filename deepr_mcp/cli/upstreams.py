@@ -81,6 +81,9 @@ def cmd_upstreams(args: argparse.Namespace) -> int:
             print(f"{report['name']}: ok, {report['server']}, {report['tools']} tools published")
             for name, why in sorted(report["skipped"].items()):
                 print(f"  left out {name}: {why}")
+            if report.get("over_cap"):
+                over = report["over_cap"]
+                print(f"  left out {over['count']} more tools ({', '.join(over['first'])}, ...): {over['why']}")
         else:
             print(f"{report['name']}: FAILED: {report['error']}")
     return 0 if all(r["ok"] for r in reports) else 1

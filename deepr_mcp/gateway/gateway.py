@@ -100,6 +100,18 @@ class ObjectHooks(Protocol):
         ...
 
 
+class UpstreamStatus(Protocol):
+    """What the federation knows of upstreams that cannot answer (``deepr_mcp.upstreams.pool.Upstreams``)."""
+
+    def unavailable(self) -> list[dict[str, str]]:
+        """``{"upstream", "state"}`` for each upstream that is down or whose circuit is open."""
+        ...
+
+    def why_missing(self, name: str) -> str | None:
+        """Why a tool named ``name`` is not in the catalogue when an upstream explains it, else ``None``."""
+        ...
+
+
 class Gateway:
     """Owns what each mode lists and how a call reaches its handler."""
 
@@ -122,6 +134,8 @@ class Gateway:
         """Tools every first ``tools/list`` shows (``gateway.pinned``); names not registered are skipped."""
         self.prepare: Callable[[], Awaitable[None]] | None = None
         """Brings federated upstreams' tools in before search and calls (set by the root when configured)."""
+        self.upstream_status: UpstreamStatus | None = None
+        """Which upstreams cannot answer now, and whose a missing tool name looks like (set by the root)."""
 
     async def ready(self) -> None:
         """Wait, bounded, for the upstreams' first listing so search and calls see their tools."""
@@ -183,10 +197,15 @@ class Gateway:
         }
         if not hits:
             structured["hint"] = "No tool matched; try other words, or catalogue_list to browse."
+        down = self.upstream_status.unavailable() if self.upstream_status is not None else []
+        if down:
+            structured["unavailable_upstreams"] = down
         if args.format == "markdown":
             text = self._markdown(args.query, hits, via)
             if not hits:
                 text += "\n" + structured["hint"]
+            for item in down:
+                text += f"\nUpstream {item['upstream']} is unavailable ({item['state']}): its tools may be missing."
         else:
             text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
         return ToolOutcome(text=text, structured=structured), names
@@ -225,6 +244,9 @@ class Gateway:
         return args.name, args.arguments
 
     def unknown(self, name: str) -> ToolOutcome:
+        why = self.upstream_status.why_missing(name) if self.upstream_status is not None else None
+        if why is not None:
+            return ToolOutcome.error(f"tool {name!r} is not available: {why}")
         close = self.registry.closest_names(name)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         return ToolOutcome.error(f"unknown tool {name!r}.{hint} Use tool_search to find tools.", suggestions=close)

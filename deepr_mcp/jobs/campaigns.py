@@ -130,6 +130,7 @@ class Campaigns:
             max_sub_questions=request.max_sub_questions,
             as_task=as_task,
             task_ttl_ms=task_ttl_ms,
+            queries=request.queries,
         )
         if progress is not None:
             self.spawn(self.report_progress, campaign.id, progress)

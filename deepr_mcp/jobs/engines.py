@@ -13,15 +13,17 @@ from typing import Any
 import aiohttp
 
 from deepr_mcp.config import Settings
+from deepr_mcp.embedding import shared_embedder
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.jobs.models import Campaign
+from deepr_mcp.research.corpus.backfill import BackgroundEmbedding
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.pricing import Pricing
 from deepr_mcp.research.providers.base import Provider
 from deepr_mcp.research.providers.factory import make_provider
 from deepr_mcp.research.providers.local import LocalProvider
-from deepr_mcp.research.retrieval.rerank import make_reranker
+from deepr_mcp.research.retrieval.hybrid import HybridSearch
 from deepr_mcp.research.sources import EvidenceSource
 from deepr_mcp.research.web import PageFetcher, SearxngSearch
 from deepr_mcp.sandbox import SandboxManager
@@ -42,8 +44,10 @@ class Engines:
         self.http = http
         self.corpus = corpus
         self.sandboxes = sandboxes
-        self.reranker = make_reranker(settings.research.reranker)
-        """Built once: a missing extra fails at start-up with what to install, not mid-campaign."""
+        self.search = HybridSearch(corpus, shared_embedder(settings.research.embedder))
+        """Corpus search and research rank alike (``research.retrieval``); one embedder per process."""
+        self.embedding = BackgroundEmbedding(corpus, self.search.embedder)
+        """Embeds passages after they are stored; the root runs it, ``corpus_add`` wakes it."""
 
     def model_name(self) -> str:
         provider = self.settings.provider
@@ -72,8 +76,9 @@ class Engines:
             self.provider_for(campaign),
             cost_model=self.pricing(),
             sink=sandbox,
-            reranker=self.reranker,
+            search=self.search,
             sources=self.sources,
+            retrieval=self.settings.research.retrieval,
         )
 
     def estimate(self, question: str, max_sub_questions: int) -> dict[str, Any]:

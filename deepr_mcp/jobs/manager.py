@@ -10,7 +10,7 @@ the budget: nothing is spent past the budget without a decision.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from types import TracebackType
 from typing import Literal
@@ -34,7 +34,7 @@ from deepr_mcp.jobs.steering import save_carried, write_through
 from deepr_mcp.jobs.store import CampaignStore, StoreUnavailable
 from deepr_mcp.jobs.takeover import ClaimingLease, adopt_orphans, recover
 from deepr_mcp.research.engine import Engine, new_state
-from deepr_mcp.research.models import Phase
+from deepr_mcp.research.models import Phase, tidy_queries
 
 logger = logging.getLogger(__name__)
 
@@ -128,10 +128,12 @@ class JobManager:
         max_sub_questions: int = 5,
         as_task: bool = False,
         task_ttl_ms: int | None = None,
+        queries: Sequence[str] = (),
     ) -> Campaign:
         if budget <= 0:
             raise InvalidInput(f"budget must be a positive number of dollars, got {budget}")
         state = new_state(question, max_sub_questions=max_sub_questions)
+        state.queries = tidy_queries(queries)
         campaign = Campaign(
             question=state.question,
             budget=budget,

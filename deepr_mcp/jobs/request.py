@@ -10,7 +10,7 @@ are refused. A new field added here reaches every way in (and the tool's ``input
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -21,6 +21,11 @@ MAX_BUDGET = 10_000
 
 MAX_SUB_QUESTIONS = 12
 
+QUERIES_HELP = (
+    "Optional, up to 8: other phrasings of the question in the words the documentation itself likely uses "
+    "(technical terms, API or option names, the docs' name for the concept); each is searched beside the question"
+)
+
 
 class CampaignRequest(BaseModel):
     # No docstring: it would become the inputSchema's description, repeated in every tool_search hit.
@@ -30,6 +35,9 @@ class CampaignRequest(BaseModel):
     budget: float | None = Field(None, gt=0, le=MAX_BUDGET, description="Dollar limit; asks before exceeding it")
     max_sub_questions: int = Field(
         5, ge=1, le=MAX_SUB_QUESTIONS, strict=True, description="How many sub-questions to plan"
+    )
+    queries: list[Annotated[str, Field(min_length=2, max_length=300)]] = Field(
+        default_factory=list, max_length=8, description=QUERIES_HELP
     )
 
     @field_validator("question")

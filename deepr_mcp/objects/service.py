@@ -169,7 +169,8 @@ class Objects:
         if stored is None:  # expired, never existed, or another principal's: the same answer
             raise UnknownObject(
                 f"unknown object @{ref.object_id}: it does not exist, has expired (objects live "
-                f"{self.ttl_s:g} s) or belongs to another principal; run the tool again for a fresh one"
+                f"{self.ttl_s:g} s), was dropped to keep the store within its limits, or belongs to another "
+                "principal; run the tool again for a fresh one"
             )
         return stored
 

@@ -89,7 +89,13 @@ class MemoryObjectStore:
         self._clock = clock
         self._objects: OrderedDict[str, StoredObject] = OrderedDict()
         self._bytes: dict[str, int] = {}
+        self.evicted = 0
+        """Objects dropped before their TTL to keep the total under ``max_total_bytes``."""
         self._lock = threading.Lock()
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self._bytes.values())
 
     async def put(self, owner: str, value: Any, size_bytes: int) -> StoredObject:
         if size_bytes > self.max_bytes_per_owner:
@@ -106,6 +112,7 @@ class MemoryObjectStore:
             while sum(self._bytes.values()) + size_bytes > self.max_total_bytes:
                 biggest = max(self._bytes, key=lambda o: self._bytes[o] + (size_bytes if o == owner else 0))
                 self._drop(next(o for o in self._objects.values() if o.owner == biggest))
+                self.evicted += 1
             stored = StoredObject(new_object_id(), owner, value, size_bytes, now + self.ttl_s)
             self._objects[stored.id] = stored
             self._bytes[owner] = self._bytes.get(owner, 0) + size_bytes

@@ -38,8 +38,8 @@ from deepr_mcp.research.reading.analysis import (
     sub_questions,
 )
 from deepr_mcp.research.reading.terms import coverage, terms
+from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
-from deepr_mcp.research.retrieval.rerank import Reranker
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage
@@ -117,8 +117,9 @@ class Engine:
         provider: Provider,
         cost_model: CostModel | None = None,
         sink: ArtifactSink | None = None,
-        reranker: Reranker | None = None,
+        search: HybridSearch | None = None,
         sources: Sequence[EvidenceSource] = (),
+        retrieval: Mode = "hybrid",
         coverage: Coverage | None = None,
     ) -> None:
         self.corpus = corpus
@@ -126,7 +127,7 @@ class Engine:
         """Judges whether the cited evidence answers a sub-question (a gap when it does not)."""
         self.sources = sources
         """Asked beside the corpus for every sub-question (``[[research.sources]]``)."""
-        self.retriever = Retriever(corpus, reranker)
+        self.retriever = Retriever(corpus, search, retrieval)  # search: meaning beside words (retrieval mode)
         self.provider = provider
         self.cost_model = cost_model
         self.sink = sink
@@ -258,7 +259,7 @@ class Engine:
     async def _gather(self, state: ResearchState, sq: SubQuestion) -> None:
         analysis = self._analysis(state)
         k = passages_per_part(state)
-        evidence = await anyio.to_thread.run_sync(self.retriever.retrieve, sq.text, analysis, k)
+        evidence = await anyio.to_thread.run_sync(self.retriever.retrieve, sq.text, analysis, k, state.queries)
         hits = [*evidence.passages, *await gather_from(self.sources, sq.text, state, GATHER_PREFIX + sq.id)]
         wanted = terms(sq.text) or set(key_terms(analysis))
         sq.evidence = round(max((coverage(wanted, f"{h.location} {h.text}") for h in hits), default=0.0), 4)

@@ -6,6 +6,7 @@ and continue from the last finished one after a stop, a crash or a budget questi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Literal
 
@@ -85,8 +86,15 @@ class StepRecord(BaseModel):
     """Why an evidence source gave nothing (the research went on without it)."""
 
 
+def tidy_queries(queries: Sequence[str]) -> list[str]:
+    """The agent's phrasings as searched: whitespace collapsed, empty ones dropped."""
+    return [" ".join(q.split()) for q in queries if q.strip()]
+
+
 class ResearchState(BaseModel):
     question: str
+    queries: list[str] = Field(default_factory=list)
+    """Other phrasings from the calling agent (the terms the documentation likely uses), searched too."""
     analysis: QuestionAnalysis | None = None
     phase: Phase = Phase.QUEUED
     sub_questions: list[SubQuestion] = Field(default_factory=list)

@@ -43,7 +43,9 @@ def _started(campaign: Any) -> dict[str, Any]:
 @define_tool(
     "campaign_start",
     "Start a research campaign in the background: plans sub-questions, gathers cited evidence from the "
-    "corpus, writes a report. Returns at once with the campaign id and resource URIs to follow.",
+    "corpus, writes a report. Returns at once with the campaign id and resource URIs to follow. "
+    "Give queries: the terms the documentation likely uses for what the user asks (users and docs word things "
+    "differently), so evidence is found however the question is phrased.",
     CampaignRequest,
     category="campaign",
     scope="research",

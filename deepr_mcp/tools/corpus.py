@@ -1,9 +1,9 @@
-"""Corpus tools: the documents research draws on, searched with SQLite FTS5 bm25."""
+"""Corpus tools: the documents research draws on, searched by words (FTS5 bm25) and by meaning (embeddings)."""
 
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio
 from pydantic import Field
@@ -76,6 +76,8 @@ async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
     else:
         add = functools.partial(ctx.services.corpus.add_path, args.path, exclude=args.exclude, scope=add_scope(ctx))
     report = await anyio.to_thread.run_sync(add)
+    embedding = ctx.services.engines.embedding
+    embedding.wake()  # searchable by words now; vectors follow in the background
     answer: dict[str, Any] = {
         "added": report.count("added"),
         "replaced": report.count("replaced"),
@@ -85,6 +87,7 @@ async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
         "failed": [{"path": f.path, "reason": f.reason} for f in report.files if f.status == "failed"],
         "passages_indexed": report.passages,
         "seconds": round(report.seconds, 2),
+        "embedding": await anyio.to_thread.run_sync(embedding.status),
     }
     if report.left:
         answer["left"] = {
@@ -98,8 +101,13 @@ async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
 
 
 class SearchInput(Strict):
-    query: str = Field(min_length=1, max_length=2000, description="Words to look for in the documents")
+    query: str = Field(min_length=1, max_length=2000, description="What to look for: words or a question")
     limit: int = Field(5, ge=1, le=50)
+    mode: Literal["lexical", "semantic", "hybrid"] | None = Field(
+        None,
+        description="lexical = by words (bm25), semantic = by meaning (embeddings), hybrid = both fused; "
+        "default: the server's research.retrieval setting (hybrid unless changed)",
+    )
 
 
 EMPTY_CORPUS_SEARCH = (
@@ -110,17 +118,20 @@ EMPTY_CORPUS_SEARCH = (
 
 @define_tool(
     "corpus_search",
-    "Search the documents in the research corpus: find the passages that match your words (bm25 ranking), "
-    "each with its source file and heading or page.",
+    "Search the documents in the research corpus: find the passages that match your words or your meaning "
+    "(bm25 and embeddings, fused; mode to compare), each with its source file and heading or page.",
     SearchInput,
     category="corpus",
     scope="read",
     read_only=True,
 )
 async def corpus_search(ctx: ToolContext, args: SearchInput) -> dict[str, Any]:
-    hits = await anyio.to_thread.run_sync(ctx.services.corpus.search, args.query, args.limit)
+    mode = args.mode or ctx.services.settings.research.retrieval
+    search = ctx.services.engines.search.search
+    hits = await anyio.to_thread.run_sync(functools.partial(search, args.query, args.limit, mode))
     answer: dict[str, Any] = {
         "query": args.query,
+        "mode": mode,
         "hits": [
             {"passage_id": h.id, "score": h.score, "source": h.source, "location": h.location, "text": h.text}
             for h in hits
@@ -137,7 +148,8 @@ class ListInput(Strict):
 
 @define_tool(
     "corpus_list",
-    "List the documents in the research corpus with their passage counts and sizes.",
+    "List the documents in the research corpus with their passage counts and sizes, and how far embedding "
+    "(search by meaning) has got.",
     ListInput,
     category="corpus",
     scope="read",
@@ -148,6 +160,7 @@ async def corpus_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
     stats = await anyio.to_thread.run_sync(ctx.services.corpus.stats)
     return {
         **stats,
+        "embedding": await anyio.to_thread.run_sync(ctx.services.engines.embedding.status),
         "items": [
             {"path": d.path, "name": d.name, "bytes": d.bytes, "passages": d.passages, "added_at": d.added_at}
             for d in docs[: args.limit]

@@ -4,6 +4,11 @@
 ``open`` and refuses calls for ``reset_s``; then ``half-open`` lets one trial call through: its
 success closes the breaker, its failure opens it again. The clock is injectable so tests
 never sleep.
+
+A call cut by its timeout counts as a failure only when no other call succeeded while it waited
+(``timed_out``): one slow call (a big query) on an upstream that answers others is that call's
+problem, and opening the breaker for it would refuse everyone's fast calls for ``reset_s``; an
+upstream on which every call times out is hung, and the breaker spares each caller that wait.
 """
 
 from __future__ import annotations
@@ -28,6 +33,14 @@ class CircuitBreaker:
         self.last_error = ""
         self._opened_at: float | None = None
         self._trial_at: float | None = None
+        self._succeeded_at = float("-inf")
+
+    def __str__(self) -> str:
+        return f"{self.failures} of {self.threshold}"
+
+    def now(self) -> float:
+        """The breaker's clock: when a call starts, for ``timed_out``."""
+        return self._clock()
 
     @property
     def state(self) -> BreakerState:
@@ -57,7 +70,15 @@ class CircuitBreaker:
             f"(last: {self.last_error or 'unknown'}); {when}"
         )
 
+    def timed_out(self, error: str, started: float) -> bool:
+        """A call that began at ``started`` ran out of time; ``True`` when it counted as a failure."""
+        if self._succeeded_at >= started:
+            return False  # the upstream answered others meanwhile: it is up, this call was slow
+        self.failure(error)
+        return True
+
     def success(self) -> None:
+        self._succeeded_at = self._clock()
         self.failures = 0
         self._opened_at = None
         self._trial_at = None

@@ -8,7 +8,9 @@ annotations and ``outputSchema``, and its handler passes the upstream's result o
 ``Gateway.as_listed``).
 The last listing is kept in ``<data_dir>/upstreams/<name>.tools.json``: an upstream that is down
 at start-up is still found by ``tool_search``, and calling it says why it cannot answer.
-A name already taken by a local tool (or another upstream's) is left out and reported.
+A name already taken by a local tool (or another upstream's) is left out and reported, and so is
+a tool whose ``inputSchema`` has a ``$ref`` that points nowhere (every call would fail validating
+it) and every tool past the upstream's ``max_tools``. Each reason is logged once, when it appears.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from deepr_mcp.gateway.registry import ToolRegistry
 from deepr_mcp.gateway.spec import ToolSpec
 from deepr_mcp.upstreams.connection import UpstreamConnection
 from deepr_mcp.upstreams.errors import UpstreamError
+from deepr_mcp.upstreams.schemas import schema_problem
 
 __all__ = ["UpstreamCatalogue", "published_name", "result_size"]
 
 logger = logging.getLogger(__name__)
 
 MAX_NAME = 64
+DENIED = "left out by allow/deny"
 
 
 def published_name(prefix: str, tool_name: str) -> str:
@@ -76,7 +80,9 @@ class UpstreamCatalogue:
         self.published: dict[str, str] = {}
         """Published name -> the upstream's own name, for what is registered now."""
         self.skipped: dict[str, str] = {}
-        """Upstream tool name -> why it is left out (denied, or its name is taken)."""
+        """Upstream tool name -> why it is left out (denied, its name is taken, its schema is broken)."""
+        self.over_cap: list[str] = []
+        """Upstream tool names left out because ``max_tools`` were already published (in listing order)."""
         self.synced = False
         """Whether a live listing has been applied (not just the cache)."""
         self.changed = False
@@ -114,10 +120,14 @@ class UpstreamCatalogue:
         changed, self.signature = signature != self.signature, signature
         specs: list[ToolSpec] = []
         published: dict[str, str] = {}
-        self.skipped = {}
+        before, self.skipped, self.over_cap = self.skipped, {}, []
+        cap = self.settings.max_tools
         for tool in tools:
             if not self.settings.takes(tool.name):
-                self.skipped[tool.name] = "left out by allow/deny"
+                self.skipped[tool.name] = DENIED
+                continue
+            if len(published) >= cap:
+                self.over_cap.append(tool.name)
                 continue
             name = published_name(self.settings.tool_prefix, tool.name)
             if name in GATEWAY_TOOL_NAMES:
@@ -127,17 +137,41 @@ class UpstreamCatalogue:
             if name in published or (holder is not None and holder.upstream != self.settings.name):
                 owner = "a local tool" if holder is not None and holder.upstream is None else "another tool"
                 self.skipped[tool.name] = f"{name!r} is already {owner}'s name; set a prefix for this upstream"
-                logger.warning(
-                    "upstream %s: tool %s left out: %s", self.settings.name, tool.name, self.skipped[tool.name]
-                )
+                continue
+            problem = schema_problem(tool.input_schema)
+            if problem is not None:
+                self.skipped[tool.name] = f"{problem}; calls could not be validated"
                 continue
             published[name] = tool.name
             specs.append(self._spec(name, tool))
+        for tool_name, why in self.skipped.items():
+            if before.get(tool_name) != why and why != DENIED:
+                logger.warning("upstream %s: tool %s left out: %s", self.settings.name, tool_name, why)
+        if self.over_cap:
+            logger.warning(
+                "upstream %s: %d tools left out past max_tools (%d), from %s on; raise max_tools or narrow allow",
+                self.settings.name,
+                len(self.over_cap),
+                cap,
+                self.over_cap[0],
+            )
         for gone in set(self.published) - set(published):
             self.registry.unregister(gone)
         self.registry.register_many(specs)
         self.published = published
         return changed
+
+    def over_cap_summary(self) -> dict[str, Any] | None:
+        """What ``max_tools`` left out, for ``upstreams check``: how many, and the first few names."""
+        if not self.over_cap:
+            return None
+        return {
+            "count": len(self.over_cap),
+            "max_tools": self.settings.max_tools,
+            "first": self.over_cap[:10],
+            "why": f"only the first {self.settings.max_tools} tools are published (max_tools); "
+            "raise max_tools or narrow allow to choose which",
+        }
 
     def _spec(self, name: str, tool: types.Tool) -> ToolSpec:
         connection, original = self.connection, tool.name

@@ -6,7 +6,7 @@ handlers on any task use it. Everything the gateway needs is here: ``list_tools`
 shared by concurrent callers, cached until the upstream sends ``notifications/tools/list_changed``)
 and ``call_tool`` (at most ``max_concurrency`` in flight, each bounded by ``timeout_s``; a call
 that runs out of time is cancelled upstream with ``notifications/cancelled``, which the SDK
-sends when the waiting caller is cancelled).
+sends when the waiting caller is cancelled, and it says it timed out: ``CircuitBreaker.timed_out``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD
 from deepr_mcp import __version__
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.upstreams.breaker import CircuitBreaker
-from deepr_mcp.upstreams.errors import UpstreamError, UpstreamUnavailable, explain
+from deepr_mcp.upstreams.errors import UpstreamError, UpstreamTimeout, UpstreamUnavailable, explain
 from deepr_mcp.upstreams.settings import UpstreamSettings
 from deepr_mcp.upstreams.stdio import OVERSIZED
 from deepr_mcp.upstreams.transport import StderrLog, open_transport
@@ -90,7 +90,17 @@ class UpstreamConnection:
         if self.state == "down":
             wait = max(0.0, self._retry_at - self._clock())
             return f"down ({self.last_error}; next attempt in {wait:.0f} s)"
+        if self.state == "connecting" and self.last_error:
+            return f"connecting (last: {self.last_error})"
         return self.state
+
+    def available(self) -> bool:
+        """Whether the upstream is answering, as far as is known: not down, circuit not open."""
+        return self.state != "down" and self.breaker.state != "open"
+
+    def may_retry(self) -> bool:
+        """Whether a down upstream's backoff has passed, so a new connection may be tried."""
+        return self.state == "down" and self._retry_at <= self._clock()
 
     def _unavailable(self, why: str) -> UpstreamUnavailable:
         where = f"{self.kind} {self.settings.where()}"
@@ -337,12 +347,11 @@ class UpstreamConnection:
             raise self._unavailable(
                 f"{name} waited {self.settings.timeout_s:g} s for one of its {n} call slots"
             ) from None
+        started = self.breaker.now()
         try:
             result = await self._retrying(lambda c: c.call_tool(name, arguments), retry_safe=retry_safe)
         except TimeoutError:
-            raise self._call_failed(
-                f"{name} did not answer within {self.settings.timeout_s:g} s (cancelled upstream)"
-            ) from None
+            raise self._timed_out(name, started) from None
         except MCPError as exc:
             raise self._mcp_failure(name, exc) from None
         except RuntimeError as exc:  # the SDK's output-schema check of the upstream's own result
@@ -352,6 +361,15 @@ class UpstreamConnection:
             self._slots.release()
         self.breaker.success()
         return result
+
+    def _timed_out(self, name: str, started: float) -> UpstreamTimeout:
+        where = f"{self.kind} {self.settings.where()}"
+        why = f"{name} timed out: no answer within timeout_s ({self.settings.timeout_s:g} s); cancelled upstream"
+        if self.breaker.timed_out(why, started):
+            note = f"no other call answered meanwhile, so it counts towards the circuit breaker ({self.breaker})"
+        else:
+            note = "other calls to it answered meanwhile, so it is up and this call was only slow"
+        return UpstreamTimeout(f"upstream {self.name!r} ({where}): {why}; {note}. Ask for less or raise timeout_s.")
 
     def _call_failed(self, why: str) -> UpstreamUnavailable:
         self.breaker.failure(why)

@@ -7,13 +7,19 @@ from mcp_types import CONNECTION_CLOSED
 
 from deepr_mcp.errors import DeeprError
 
-__all__ = ["UpstreamError", "UpstreamUnavailable", "explain"]
+__all__ = ["UpstreamError", "UpstreamTimeout", "UpstreamUnavailable", "explain"]
 
 
 class UpstreamUnavailable(DeeprError):
     """The upstream cannot be reached now (down, timed out, breaker open); the message names it and why."""
 
     code = "upstream_unavailable"
+
+
+class UpstreamTimeout(DeeprError):
+    """The upstream is up but did not answer this call within its ``timeout_s`` (the call was cancelled)."""
+
+    code = "upstream_timeout"
 
 
 class UpstreamError(DeeprError):

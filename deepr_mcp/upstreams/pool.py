@@ -20,7 +20,7 @@ import anyio.abc
 
 from deepr_mcp.errors import DeeprError, NotFound
 from deepr_mcp.gateway.registry import ToolRegistry
-from deepr_mcp.upstreams.catalogue import UpstreamCatalogue
+from deepr_mcp.upstreams.catalogue import DENIED, UpstreamCatalogue
 from deepr_mcp.upstreams.connection import UpstreamConnection
 from deepr_mcp.upstreams.settings import UpstreamSettings
 
@@ -82,6 +82,11 @@ class Upstreams:
             self._first = {name: anyio.Event() for name in self.connections}
             for name in self.connections:
                 self._tg.start_soon(self._first_sync, name)
+        for name, catalogue in self.catalogues.items():  # never listed live and its backoff passed: try again
+            if not catalogue.synced and self._first[name].is_set() and name not in self._syncing:
+                if self.connections[name].may_retry():
+                    self._syncing.add(name)  # claimed now: further calls before the task runs start no other
+                    self._tg.start_soon(self._sync, name, True)
         waits = [
             (self._first[name], self.connections[name].settings.connect_timeout_s)
             for name, catalogue in self.catalogues.items()
@@ -99,9 +104,9 @@ class Upstreams:
             assert self._first is not None
             self._first[name].set()
 
-    async def _sync(self, name: str) -> None:
+    async def _sync(self, name: str, claimed: bool = False) -> None:
         """One sync at a time per upstream; a change announced meanwhile runs one more."""
-        if name in self._syncing:
+        if name in self._syncing and not claimed:
             self._dirty.add(name)
             return
         self._syncing.add(name)
@@ -123,6 +128,39 @@ class Upstreams:
     def _resync_soon(self, name: str) -> None:
         if self._tg is not None and self.connections[name].state != "closed":
             self._tg.start_soon(self._sync, name)
+
+    # -- what cannot answer, for the gateway's messages ---------------------------------------------
+
+    def unavailable(self) -> list[dict[str, str]]:
+        """Each upstream that is down or whose circuit is open, with its state in words."""
+        return [
+            {"upstream": name, "state": connection.describe()}
+            for name, connection in self.connections.items()
+            if not connection.available()
+        ]
+
+    def why_missing(self, name: str) -> str | None:
+        """Why no tool ``name`` is published, when an upstream explains it: the upstream whose prefix it
+        carries is down (its tools are not known) or left that tool out; ``None`` when none does."""
+        for upstream, connection in self.connections.items():
+            catalogue = self.catalogues[upstream]
+            prefix = connection.settings.tool_prefix
+            if not name.startswith(prefix):
+                continue
+            own = name[len(prefix) :]
+            if own in catalogue.skipped and catalogue.skipped[own] != DENIED:  # a denied tool stays unknown
+                return f"upstream {upstream!r} has a tool {own!r}, left out: {catalogue.skipped[own]}"
+            if own in catalogue.over_cap:
+                cap = catalogue.settings.max_tools
+                return f"upstream {upstream!r} has a tool {own!r}, left out past its max_tools ({cap})"
+            if prefix and not (connection.available() and catalogue.synced):
+                where = f"{connection.kind} {connection.settings.where()}"
+                known = "its last listing does not name it" if catalogue.published else "its tools are not known yet"
+                return (
+                    f"it looks like a tool of upstream {upstream!r} ({where}), which is not answering: "
+                    f"{connection.describe()}; {known}. Try again once it answers (upstreams check {upstream})."
+                )
+        return None
 
     # -- for the CLI and the research sources -----------------------------------------------------
 
@@ -151,5 +189,6 @@ class Upstreams:
             tools=len(published),
             published=published,
             skipped=catalogue.skipped,
+            over_cap=catalogue.over_cap_summary(),
         )
         return report

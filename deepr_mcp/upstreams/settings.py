@@ -52,6 +52,9 @@ class UpstreamSettings(BaseModel):
     max_result_bytes: int = Field(
         16 * 1024 * 1024, ge=1024, description="A tool result larger than this (as JSON) is refused, not passed on"
     )
+    max_tools: int = Field(
+        2000, ge=1, le=100_000, description="Tools published from this upstream at most; the rest are left out"
+    )
 
     @field_validator("url")
     @classmethod

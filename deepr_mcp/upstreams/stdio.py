@@ -27,11 +27,12 @@ from mcp.client.stdio import (
     _create_platform_compatible_process,
     _drain_stdout,
     _get_executable_command,
-    _parse_line,
     _stop_server_process,
     get_default_environment,
 )
 from mcp.shared.message import SessionMessage
+
+from deepr_mcp.upstreams.noise import NoiseLog
 
 __all__ = ["OVERSIZED", "bounded_stdio_client"]
 
@@ -53,9 +54,10 @@ def request_id(head: str, tail: str) -> int | str | None:
 
 @asynccontextmanager
 async def bounded_stdio_client(
-    server: StdioServerParameters, errlog: TextIO, max_line: int
+    server: StdioServerParameters, errlog: TextIO, max_line: int, name: str = "stdio"
 ) -> AsyncGenerator[TransportStreams, None]:
-    """``mcp.client.stdio.stdio_client`` with a linear reader and a ``max_line`` cap on one message."""
+    """``mcp.client.stdio.stdio_client`` with a linear reader and a ``max_line`` cap on one message;
+    lines that are not JSON-RPC are dropped and counted (``NoiseLog``), not passed on one by one."""
     command = await _get_executable_command(server.command)
     process = await _create_platform_compatible_process(
         command=command,
@@ -67,6 +69,15 @@ async def bounded_stdio_client(
     read_stream_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_stream_reader = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
+    noise = NoiseLog(name)
+
+    async def deliver(line: str) -> None:
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValueError:
+            noise.note(line)
+            return
+        await read_stream_writer.send(SessionMessage(message))
 
     async def refuse(head: str, tail: str, size: int) -> None:
         rid = request_id(head, tail)
@@ -99,7 +110,7 @@ async def bounded_stdio_client(
                             if len(line) > max_line:
                                 await refuse(line[:_KEEP], line[-_KEEP:], len(line))
                             elif line.strip():
-                                await read_stream_writer.send(_parse_line(line))
+                                await deliver(line)
                         rest = chunk[start:]
                         if not rest:
                             continue
@@ -112,6 +123,7 @@ async def bounded_stdio_client(
                             joined = "".join(pieces)
                             head, tail, pieces = joined[:_KEEP], joined[-_KEEP:], []
                 finally:
+                    noise.close()
                     await _drain_stdout(process)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError):
             pass  # shutdown, or the session is gone: it sees the read stream close

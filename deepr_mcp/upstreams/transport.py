@@ -17,8 +17,9 @@ from mcp.client._transport import TransportStreams
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
+from deepr_mcp.upstreams.http_limit import LimitedTransport
 from deepr_mcp.upstreams.settings import UpstreamSettings
 from deepr_mcp.upstreams.stdio import bounded_stdio_client
 
@@ -60,21 +61,38 @@ async def open_transport(settings: UpstreamSettings, errlog: TextIO | None, kind
     """Enter the SDK transport for ``settings`` (``kind`` overrides its transport); yields its streams."""
     async with AsyncExitStack() as stack:
         streams: TransportStreams
+        max_message = 2 * settings.max_result_bytes + 1024 * 1024  # JSON escaping can double a text's length
         if settings.command is not None:
             params = StdioServerParameters(
                 command=settings.command, args=settings.args, env=settings.env or None, cwd=settings.cwd
             )
             if errlog is not None:
                 stack.callback(errlog.close)
-            max_line = 2 * settings.max_result_bytes + 1024 * 1024  # JSON escaping can double a text's length
-            streams = await stack.enter_async_context(bounded_stdio_client(params, errlog or sys.stderr, max_line))
+            streams = await stack.enter_async_context(
+                bounded_stdio_client(params, errlog or sys.stderr, max_message, settings.name)
+            )
         else:
             headers = {k: v.get_secret_value() for k, v in settings.headers.items()}
             url = settings.url or ""
+
+            def limited_client(
+                headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: Any = None
+            ) -> httpx2.AsyncClient:
+                """``create_mcp_http_client``'s client, reading every answer through ``LimitedTransport``."""
+                if timeout is None:
+                    timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
+                return httpx2.AsyncClient(
+                    headers=headers, timeout=timeout, auth=auth, transport=LimitedTransport(max_message)
+                )
+
             if (kind or settings.kind) == "sse":
-                streams = await stack.enter_async_context(sse_client(url, headers=headers, timeout=settings.timeout_s))
+                streams = await stack.enter_async_context(
+                    sse_client(url, headers=headers, timeout=settings.timeout_s, httpx_client_factory=limited_client)
+                )
             else:
                 timeout = httpx2.Timeout(settings.timeout_s, read=max(300.0, settings.timeout_s))
-                http = await stack.enter_async_context(create_mcp_http_client(headers=headers, timeout=timeout))
-                streams = await stack.enter_async_context(streamable_http_client(url, http_client=http))
+                http = await stack.enter_async_context(limited_client(headers=headers, timeout=timeout))
+                streams = await stack.enter_async_context(
+                    streamable_http_client(url, http_client=http, max_sse_event_size=max_message)
+                )
         yield streams

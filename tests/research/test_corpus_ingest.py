@@ -209,7 +209,8 @@ def test_cli_corpus_add_with_exclude_and_size_setting(
     assert code == 1  # tarfile.html is over 8,000 bytes: reported, and the exit code says so
     assert "failed    library/tarfile.html (" in out and "corpus.max_file_bytes" in out
     assert "genindex" not in out and "zipfile" not in out
-    assert out.splitlines()[-1].startswith("done: 5 files, ")
+    assert out.splitlines()[-2].startswith("done: 5 files, ")
+    assert out.splitlines()[-1].startswith("searchable by meaning: ")  # then embedded in the foreground
     assert main([*data, "corpus", "add", str(sphinx), "--exclude", "*"]) == 2
     assert "nothing was added" in capsys.readouterr().err
 

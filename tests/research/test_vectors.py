@@ -1,171 +1,165 @@
-"""Passage vectors kept in the corpus file: stored once, read back by any process, never stale.
+"""Passage vectors in the corpus file: written after the passages, resumable, gone with their documents.
 
-The store itself is tested with plain arrays (no model); the re-ranker's use of it with the
-real packaged MiniLM where the ``embed`` extra is installed (always in CI).
+Arithmetic and bookkeeping use a small deterministic embedder (no model); the real packaged model
+is tested in test_embedding.py.
 """
 
 from __future__ import annotations
 
-import os
-import threading
+import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from deepr_mcp.research.corpus.backfill import embed_batch, embed_pending
 from deepr_mcp.research.corpus.storage import Corpus
-from deepr_mcp.research.corpus.vectors import VectorStore, embed_corpus, passage_text
-from deepr_mcp.research.reading.analysis import analyse
-from deepr_mcp.research.retrieval import rerank as rr
-from deepr_mcp.research.retrieval.lexical import Retriever
-
-needs_model = pytest.mark.skipif(
-    bool(rr.missing_extra()) and not os.environ.get("CI"),
-    reason="embed extra not installed (pip install 'deepr-mcp[embed]'); in CI these tests always run",
-)
+from tests.research.test_corpus_changes import ship
 
 
-def unit(seed: int) -> np.ndarray:
-    row = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
-    return row / np.linalg.norm(row)
+class HashEmbedder:
+    """One fixed unit vector per text (from its hash): deterministic, instant, counts what it encodes."""
 
-
-def test_vectors_round_trip_per_model_and_missing_keys_are_absent(tmp_path: Path) -> None:
-    store = VectorStore(tmp_path / "corpus.db", "minilm")
-    other = VectorStore(tmp_path / "corpus.db", "another-model")
-    try:
-        assert store.put([(b"k1", unit(1)), (b"k2", unit(2))]) == 2
-        got = store.get([b"k1", b"k2", b"k3", b"k1"])
-        assert set(got) == {b"k1", b"k2"}
-        assert got[b"k1"].dtype == np.float32
-        assert float(got[b"k1"] @ unit(1)) == pytest.approx(1.0, abs=1e-3)  # float16 on disk
-        assert other.get([b"k1"]) == {}  # one model's vectors are never read as another's
-        assert store.count() == 2 and other.count() == 0
-        store.put([(b"k1", unit(3))])  # a key written again is replaced, not duplicated
-        assert store.count() == 2
-        assert float(store.get([b"k1"])[b"k1"] @ unit(3)) == pytest.approx(1.0, abs=1e-3)
-        assert store.put([]) == 0
-    finally:
-        store.close()
-        other.close()
-
-
-def test_a_vector_of_the_wrong_size_is_ignored_not_returned(tmp_path: Path) -> None:
-    store = VectorStore(tmp_path / "corpus.db", "minilm")
-    try:
-        store.put([(b"short", np.ones(10, dtype=np.float32))])
-        assert store.get([b"short"]) == {}
-    finally:
-        store.close()
-
-
-def test_the_store_shares_the_corpus_file_and_many_keys_are_read_in_batches(tmp_path: Path) -> None:
-    db = tmp_path / "corpus.db"
-    corpus = Corpus(db)
-    store = VectorStore(db, "minilm")
-    try:
-        corpus.add_texts("notes", ["tar archives can write files outside the target directory"])
-        keys = [f"key-{i}".encode() for i in range(1_200)]  # more than one IN (...) batch
-        store.put((k, unit(i)) for i, k in enumerate(keys))
-        assert len(store.get(keys)) == 1_200
-        assert corpus.search("tar archives", 5)[0].text.startswith("tar archives")
-        reopened = Corpus(db)  # opening the corpus again (it writes its rank setting) is not blocked
-        assert reopened.stats()["passages"] == 1
-        reopened.close()
-    finally:
-        store.close()
-        corpus.close()
-
-
-def test_concurrent_writers_and_readers_all_succeed(tmp_path: Path) -> None:
-    store = VectorStore(tmp_path / "corpus.db", "minilm")
-    errors: list[BaseException] = []
-
-    def work(offset: int) -> None:
-        try:
-            for i in range(20):
-                store.put([(f"{offset}-{i}".encode(), unit(offset + i))])
-                store.get([f"{offset}-{i}".encode()])
-        except BaseException as exc:  # collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(n * 100,)) for n in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    store.close()
-    assert errors == [] and VectorStore(tmp_path / "corpus.db", "minilm").count() == 80
-
-
-class CountingEmbedder:
-    """Stands in for the model in the bulk-fill arithmetic: one fixed vector per text, stored."""
+    name = "hash-embedder@1"
+    dimensions = 16
 
     def __init__(self) -> None:
-        self.calls: list[int] = []
+        self.encoded: list[str] = []
 
-    def embed(self, texts, store=None):
-        self.calls.append(len(texts))
-        if store is not None:
-            store.put((t.encode(), unit(len(t))) for t in texts)
-        return np.stack([unit(len(t)) for t in texts])
-
-
-class P:
-    def __init__(self, location: str, text: str) -> None:
-        self.location, self.text = location, text
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        self.encoded += list(texts)
+        rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], dtype=np.uint8) for t in texts]
+        out = np.stack(rows).astype(np.float32) - 127.5 if rows else np.zeros((0, 16), np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def test_embed_corpus_goes_in_batches_and_reports_progress(tmp_path: Path) -> None:
-    store = VectorStore(tmp_path / "corpus.db", "fake")
-    embedder = CountingEmbedder()
-    seen: list[int] = []
-    try:
-        done = embed_corpus([P("a > b", f"text {i}") for i in range(5)], embedder, store, batch=2, progress=seen.append)
-        assert done == 5 and embedder.calls == [2, 2, 1] and seen == [2, 4, 5]
-        assert store.count() == 5
-        assert passage_text("a > b", "text") == "a > b\ntext"
-    finally:
-        store.close()
+def write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text)
+    return path
 
 
-# -- the real model ---------------------------------------------------------------------------------
+@pytest.fixture
+def corpus(tmp_path: Path):
+    c = Corpus(tmp_path / "corpus.db")
+    yield c
+    c.close()
 
 
-@needs_model
-def test_a_new_process_reads_passage_vectors_back_and_only_encodes_the_query(tmp_path: Path) -> None:
+def docs(folder: Path, count: int) -> Path:
+    for i in range(count):
+        write(folder, f"doc{i}.md", f"# Topic {i}\n\n## Part\n\nParagraph {i} about subject number {i}.\n")
+    return folder
+
+
+def test_pending_passages_are_embedded_in_batches_with_progress(corpus: Corpus, tmp_path: Path) -> None:
+    corpus.add_path(docs(tmp_path / "docs", 5))
+    embedder = HashEmbedder()
+    assert corpus.embedding_status(embedder.name) == {"passages": 5, "embedded": 0, "pending": 5}
+    seen: list[tuple[int, int]] = []
+    assert embed_pending(corpus, embedder, batch=2, progress=lambda d, t, s: seen.append((d, t))) == 5
+    assert seen == [(2, 5), (4, 5), (5, 5)]
+    assert corpus.embedding_status(embedder.name) == {"passages": 5, "embedded": 5, "pending": 0}
+    assert embed_pending(corpus, embedder) == 0  # nothing left: nothing encoded again
+    assert len(embedder.encoded) == 5
+    # the embedded text is the heading path, then the passage
+    assert any(t.startswith("Topic 0 > Part\n") for t in embedder.encoded)
+
+
+def test_an_interrupted_run_resumes_where_it_stopped_in_a_new_process(tmp_path: Path) -> None:
     db = tmp_path / "corpus.db"
-    texts = [f"passage {i}: tar archives and the directories they write to" for i in range(12)]
-    first = rr.MiniLMReranker()
-    store = VectorStore(db, "minilm")
+    first = Corpus(db)
+    first.add_path(docs(tmp_path / "docs", 6))
+    embedder = HashEmbedder()
+    assert embed_batch(first, embedder, batch=4) == 4  # then the process "stops"
+    first.close()
+    again, fresh = Corpus(db), HashEmbedder()
     try:
-        scores = first.scores("where do tar archives write?", texts, store)
-        assert first.encoded == 13 and store.count() == 12
-        fresh = rr.MiniLMReranker()  # an empty in-memory cache: as a new process would start
-        again = fresh.scores("where do tar archives write?", texts, store)
-        assert fresh.encoded == 1  # the query only
-        assert again == pytest.approx(scores, abs=1e-6)  # stored and fresh vectors score alike
+        assert again.embedding_status(fresh.name)["pending"] == 2
+        assert embed_pending(again, fresh) == 2 and len(fresh.encoded) == 2  # only what was left
     finally:
-        store.close()
+        again.close()
 
 
-@needs_model
-def test_the_retriever_fills_the_corpus_vector_table_when_re_ranking(tmp_path: Path) -> None:
+def test_nearest_finds_a_passage_by_its_vector_and_sees_new_vectors_at_once(corpus: Corpus, tmp_path: Path) -> None:
+    corpus.add_path(docs(tmp_path / "docs", 3))
+    embedder = HashEmbedder()
+    embed_batch(corpus, embedder, batch=2)
+    target = corpus.pending_embeddings(embedder.name)[0]  # the one not embedded yet
+    assert target.passage_id not in {p.id for p in corpus.nearest(embedder.name, embedder.embed(["x"])[0], 10)}
+    embed_pending(corpus, embedder)
+    hits = corpus.nearest(embedder.name, embedder.embed([target.text])[0], 3)
+    assert hits[0].id == target.passage_id and hits[0].score == pytest.approx(1.0, abs=1e-3)  # float16 on disk
+    assert len(hits) == 3 and hits[0].score >= hits[1].score >= hits[2].score
+
+
+def test_vectors_go_with_their_documents_and_a_changed_file_is_embedded_again(corpus: Corpus, tmp_path: Path) -> None:
+    folder = docs(tmp_path / "docs", 3)
+    corpus.add_path(folder)
+    embedder = HashEmbedder()
+    embed_pending(corpus, embedder)
+    gone = corpus.documents()[0].path
+    corpus.remove(gone)
+    assert corpus.embedding_status(embedder.name) == {"passages": 2, "embedded": 2, "pending": 0}
+    left = {p.source for p in corpus.nearest(embedder.name, embedder.embed(["q"])[0], 10)}
+    assert len(left) == 2 and Path(gone).name not in left  # the index forgot it too
+
+    Path(gone).unlink()
+    write(folder, "doc1.md", "# Topic 1\n\n## Part\n\nNew words entirely.\n")
+    corpus.add_path(folder)
+    assert corpus.embedding_status(embedder.name)["pending"] == 1  # the new passage, not the others
+    (pending,) = corpus.pending_embeddings(embedder.name)
+    assert pending.text.endswith("New words entirely.")
+    assert corpus.embedding_status(embedder.name)["embedded"] == 1  # the old text's vector went with it
+
+
+def test_a_model_change_leaves_old_vectors_unused_until_embedded_again(corpus: Corpus, tmp_path: Path) -> None:
+    corpus.add_path(docs(tmp_path / "docs", 2))
+    old, new = HashEmbedder(), HashEmbedder()
+    new.name = "hash-embedder@2"
+    embed_pending(corpus, old)
+    assert corpus.embedding_status(new.name)["pending"] == 2
+    assert corpus.nearest(new.name, new.embed(["q"])[0], 5) == []  # never another model's vectors
+    assert embed_pending(corpus, new) == 2
+    assert corpus.embedding_status(new.name)["embedded"] == 2
+    assert corpus.forget_embeddings() == 2 and corpus.embedding_status(new.name)["embedded"] == 0
+
+
+def test_a_vector_for_a_passage_removed_meanwhile_is_not_stored(corpus: Corpus, tmp_path: Path) -> None:
+    corpus.add_path(docs(tmp_path / "docs", 2))
+    embedder = HashEmbedder()
+    items = corpus.pending_embeddings(embedder.name)
+    corpus.remove(corpus.documents()[0].path)  # while the batch was being encoded
+    assert corpus.store_embeddings(embedder.name, items, embedder.embed([p.text for p in items])) == 1
+
+
+def test_another_process_adding_vectors_is_seen_by_an_open_index(tmp_path: Path) -> None:
     db = tmp_path / "corpus.db"
-    corpus = Corpus(db)
+    server, cli = Corpus(db), Corpus(db)
     try:
-        corpus.add_texts(
-            "notes",
-            [
-                "Never extract archives from untrusted sources: files may be created outside of path.",
-                "The tarfile module reads and writes tar archives, including gzip compressed ones.",
-                "Logging to a file: basicConfig takes a filename and the messages go there.",
-            ],
-        )
-        question = "How do I safely extract a tar archive?"
-        retriever = Retriever(corpus, rr.make_reranker("minilm"))
-        evidence = retriever.retrieve(question, analyse(question), 3)
-        assert evidence.passages
-        assert VectorStore(db, "minilm-False").count() >= len(evidence.passages)
+        server.add_path(docs(tmp_path / "docs", 2))
+        embedder = HashEmbedder()
+        assert server.nearest(embedder.name, embedder.embed(["q"])[0], 5) == []  # loads an empty index
+        embed_pending(cli, embedder)  # another connection (the CLI) embeds
+        assert len(server.nearest(embedder.name, embedder.embed(["q"])[0], 5)) == 2
     finally:
-        corpus.close()
+        server.close(), cli.close()
+
+
+def test_vectors_travel_to_other_replicas_with_the_passages(tmp_path: Path) -> None:
+    one, two = Corpus(tmp_path / "one.db"), Corpus(tmp_path / "two.db")
+    try:
+        one.share(), two.share()
+        one.add_path(docs(tmp_path / "docs", 3))
+        embedder = HashEmbedder()
+        embed_pending(one, embedder)
+        assert ship(one, two) == [True, True, True, True]  # three documents, then one batch of vectors
+        assert two.embedding_status(embedder.name) == {"passages": 3, "embedded": 3, "pending": 0}
+        probe = one.pending_embeddings  # same vectors: the nearest passage is the same on both
+        assert probe(embedder.name) == []
+        query = embedder.embed(["Topic 2 > Part\nParagraph 2 about subject number 2."])[0]
+        assert one.nearest(embedder.name, query, 1)[0].id == two.nearest(embedder.name, query, 1)[0].id
+    finally:
+        one.close(), two.close()

@@ -17,13 +17,13 @@ from deepr_mcp.stores.redis_objects import RedisObjectStore
 
 @pytest.fixture(params=["memory", "redis"])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[ObjectStore]:
-    ttl, limit = 600, 1000
+    ttl, limit, total = 600, 1000, 2500
     if request.param == "memory":
-        yield MemoryObjectStore(ttl_s=ttl, max_bytes_per_owner=limit)
+        yield MemoryObjectStore(ttl_s=ttl, max_bytes_per_owner=limit, max_total_bytes=total)
         return
     url = request.getfixturevalue("redis_server").url
     client = await open_checked(url, None, "deepr:")
-    yield RedisObjectStore(client, url=url, ttl_s=ttl, max_bytes_per_owner=limit)
+    yield RedisObjectStore(client, url=url, ttl_s=ttl, max_bytes_per_owner=limit, max_total_bytes=total)
     await client.aclose()
 
 
@@ -46,6 +46,16 @@ async def test_an_owner_over_its_limit_loses_its_own_oldest_only(store: ObjectSt
     assert await store.get("bob", bobs.id) is not None
     with pytest.raises(ValueError, match="over the per-owner limit"):
         await store.put("alice", "x", 5000)
+
+
+async def test_the_total_over_all_owners_is_held_by_dropping_the_oldest_of_any(store: ObjectStore) -> None:
+    """Owners are unbounded (every OAuth subject is one): 40 owners x 400 bytes keep at most 2,500 in all."""
+    made = [await store.put(f"subject-{i}", i, 400) for i in range(40)]
+    kept = [o for o in made if await store.get(o.owner, o.id) is not None]
+    assert [o.id for o in kept] == [o.id for o in made[-6:]]  # 6 x 400 <= 2,500: the newest six
+    assert store.evicted >= 34
+    with pytest.raises(ValueError, match=r"over the store's total limit|over the per-owner limit"):
+        await store.put("anyone", "x", 3000)
 
 
 async def test_puts_in_the_same_millisecond_are_evicted_oldest_first(store: ObjectStore) -> None:

@@ -2,7 +2,7 @@
 misbehave at start-up, change its tool list, or publish a thousand tools.
 
     python -m tests.upstreams.fixture_server [--tools N] [--start normal|exit|garbage|silent]
-                                              [--marks DIR]
+                                              [--marks DIR] [--hostile NAME ...]
 
 ``--start``: ``exit`` exits at once; ``garbage`` prints non-JSON on stdout and never answers;
 ``silent`` reads stdin and never answers ``initialize``. ``--marks`` is a folder where the server leaves
@@ -133,6 +133,35 @@ ARCHIVE = [
 """The fixture's ``search`` archive: items shaped as search tools return them (title, url, snippet)."""
 
 
+HOSTILE_TOOLS = {
+    "big_structured": types.Tool(
+        name="big_structured",
+        description="Answer one short line of text and this many megabytes of structured content.",
+        input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
+    ),
+    "big_items": types.Tool(
+        name="big_items",
+        description="Answer a list of two items, the first this many megabytes long.",
+        input_schema={"type": "object", "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
+    ),
+    "dangling": types.Tool(
+        name="dangling",
+        description="A tool whose inputSchema has a $ref that points nowhere.",
+        input_schema={"type": "object", "properties": {"x": {"$ref": "#/$defs/missing"}}},
+    ),
+    "noisy": types.Tool(
+        name="noisy",
+        description="Print this many lines of garbage on stdout, then answer.",
+        input_schema={"type": "object", "properties": {"lines": {"type": "integer"}}, "required": ["lines"]},
+    ),
+}
+"""Tools published only when ``--hostile NAME`` asks for them."""
+
+
+WIRE = [1]
+"""The stdout pipe's descriptor, kept before the SDK's stdio_server diverts fd 1 to stderr."""
+
+
 def synthetic(count: int) -> list[types.Tool]:
     """``count`` distinct tools (three words each from a small vocabulary), for catalogue-scale runs."""
     tools = []
@@ -149,7 +178,7 @@ def synthetic(count: int) -> list[types.Tool]:
 
 
 def build(args: argparse.Namespace) -> Server[Any]:
-    tools = base_tools() + synthetic(args.tools)
+    tools = base_tools() + synthetic(args.tools) + [HOSTILE_TOOLS[name] for name in args.hostile]
     marks = Path(args.marks) if args.marks else None
 
     inflight = {"now": 0, "max": 0}
@@ -193,6 +222,13 @@ def build(args: argparse.Namespace) -> Server[Any]:
             finally:
                 inflight["now"] -= 1
             return types.CallToolResult(content=[types.TextContent(text=f"slept {seconds:g} s")])
+        if name in ("big_structured", "big_items"):
+            size = int(float(arguments.get("megabytes", 1)) * 1024 * 1024)
+            if name == "big_structured":
+                body: dict[str, Any] = {"blob": "s" * size, "rows": [{"n": i} for i in range(10)]}
+            else:
+                body = {"items": ["i" * size, "small"]}
+            return types.CallToolResult(content=[types.TextContent(text="see structured")], structured_content=body)
         if name == "search":
             words = {w.strip("?.,").lower() for w in str(arguments.get("query", "")).split() if len(w) > 3}
             hits = [d for d in ARCHIVE if words & set(f"{d['title']} {d['snippet']}".lower().replace(",", "").split())]
@@ -200,6 +236,10 @@ def build(args: argparse.Namespace) -> Server[Any]:
             return types.CallToolResult(
                 content=[types.TextContent(text=json.dumps(results))], structured_content=results
             )
+        if name == "noisy":
+            garbage = b"".join(b"<garbage line %d: not JSON-RPC {{{>\n" % i for i in range(int(arguments["lines"])))
+            os.write(WIRE[0], garbage)  # the real stdout pipe, beside the SDK's own writes
+            return types.CallToolResult(content=[types.TextContent(text="printed")])
         if name == "crash":
             os._exit(3)
         if name == "fail":
@@ -235,6 +275,7 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--start", choices=["normal", "exit", "garbage", "silent"], default="normal")
     parser.add_argument("--marks")
+    parser.add_argument("--hostile", action="append", default=[], choices=sorted(HOSTILE_TOOLS))
     args = parser.parse_args()
     if args.start == "exit":
         print("fixture: exiting at once as asked", file=sys.stderr)
@@ -246,6 +287,7 @@ def main() -> None:
             if args.start == "garbage":
                 print("<html>still not JSON</html>", flush=True)
         return
+    WIRE[0] = os.dup(1)
     anyio.run(serve, args)
 
 

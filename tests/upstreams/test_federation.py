@@ -92,7 +92,9 @@ async def test_timeout_cancels_upstream_breaker_opens_other_upstream_unaffected(
     async with federated(empty_data_dir, slowpoke, fixture_upstream("other")) as (client, _):
         first = await client.call_tool("fx_slow", {"seconds": 60})
         assert first.is_error
-        assert "upstream 'fx'" in text_of(first) and "did not answer within 1 s (cancelled upstream)" in text_of(first)
+        said = text_of(first)
+        assert "upstream 'fx'" in said and "slow timed out: no answer within timeout_s (1 s)" in said
+        assert "unavailable" not in text_of(first) and structured(first)["code"] == "upstream_timeout"
         await until(lambda: (marks / "cancelled-60").exists(), "the upstream saw notifications/cancelled")
 
         second = await client.call_tool("fx_slow", {"seconds": 61})

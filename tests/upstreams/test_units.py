@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,40 @@ def test_the_id_of_an_oversized_message_is_read_from_either_end() -> None:
     assert request_id('{"jsonrpc":"2.0","id":7,"result":{"content":[{"text":"xxx', "") == 7
     assert request_id('{"result":{"content":[{"text":"x', 'xx"}]},"jsonrpc":"2.0","id":"req-9"}') == "req-9"
     assert request_id('{"result":{"content":[{"text":"x', 'xxxx"}]}}') is None
+
+
+async def test_limited_transport_counts_inflated_bytes_per_answer_and_per_event() -> None:
+    import gzip
+    import zlib
+
+    import httpx2
+
+    from deepr_mcp.upstreams.http_limit import BodyTooLarge, LimitedTransport, UnreadableBody
+
+    events = b"".join(b"data: %d\n\n" % i for i in range(5000))  # 50 KB of small events
+    raw_deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    bodies = {
+        "/events": (events, {"content-type": "text/event-stream"}),
+        "/one-event": (b"data: " + b"x" * 5000 + b"\n\n", {"content-type": "text/event-stream"}),
+        "/double-gzip": (gzip.compress(gzip.compress(b"y" * 500)), {"content-encoding": "gzip, gzip"}),
+        "/raw-deflate": (raw_deflate.compress(b"z" * 500) + raw_deflate.flush(), {"content-encoding": "deflate"}),
+        "/bomb": (gzip.compress(b"0" * 10_000_000), {"content-encoding": "gzip"}),
+        "/br": (b"whatever", {"content-encoding": "br"}),
+    }
+
+    def serve(request: httpx2.Request) -> httpx2.Response:
+        body, headers = bodies[request.url.path]
+        return httpx2.Response(200, content=body, headers=headers)
+
+    transport = LimitedTransport(4096, inner=httpx2.MockTransport(serve))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        assert (await http.get("/events")).content == events  # many events, each small: all read
+        assert (await http.get("/double-gzip")).content == b"y" * 500
+        assert (await http.get("/raw-deflate")).content == b"z" * 500
+        for path, error, said in (
+            ("/one-event", BodyTooLarge, "one event of the upstream's event stream"),
+            ("/bomb", BodyTooLarge, "passed 4,096 bytes (decompressed)"),
+            ("/br", UnreadableBody, "Content-Encoding 'br'"),
+        ):
+            with pytest.raises(error, match=re.escape(said)):
+                await http.get(path)

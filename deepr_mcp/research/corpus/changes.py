@@ -16,17 +16,23 @@ from typing import Literal
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.replication import outbox
+from deepr_mcp.research.corpus import vectors
 from deepr_mcp.research.corpus.ingest import Chunk
 from deepr_mcp.research.corpus.rows import detach, insert_chunks, upsert_document
 
 __all__ = ["CorpusChange", "apply"]
 
-Op = Literal["replace", "forget"]
+Op = Literal["replace", "forget", "vectors"]
 
 
 @dataclass(frozen=True, slots=True)
 class CorpusChange:
-    """One document replaced (with all its passages) or forgotten, by the replica ``origin``."""
+    """One document replaced (with all its passages) or forgotten, or a batch of passage vectors
+    (``key`` = the model, ``vectors`` = (passage id, base64 float16)), by the replica ``origin``.
+
+    Vectors travel so that a replica need not embed again what another one embedded; a replica
+    that has not seen them yet embeds its passages itself (the same model gives the same vectors).
+    """
 
     op: Op
     key: str
@@ -36,10 +42,13 @@ class CorpusChange:
     size: int = 0
     extractor: int = 0
     chunks: Sequence[Chunk] = field(default=())
+    vectors: Sequence[tuple[str, str]] = field(default=())
 
     def to_json(self) -> str:
         chunks = [[c.id, c.text, c.location, c.start, c.end] for c in self.chunks]
         body = {"op": self.op, "key": self.key, "origin": self.origin, "name": self.name, "digest": self.digest}
+        if self.op == "vectors":
+            body["vectors"] = [list(v) for v in self.vectors]
         return json.dumps({**body, "size": self.size, "extractor": self.extractor, "chunks": chunks})
 
     @classmethod
@@ -48,9 +57,10 @@ class CorpusChange:
         try:
             data = json.loads(text)
             op = data["op"]
-            if op not in ("replace", "forget") or not isinstance(data["key"], str) or not data["key"]:
+            if op not in ("replace", "forget", "vectors") or not isinstance(data["key"], str) or not data["key"]:
                 raise ValueError(f"op {op!r}, key {data.get('key')!r}")
             chunks = tuple(Chunk(str(i), str(t), str(loc), int(s), int(e)) for i, t, loc, s, e in data["chunks"])
+            logged = tuple((str(pid), str(blob)) for pid, blob in data.get("vectors", []))
             return cls(
                 op=op,
                 key=data["key"],
@@ -60,6 +70,7 @@ class CorpusChange:
                 size=int(data["size"]),
                 extractor=int(data["extractor"]),
                 chunks=chunks,
+                vectors=logged,
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise InvalidInput(f"not a corpus change ({type(exc).__name__}: {exc})"[:300]) from None
@@ -75,6 +86,8 @@ def apply(db: sqlite3.Connection, entry_id: str, change: CorpusChange, mine: str
     if change.origin == mine:
         return False
     row = db.execute("SELECT sha256, extractor, name FROM documents WHERE path = ?", (change.key,)).fetchone()
+    if change.op == "vectors":
+        return vectors.apply_logged(db, change.key, change.vectors) > 0
     if change.op == "forget":
         if row is None:
             return False

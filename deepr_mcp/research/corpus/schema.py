@@ -15,6 +15,7 @@ from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.replication import outbox
+from deepr_mcp.research.corpus import vectors
 
 log = logging.getLogger("deepr_mcp.research.corpus.storage")
 
@@ -91,6 +92,7 @@ CREATE TABLE IF NOT EXISTS failed_files (
 )
 """,
     *outbox.SCHEMA_STATEMENTS,
+    *vectors.SCHEMA_STATEMENTS,
 )
 SCHEMA = ";\n".join(SCHEMA_STATEMENTS) + ";\n"
 

@@ -42,6 +42,8 @@ from deepr_mcp.research.corpus.ingest import (
 )
 from deepr_mcp.research.corpus.rows import detach, insert_chunks, upsert_document
 from deepr_mcp.research.corpus.schema import open_schema
+from deepr_mcp.research.corpus.vector_access import PASSAGE_COLUMNS, CorpusVectors, passage_row
+from deepr_mcp.research.corpus.vectors import VectorIndex
 from deepr_mcp.research.passage import Passage
 
 __all__ = ["AddReport", "Corpus", "Document", "FileResult", "match_expression"]
@@ -63,7 +65,7 @@ class Document:
     """The path relative to the folder it was added from (what sources are shown as)."""
 
 
-class Corpus(outbox.LockedOutbox):
+class Corpus(outbox.LockedOutbox, CorpusVectors):
     """Thread-safe (one connection, one lock); async callers use ``anyio.to_thread``."""
 
     def __init__(self, path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
@@ -73,6 +75,9 @@ class Corpus(outbox.LockedOutbox):
         self._lock = threading.Lock()
         self._df_cache: dict[str, int] = {}
         """Document frequencies by FTS expression; emptied whenever passages change."""
+        self._generation = 0
+        """Counts this connection's passage changes: the vector index reloads when it moves."""
+        self._index = VectorIndex()
         self._origin: str | None = None
         """This replica's id once ``share`` is called: from then on every change is also logged."""
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -229,6 +234,7 @@ class Corpus(outbox.LockedOutbox):
                     self._log(change)
                 self._db.execute("COMMIT")
                 self._df_cache.clear()
+                self._generation += 1
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -249,6 +255,7 @@ class Corpus(outbox.LockedOutbox):
                 self._log(CorpusChange("forget", key, ""))
                 self._db.execute("COMMIT")
                 self._df_cache.clear()
+                self._generation += 1
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -290,6 +297,7 @@ class Corpus(outbox.LockedOutbox):
                 raise
             if changed:
                 self._df_cache.clear()
+                self._generation += 1
         return changed
 
     # -- reading ---------------------------------------------------------------------------
@@ -309,12 +317,12 @@ class Corpus(outbox.LockedOutbox):
             # Rank inside FTS5 (its "rank" column is bm25 with our column weights) and join only the
             # top hits: joining every match before sorting was most of the cost on common words.
             rows = self._db.execute(
-                f"SELECT {_PASSAGE_COLUMNS}, top.rank FROM "
+                f"SELECT {PASSAGE_COLUMNS}, top.rank FROM "
                 "(SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rank LIMIT ?) AS top "
                 "JOIN passages p ON p.rowid = top.rowid LEFT JOIN documents d ON d.path = p.path ORDER BY top.rank",
                 (expression, limit),
             ).fetchall()
-        return [_passage(r, score=round(-r[5], 6)) for r in rows]
+        return [passage_row(r, score=round(-r[5], 6)) for r in rows]
 
     search_passages = search
 
@@ -340,12 +348,12 @@ class Corpus(outbox.LockedOutbox):
     def passage(self, passage_id: str) -> Passage:
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path WHERE p.id = ?",
+                f"SELECT {PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path WHERE p.id = ?",
                 (passage_id,),
             ).fetchone()
         if row is None:
             raise NotFound(f"no passage {passage_id!r} in the corpus")
-        return _passage(row)
+        return passage_row(row)
 
     def documents(self) -> list[Document]:
         with self._lock:
@@ -383,14 +391,7 @@ class Corpus(outbox.LockedOutbox):
     def iter_passages(self) -> Iterator[Passage]:
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path ORDER BY p.rowid"
+                f"SELECT {PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path ORDER BY p.rowid"
             ).fetchall()
         for r in rows:
-            yield _passage(r)
-
-
-_PASSAGE_COLUMNS = "p.id, p.text, COALESCE(NULLIF(d.name, ''), p.path), p.location, p.path"
-
-
-def _passage(row: tuple, score: float = 0.0) -> Passage:
-    return Passage(id=row[0], text=row[1], source=row[2], location=row[3], score=score, path=row[4])
+            yield passage_row(r)

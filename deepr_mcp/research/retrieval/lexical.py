@@ -17,7 +17,9 @@ against "files are created outside of path") and returns five near-copies of one
    heading, and, when the question is about safety, on carrying a warning; a sub-question that
    names both sides of a comparison prefers passages that speak of both, and every score is
    scaled by the share of the main terms the passage holds (coordination, ``signals``);
-5. an optional embedding re-ranker blends in meaning (``research.reranker``);
+5. by meaning too (``research.retrieval``, default hybrid): the embedder's nearest passages join
+   the pool, and the pool's word ranking is fused (reciprocal rank) with its ranking by cosine to
+   the sub-question and to the phrasings the calling agent gave (``queries``);
 6. maximal marginal relevance picks passages that add something the others do not say.
 """
 
@@ -27,9 +29,9 @@ import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepr_mcp.research.corpus.vectors import VectorStore, passage_text
 from deepr_mcp.research.passage import Passage, PassageSearch
 from deepr_mcp.research.reading.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT, CAVEAT_QUERY, VERSION_NOTE
@@ -37,14 +39,14 @@ from deepr_mcp.research.reading.terms import GENERIC, weigh_doc_words
 from deepr_mcp.research.retrieval.diversity import COMMON, mmr
 from deepr_mcp.research.retrieval.feedback import feedback_terms
 from deepr_mcp.research.retrieval.follow import follow_names
+from deepr_mcp.research.retrieval.hybrid import RRF_K, HybridSearch, Mode
 from deepr_mcp.research.retrieval.operators import named_keywords, operator_words, writes_keyword
-from deepr_mcp.research.retrieval.rerank import DEFAULT_WEIGHT, Reranker, blend
 from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
 POOL_PER_QUERY = 60
-RERANK_DEPTH = 30
-"""Candidates the embedding re-ranker sees: the BM25 top this many (vectors are cached in the corpus)."""
+SEMANTIC_PER_QUERY = 30
+"""Nearest passages by meaning added to the pool per phrasing (the sub-question and the agent's queries)."""
 HOW_TO_CUE = re.compile(
     r"\b(?:you can|you could|you may|you should|you need to|"
     r"the (?:simplest|easiest|usual|recommended|preferred) way)\b",
@@ -114,21 +116,22 @@ def key_terms(analysis: QuestionAnalysis) -> list[str]:
 
 
 class Retriever:
-    def __init__(
-        self, corpus: PassageSearch, reranker: Reranker | None = None, *, rerank_weight: float = DEFAULT_WEIGHT
-    ) -> None:
+    def __init__(self, corpus: PassageSearch, search: HybridSearch | None = None, mode: Mode = "hybrid") -> None:
         self.corpus = corpus
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
         self._sides: list[frozenset[str]] = []
         self._keywords: list[str] = []
         self._cue: re.Pattern[str] | None = None
-        self.reranker = reranker if reranker is not None and reranker.name != "none" else None
-        self.rerank_weight = rerank_weight
-        self._store: VectorStore | None = None
+        self.search = search if search is not None and search.semantic_enabled and mode != "lexical" else None
+        self.mode: Mode = mode if self.search is not None else "lexical"
 
-    def retrieve(self, sub_question: str, analysis: QuestionAnalysis, k: int) -> Evidence:
-        """The ``k`` passages that best answer ``sub_question`` within ``analysis``'s question."""
+    def retrieve(self, sub_question: str, analysis: QuestionAnalysis, k: int, also: Sequence[str] = ()) -> Evidence:
+        """The ``k`` passages that best answer ``sub_question`` within ``analysis``'s question.
+
+        ``also``: other phrasings of the question from the calling agent (the documentation's words),
+        searched beside it by words and by meaning.
+        """
         weights = self._weights(sub_question, analysis)
         self._remember_spelling(" ".join([sub_question, analysis.question, *analysis.entities, analysis.action]))
         self._named = {t for e in analysis.entities for t in tokenize(e)}
@@ -152,7 +155,13 @@ class Retriever:
         aliases = weigh_doc_words(f"{sub_question} {analysis.question}", weights, WEIGHT_QUESTION)
         joined += aliases
         self._remember_spelling(" ".join(joined))
-        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety, " ".join(aliases))
+        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety, " ".join(aliases), also)
+        phrasings = [sub_question, *also]
+        meaning = self.search.semantic(phrasings, SEMANTIC_PER_QUERY) if self.search is not None else []
+        for hits in meaning:
+            for hit in hits:
+                if hit.id not in pool:
+                    pool[hit.id] = self._candidate(hit)
         if not pool:
             return Evidence([], [])
         version = analysis.type == "version"
@@ -169,10 +178,9 @@ class Retriever:
             self._score(pool, weights, safety, version)
         if analysis.type == "how_to" and not safety:  # a safety answer is the warning, not the reference
             follow_names(self.corpus, pool, weights, self._candidate, f"{sub_question} {analysis.question}")
+        if self.search is not None:
+            self._fuse(phrasings, pool)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
-        if self.reranker is not None:
-            ranked = ranked[: max(RERANK_DEPTH, 3 * k)]
-            self._rerank(sub_question, ranked)
         ranked = ranked[: max(3 * k, 12)]
         return Evidence([c.passage for c in mmr(ranked, k)], [*aliases, *feedback])
 
@@ -202,11 +210,12 @@ class Retriever:
     # -- the pool ------------------------------------------------------------------------------
 
     def _pool(
-        self, sub_question: str, analysis: QuestionAnalysis, safety: bool, aliases: str = ""
+        self, sub_question: str, analysis: QuestionAnalysis, safety: bool, aliases: str = "", also: Sequence[str] = ()
     ) -> dict[str, Candidate]:
         queries = [
             sub_question,
             " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic, aliases]).strip(),
+            *also,
         ]
         if safety:
             queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_QUERY]))
@@ -320,23 +329,25 @@ class Retriever:
         local = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
         return len(pool), dict(local)
 
-    def _vector_store(self) -> VectorStore | None:
-        """The corpus's table of passage vectors, when the re-ranker can use one and the corpus is a file."""
-        if self._store is None and getattr(self.reranker, "embed", None) is not None:
-            path = getattr(self.corpus, "path", None)
-            if path is not None:
-                self._store = VectorStore(path, f"{self.reranker.name}-{getattr(self.reranker, 'quantized', False)}")
-        return self._store
+    def _fuse(self, phrasings: list[str], pool: dict[str, Candidate]) -> None:
+        """Each candidate's score becomes the reciprocal-rank fusion of its word rank and its meaning rank.
 
-    def _rerank(self, query: str, ranked: list[Candidate]) -> None:
-        assert self.reranker is not None
-        texts = [passage_text(c.passage.location, c.passage.text) for c in ranked]
-        store = self._vector_store()
-        if store is not None:
-            meaning = self.reranker.scores(query, texts, store)  # type: ignore[call-arg]
-        else:
-            meaning = self.reranker.scores(query, texts)
-        lexical = [c.score for c in ranked]
-        for candidate, blended in zip(ranked, blend(lexical, meaning, self.rerank_weight), strict=True):
-            candidate.score = blended
-        ranked.sort(key=lambda c: -c.score)
+        Meaning is the best cosine to any phrasing; a passage not embedded yet keeps its word rank
+        alone. ``semantic`` mode ranks by meaning alone (embedded passages first).
+        """
+        assert self.search is not None
+        candidates = list(pool.values())
+        stored = self.search.corpus.vectors_of(self.search.embedder.name, [c.passage.id for c in candidates])
+        queries = self.search.embedder.embed(phrasings, query=True)
+        dense = {pid: float((queries @ vector).max()) for pid, vector in stored.items()}
+        by_meaning = sorted(dense, key=lambda pid: -dense[pid])
+        meaning_rank = {pid: rank for rank, pid in enumerate(by_meaning, start=1)}
+        by_words = sorted(candidates, key=lambda c: -c.score)
+        fused: dict[str, float] = {}
+        for rank, candidate in enumerate(by_words, start=1):
+            pid = candidate.passage.id
+            words = 0.0 if self.mode == "semantic" else 1.0 / (RRF_K + rank)
+            fused[pid] = words + (1.0 / (RRF_K + meaning_rank[pid]) if pid in meaning_rank else 0.0)
+        top = max(fused.values(), default=0.0) or 1.0
+        for candidate in candidates:
+            candidate.score = fused[candidate.passage.id] / top

@@ -1,0 +1,229 @@
+"""Tool vectors for ``tool_search`` by meaning: embedded in the background, cached on disk.
+
+A tool's text (name, title, description, parameter names) is embedded once per model: vectors are
+keyed by the model's name and a hash of the text, kept in one growing float32 array, and saved
+to ``<cache_dir>/<model>.npz`` so a restart embeds only what changed. Registering thousands of
+federated tools costs nothing at once: a worker thread embeds what is missing in small batches
+(a search waits at most for one batch, since the model serialises its calls), and until a tool
+has a vector, BM25 alone ranks it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from deepr_mcp.embedding.base import Embedder
+from deepr_mcp.gateway.spec import ToolSpec
+
+__all__ = ["ToolVectors", "tool_text"]
+
+logger = logging.getLogger(__name__)
+
+BATCH: Final = 8
+"""Tools per background call of the embedder: small, so a search queued behind it waits little."""
+SAVE_EVERY: Final = 512
+"""New vectors between two saves of the cache while a long backlog is embedded."""
+QUERY_CACHE: Final = 256
+"""Recent query vectors kept: agents repeat their searches."""
+
+_seen: dict[tuple[str, str], np.ndarray] = {}
+"""Every vector embedded in this process, by (model, text hash): a second registry in the same
+process (a test, an embedding app, a CLI command beside a server) gets the catalogue's at once."""
+_seen_lock = threading.Lock()
+
+
+def tool_text(spec: ToolSpec) -> str:
+    """What a tool is embedded as: its name in words, title, description and parameter names."""
+    props = spec.input_schema.get("properties")
+    params = ", ".join(props) if isinstance(props, dict) else ""
+    parts = [re.sub(r"[_.\-]+", " ", spec.name).strip(), spec.title or "", spec.description.strip()]
+    if params:
+        parts.append(f"Parameters: {params}")
+    return ". ".join(p for p in parts if p)
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ToolVectors:
+    """Vectors of one embedder, by text hash; thread-safe; a worker thread fills in what is missing.
+
+    ``rows()`` hands out the array and how many rows are valid: rows are only ever appended (a full
+    array is copied into a bigger one), so a reader holding an older array reads valid vectors.
+    """
+
+    def __init__(self, embedder: Embedder, cache_dir: Path | None = None) -> None:
+        self.embedder = embedder
+        self.model = embedder.name
+        self.cache_file = cache_dir / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', self.model)}.npz" if cache_dir else None
+        self._lock = threading.Condition()
+        self._rows = np.zeros((0, embedder.dimensions), dtype=np.float32)
+        self._count = 0
+        self._index: dict[str, int] = {}
+        self._pending: OrderedDict[str, str] = OrderedDict()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._query_lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+        self._closed = False
+        self._busy = False
+        self._unsaved = 0
+        self.failed: str | None = None
+        """Why the last background batch failed (the tools stay ranked by words), or ``None``."""
+        self._load()
+
+    @property
+    def version(self) -> int:
+        """How many vectors are stored; grows as the worker embeds."""
+        return self._count
+
+    def want(self, specs: Iterable[ToolSpec]) -> None:
+        """Queue every tool whose text has no vector yet; the worker embeds them in the background."""
+        with self._lock:
+            if self._closed:
+                return
+            known: list[tuple[str, np.ndarray]] = []
+            for spec in specs:
+                text = tool_text(spec)
+                key = text_key(text)
+                if key in self._index:
+                    continue
+                vector = _seen.get((self.model, key))
+                if vector is not None:
+                    known.append((key, vector))
+                else:
+                    self._pending[key] = text
+            if known:
+                self.add([k for k, _ in known], np.stack([v for _, v in known]))
+            if self._pending and (self._worker is None or not self._worker.is_alive()):
+                self._worker = threading.Thread(target=self._run, name="tool-vectors", daemon=True)
+                self._worker.start()
+
+    def positions(self, keys: Sequence[str]) -> np.ndarray:
+        """Row of each key in :meth:`rows` (-1 where not embedded yet)."""
+        with self._lock:
+            return np.fromiter((self._index.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+
+    def rows(self) -> np.ndarray:
+        """The stored vectors (``version`` rows, unit length)."""
+        with self._lock:
+            return self._rows[: self._count]
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """The query's vector, from a small cache of recent queries when it was asked before."""
+        with self._query_lock:
+            hit = self._queries.get(query)
+            if hit is not None:
+                self._queries.move_to_end(query)
+                return hit
+        vector = self.embedder.embed([query], query=True)[0]
+        with self._query_lock:
+            self._queries[query] = vector
+            if len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until nothing is left to embed (``True``) or ``timeout`` seconds pass (``False``)."""
+        with self._lock:
+            return self._lock.wait_for(lambda: not self._pending and not self._busy, timeout)
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._pending)
+
+    def close(self) -> None:
+        """Stop the worker after its current batch and save what was embedded."""
+        with self._lock:
+            self._closed = True
+            self._pending.clear()
+            worker = self._worker
+            self._lock.notify_all()
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(timeout=60)
+        self._save()
+
+    def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        """Store vectors for text hashes (the worker's and the cache's way in; benches fill it directly)."""
+        vectors = np.asarray(vectors, dtype=np.float32)
+        with self._lock:
+            fresh = [(k, v) for k, v in zip(keys, vectors, strict=True) if k not in self._index]
+            need = self._count + len(fresh)
+            if need > len(self._rows):
+                grown = np.zeros((max(need, 2 * len(self._rows), 64), self.embedder.dimensions), dtype=np.float32)
+                grown[: self._count] = self._rows[: self._count]
+                self._rows = grown
+            for key, vector in fresh:
+                self._rows[self._count] = vector
+                self._index[key] = self._count
+                self._count += 1
+            self._unsaved += len(fresh)
+            for key in keys:
+                self._pending.pop(key, None)
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if self._closed or not self._pending:
+                    self._busy = False
+                    self._lock.notify_all()
+                    break
+                self._busy = True
+                batch = list(self._pending.items())[:BATCH]
+            try:
+                vectors = self.embedder.embed([text for _, text in batch])
+            except Exception as exc:  # a broken model must not take the server down: words still rank
+                logger.warning("tool vectors: embedding failed, tool_search ranks by words: %s", exc)
+                with self._lock:
+                    self.failed = str(exc)
+                    self._pending.clear()
+                    self._busy = False
+                    self._lock.notify_all()
+                return
+            self.add([key for key, _ in batch], vectors)
+            with _seen_lock:
+                _seen.update(((self.model, key), row) for (key, _), row in zip(batch, vectors, strict=True))
+            if self._unsaved >= SAVE_EVERY:
+                self._save()
+        self._save()
+
+    def _load(self) -> None:
+        if self.cache_file is None or not self.cache_file.is_file():
+            return
+        try:
+            with np.load(self.cache_file, allow_pickle=False) as data:
+                keys = [str(k) for k in data["keys"]]
+                rows = data["rows"].astype(np.float32)
+            if rows.shape != (len(keys), self.embedder.dimensions):
+                raise ValueError(f"rows of shape {rows.shape} for {len(keys)} keys")
+        except (OSError, ValueError, KeyError) as exc:
+            logger.warning("tool vectors: ignoring unreadable %s (%s); embedding again", self.cache_file, exc)
+            return
+        self.add(keys, rows)
+        self._unsaved = 0
+
+    def _save(self) -> None:
+        with self._lock:
+            if self.cache_file is None or self._unsaved == 0:
+                return
+            keys = sorted(self._index, key=self._index.__getitem__)
+            rows = self._rows[: self._count].astype(np.float16)
+            self._unsaved = 0
+        payload: dict[str, Any] = {"keys": np.array(keys), "rows": rows}
+        try:
+            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.cache_file.with_name(f".{self.cache_file.name}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
+            np.savez(tmp, **payload)
+            os.replace(tmp, self.cache_file)
+        except OSError as exc:
+            logger.warning("tool vectors: cannot save %s: %s", self.cache_file, exc)

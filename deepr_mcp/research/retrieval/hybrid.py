@@ -1,0 +1,104 @@
+"""Corpus search by words (FTS5 BM25), by meaning (the embedder's nearest neighbours), or both fused.
+
+Words find the passage that names what the user named; meaning finds the one that says it in
+other words ("stop asking for my password" against "credential helper"). Reciprocal rank fusion
+adds ``1 / (K + rank)`` from each list, so neither scale (BM25 is unbounded, cosine is not) has
+to be calibrated against the other, and a passage high in both lists wins. Only passages embedded
+so far take part in the semantic list: a corpus still being embedded ranks by words meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Final, Literal, Protocol, TypeVar, get_args
+
+from deepr_mcp.embedding.base import Embedder
+from deepr_mcp.errors import InvalidInput
+
+__all__ = ["MODES", "RRF_K", "HybridSearch", "Mode", "check_mode", "fuse", "mode_from_env"]
+
+Mode = Literal["lexical", "semantic", "hybrid"]
+MODES: Final[tuple[str, ...]] = get_args(Mode)
+RRF_K: Final = 60
+"""The constant of reciprocal rank fusion (Cormack et al. 2009): damps the weight of the very top ranks."""
+DEPTH: Final = 50
+"""Candidates taken from each list before fusing (at least ``limit``)."""
+
+
+class Ranked(Protocol):
+    """A passage as ranked here (``engine.Passage``, a frozen dataclass): an id and a score."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+P = TypeVar("P", bound=Ranked)
+
+
+class VectorCorpus(Protocol):
+    def search(self, query: str, limit: int = 10, *, headings_only: bool = False) -> Sequence[Ranked]: ...
+
+    def nearest(self, model: str, vector: object, limit: int) -> Sequence[Ranked]: ...
+
+
+def check_mode(mode: str) -> Mode:
+    if mode not in MODES:
+        raise InvalidInput(f"unknown retrieval mode {mode!r}; allowed: {', '.join(MODES)}")
+    return mode  # type: ignore[return-value]
+
+
+def mode_from_env(default: str = "hybrid") -> Mode:
+    """``DEEPR_RESEARCH_RETRIEVAL`` when set (benches set it), else ``default``."""
+    return check_mode(os.environ.get("DEEPR_RESEARCH_RETRIEVAL", default).strip().lower() or default)
+
+
+def fuse(rankings: Sequence[Sequence[P]], limit: int, k: int = RRF_K) -> list[P]:
+    """Reciprocal rank fusion of several rankings; each passage's score becomes its fused score."""
+    scores: dict[str, float] = {}
+    first: dict[str, P] = {}
+    for ranking in rankings:
+        for rank, passage in enumerate(ranking, start=1):
+            scores[passage.id] = scores.get(passage.id, 0.0) + 1.0 / (k + rank)
+            first.setdefault(passage.id, passage)
+    order = sorted(scores, key=lambda pid: -scores[pid])[:limit]
+    return [replace(first[pid], score=round(scores[pid], 6)) for pid in order]  # type: ignore[type-var]
+
+
+class HybridSearch:
+    """One ranking for ``corpus search`` (CLI and tool) and research: lexical, semantic or hybrid."""
+
+    def __init__(self, corpus: VectorCorpus, embedder: Embedder) -> None:
+        self.corpus = corpus
+        self.embedder = embedder
+
+    @property
+    def semantic_enabled(self) -> bool:
+        return self.embedder.dimensions > 0
+
+    def semantic(self, queries: Sequence[str], limit: int) -> list[list[Ranked]]:
+        """One nearest-neighbour ranking per query (empty when no embedder or nothing embedded yet)."""
+        if not self.semantic_enabled or not queries:
+            return [[] for _ in queries]
+        vectors = self.embedder.embed(list(queries), query=True)
+        return [list(self.corpus.nearest(self.embedder.name, v, limit)) for v in vectors]
+
+    def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, also: Sequence[str] = ()) -> list[Ranked]:
+        """The ``limit`` best passages for ``query`` (and the other phrasings ``also``), fused by rank."""
+        mode = check_mode(mode)
+        if not 1 <= limit <= 200:
+            raise InvalidInput(f"limit must be 1-200, got {limit}")
+        queries = [query, *also]
+        depth = max(DEPTH, limit)
+        rankings: list[Sequence[Ranked]] = []
+        if mode != "semantic":
+            rankings += [self.corpus.search(q, depth) for q in queries]
+        if mode != "lexical":
+            rankings += self.semantic(queries, depth)
+        if len(rankings) == 1:
+            return list(rankings[0][:limit])
+        return fuse(rankings, limit)

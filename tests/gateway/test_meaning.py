@@ -1,0 +1,108 @@
+"""tool_search by meaning: the packaged embedder finds a tool described in other words, through MCP.
+
+The server runs in-process with its real default embedder (MiniLM, packaged); tests wait for the
+background embedding to finish (an event with a generous guard), never for a time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import numpy as np
+from mcp import Client
+
+from deepr_mcp.app.root import Root
+from deepr_mcp.app.server import build_server
+from deepr_mcp.config import Settings
+from deepr_mcp.gateway import ToolRegistry, ToolSpec
+from deepr_mcp.gateway.vectors import ToolVectors, text_key, tool_text
+from deepr_mcp.text.tokenizer import expand_query, tokenize
+from tests.support import fixture_upstream, structured
+
+RAIN = ToolSpec(
+    "umbrella_check",
+    "Tells whether rain is expected today so you know to take an umbrella.",
+    {"type": "object", "properties": {"city": {"type": "string"}}},
+)
+RAIN_QUESTION = "should I bring a raincoat tomorrow"
+
+
+async def embedded(root: Root) -> None:
+    vectors = root.registry.vectors
+    assert vectors is not None
+    assert await anyio.to_thread.run_sync(vectors.wait_idle, 300), "tool vectors never finished embedding"
+
+
+async def search(client: Client, query: str, limit: int = 3) -> list[str]:
+    found = structured(await client.call_tool("tool_search", {"query": query, "limit": limit}))
+    return [hit["name"] for hit in found["hits"]]
+
+
+async def test_a_tool_described_in_other_words_is_found_by_meaning(tmp_path: Path) -> None:
+    words = set(expand_query(tokenize(RAIN_QUESTION)))
+    assert words.isdisjoint(tokenize(tool_text(RAIN))), "the question must share no word with the tool"
+    async with Root(Settings(data_dir=tmp_path)) as root:
+        root.registry.register(RAIN)
+        await embedded(root)
+        assert RAIN.name not in [h.name for h in root.registry.search(RAIN_QUESTION, 20, mode="lexical")]
+        async with Client(build_server(root), mode="legacy") as client:
+            assert (await search(client, RAIN_QUESTION))[0] == RAIN.name
+            assert (await search(client, "start a research campaign"))[0] == "campaign_start"  # words still count
+    assert any((tmp_path / "tool-vectors").glob("*.npz")), "the vectors are cached for the next start"
+
+
+async def test_restart_takes_the_vectors_from_the_cache(tmp_path: Path) -> None:
+    async with Root(Settings(data_dir=tmp_path)) as root:
+        await embedded(root)
+        count = root.registry.vectors.version  # type: ignore[union-attr]
+    cached = ToolVectors(Refusing(), tmp_path / "tool-vectors")  # would fail if asked to embed anything
+    registry = ToolRegistry(list(root.registry), vectors=cached)
+    assert cached.pending() == 0
+    assert cached.version == count == len(registry)
+
+
+class Refusing:
+    """An embedder that must not be called: it names the same model as the default."""
+
+    name = "all-MiniLM-L6-v2-int8@1.0.0"
+    dimensions = 384
+
+    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        raise AssertionError(f"asked to embed {len(texts)} texts")
+
+
+async def test_words_alone_when_the_embedder_is_off(tmp_path: Path) -> None:
+    async with Root(Settings(data_dir=tmp_path, research={"embedder": "none"})) as root:
+        assert root.registry.vectors is None
+        root.registry.register(RAIN)
+        async with Client(build_server(root), mode="legacy") as client:
+            assert (await search(client, "start a research campaign"))[0] == "campaign_start"
+            found = structured(await client.call_tool("tool_search", {"query": RAIN_QUESTION}))
+            assert found["hits"] == []
+            assert "No tool matched" in found["hint"]
+            assert (await search(client, "will it rain, do I need an umbrella"))[0] == RAIN.name
+    assert not (tmp_path / "tool-vectors").exists()
+
+
+async def test_upstream_tools_join_the_vector_index(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, gateway={"mode": "proxy"}, upstreams=[fixture_upstream()])
+    async with Root(settings) as root:
+        async with Client(build_server(root), mode="legacy") as client:
+            await search(client, "echo the given text back")  # waits for the upstream's first listing
+            picture = root.registry.get("fx_picture")
+            assert picture is not None and picture.upstream == "fx"
+            await embedded(root)
+            vectors = root.registry.vectors
+            assert vectors is not None and vectors.positions([text_key(tool_text(picture))])[0] >= 0
+            query = "give me a tiny image with a label"
+            assert "fx_picture" not in [h.name for h in root.registry.search(query, 20, mode="lexical")]
+            assert "fx_picture" in await search(client, query)
+
+
+def test_a_registry_without_vectors_ranks_as_before() -> None:
+    plain = ToolRegistry([RAIN])
+    assert plain.vectors is None
+    assert plain.search(RAIN_QUESTION, 3) == []
+    assert plain.search(RAIN_QUESTION, 3, mode="semantic") == []
+    assert [h.name for h in plain.search("umbrella for the rain", 3)] == [RAIN.name]
