@@ -60,3 +60,24 @@ async def test_a_client_without_elicitation_is_not_asked_and_decides_with_budget
         status = await call(starter, "campaign_status", {"campaign_id": cid})
         assert done["phase"] == "complete"
         assert [(d["decision"], d["channel"]) for d in status["decisions"]] == [("approve_override", "budget_decide")]
+
+
+async def test_a_task_of_a_client_without_elicitation_points_at_budget_decide(data_dir: Path) -> None:
+    async with (
+        fake_llm() as llm,
+        http_server(data_dir, **config_env(priced(llm.url))) as base,
+        modern_client(base, elicitation=False) as c,
+    ):
+        start = via_gateway("campaign_start", {"question": QUESTION, "budget": TINY_BUDGET})
+        task_id = (await c.result("tools/call", start))["taskId"]
+        with anyio.fail_after(60):
+            while "budget_decide" not in (task := await c.result("tasks/get", {"taskId": task_id})).get(
+                "statusMessage", ""
+            ):
+                assert task["status"] not in {"input_required", "completed", "failed", "cancelled"}, task
+                await anyio.sleep(0.05)
+        assert task["status"] == "working" and "inputRequests" not in task, task
+        decide = via_gateway("budget_decide", {"campaign_id": task_id, "decision": "approve_override", "new_budget": 1})
+        assert not (await c.result("tools/call", decide))["isError"]
+        done = await c.until(task_id, "completed", "failed", "cancelled")
+        assert done["status"] == "completed", done
