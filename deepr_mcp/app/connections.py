@@ -21,6 +21,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from deepr_mcp.auth.principals import LOCAL, Principal
 
 _ID_KEY = "deepr.connection_id"
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+"""How 2026-07-28 names tasks: the SEP-2663 extension (announced by ``server.py``, served by ``tasks.py``)."""
 BROADCAST_TIMEOUT_S = 5.0
 
 logger = logging.getLogger(__name__)

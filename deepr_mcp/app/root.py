@@ -94,6 +94,12 @@ class Root:
             self.state = "closed"
             await self._stack.__aexit__(exc_type, exc, tb)
 
+    async def ready(self) -> Surface:
+        """The handlers' view, once open (``build_server`` takes an open root or an ``Opening``)."""
+        if self.state != "open":
+            raise RuntimeError(f"the composition root is {self.state}; serve it once it is open")
+        return self.surface
+
     async def _open(self, stack: AsyncExitStack) -> None:
         """Open in dependency order (stores, fan-out, outbound HTTP, jobs); ``stack`` closes in reverse."""
         self._open_stores(stack)
@@ -320,4 +326,5 @@ class Root:
             connections=self.connections,
             spawn=spawn,
             access=self.access,
+            request_state_key=self.request_state_key,
         )

@@ -1,41 +1,35 @@
-"""Wiring: the SDK's lowlevel ``Server`` with deepr-mcp's handlers, serving both protocol eras.
+"""Wiring: the SDK's lowlevel ``Server`` routed to deepr-mcp's handlers, serving both protocol eras.
 
-Handlers here translate between MCP types and the gateway/use cases and nothing else. Every
-handler is a method of a handler class (``ToolHandlers``, ``ResourceHandlers``, ``Tasks``)
-built from the ``Surface`` the composition root hands over; the root itself stays out of reach.
+The server is built before the composition root is open: ``initialize`` (and ``ping``) are answered
+by the SDK from what this module knows (name, instructions, capabilities), and every other request
+first awaits the root's ``Surface``, then goes to the handlers of ``handlers.py`` (tools, resources,
+and ``Tasks``, the one task adapter, kept as server middleware). So stdio answers ``initialize``
+while the stores, the tool catalogue and the HTTP sessions are still opening, and this module
+imports nothing of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types.methods import INPUT_REQUIRED_METHODS
 
 from deepr_mcp import __version__
-from deepr_mcp.app.connections import connection_id, connection_of, connection_state, is_modern, is_modern_version
+from deepr_mcp.app.connections import TASKS_EXTENSION, is_modern_version
 from deepr_mcp.app.prompts import PromptHandlers
-from deepr_mcp.app.request_state import sealing
-from deepr_mcp.app.resources import ResourceHandlers
-from deepr_mcp.app.surface import Surface
-from deepr_mcp.app.tasks import EXTENSION, Tasks
-from deepr_mcp.app.wire import to_call_result, to_mcp_tool
-from deepr_mcp.apps import CampaignApp
-from deepr_mcp.auth.principals import principal_of
-from deepr_mcp.elicitation.inline import can_answer, input_required
-from deepr_mcp.gateway.outcome import ToolOutcome
-from deepr_mcp.tools.context import ToolContext
-
-__all__ = ["INSTRUCTIONS", "build_server", "to_call_result", "to_mcp_tool"]
 
 if TYPE_CHECKING:
+    from deepr_mcp.app.handlers import Handlers
     from deepr_mcp.app.root import Root
+    from deepr_mcp.app.surface import Surface
+
+__all__ = ["INSTRUCTIONS", "DeeprServer", "SurfaceSource", "build_server"]
 
 INSTRUCTIONS = (
     "deepr-mcp runs long, cited research as background campaigns. Its tools are found on demand: "
@@ -44,12 +38,34 @@ INSTRUCTIONS = (
     "tool_call later without searching again."
 )
 
-_REVEALED_KEY = "deepr.revealed"
+# The 2025-11-25 ``tasks/*`` requests and their params types; ``Tasks.routes`` serves them.
+TASK_PARAMS: dict[str, type] = {
+    "tasks/get": types.GetTaskRequestParams,
+    "tasks/result": types.GetTaskPayloadRequestParams,
+    "tasks/cancel": types.CancelTaskRequestParams,
+    "tasks/list": types.PaginatedRequestParams,
+}
+# The ``on_*`` hooks ``ResourceHandlers.server_kwargs`` fills.
+RESOURCE_HOOKS = (
+    "on_list_resources",
+    "on_list_resource_templates",
+    "on_read_resource",
+    "on_subscribe_resource",
+    "on_unsubscribe_resource",
+    "on_subscriptions_listen",
+)
 
-Ctx = ServerRequestContext[Surface, Any]
+Ctx = ServerRequestContext[Any, Any]
+Middleware = Callable[[Ctx, Any], Awaitable[Any]]
 
 
-class DeeprServer(Server[Surface]):
+class SurfaceSource(Protocol):
+    """What the server is built over: the composition root's ``Surface``, awaited until it is open."""
+
+    async def ready(self) -> Surface: ...
+
+
+class DeeprServer(Server[Any]):
     """Announces ``tools.listChanged`` and tasks (2025-11-25 capability or 2026-07-28 extension) in every era."""
 
     def get_capabilities(
@@ -64,7 +80,7 @@ class DeeprServer(Server[Surface]):
             notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
         )
         if is_modern_version(protocol_version):  # 2026-07-28: tasks are the SEP-2663 extension
-            caps.extensions = {**(caps.extensions or {}), EXTENSION: {}}
+            caps.extensions = {**(caps.extensions or {}), TASKS_EXTENSION: {}}
         else:  # 2025-11-25 tasks
             caps.tasks = types.ServerTasksCapability(
                 list=types.TasksListCapability(),
@@ -88,146 +104,87 @@ class DeeprServer(Server[Surface]):
         )
 
 
-def later_progress(ctx: Ctx) -> Any:
-    """A sender of ``notifications/progress`` for the request's token on the connection's own stream.
+class DeferredHandlers:
+    """The handlers, built on first use from the surface once its source is open."""
 
-    Best effort: the SDK drops it silently once the connection is gone.
+    def __init__(self, source: SurfaceSource) -> None:
+        self.source = source
+        self.built: Handlers | None = None
+
+    async def get(self) -> Handlers:
+        if self.built is None:
+            self.build(await self.source.ready())
+        assert self.built is not None
+        return self.built
+
+    def build(self, surface: Surface) -> None:
+        from deepr_mcp.app.handlers import Handlers  # the tool catalogue and the use cases behind it
+
+        if self.built is None:
+            self.built = Handlers(surface)
+
+    def schema_of(self, name: str) -> Mapping[str, Any] | None:
+        """A tool's input schema for HTTP header validation (None, so skipped, before the root is open)."""
+        return self.built.surface.gateway.schema_of(name) if self.built is not None else None
+
+    def request(self, pick: Callable[[Handlers], Callable[..., Awaitable[Any]]]) -> Callable[..., Awaitable[Any]]:
+        """A request handler that waits for the root, then runs the handler ``pick`` chooses."""
+
+        async def handler(ctx: Ctx, params: Any) -> Any:
+            return await pick(await self.get())(ctx, params)
+
+        return handler
+
+    def middleware(self, pick: Callable[[Handlers], Middleware], methods: Callable[[str], bool]) -> Middleware:
+        """A middleware that, for ``methods`` only, waits for the root and runs the one ``pick`` chooses."""
+
+        async def middleware(ctx: Ctx, call_next: Any) -> Any:
+            if not methods(ctx.method):  # initialize, ping, server/discover... never wait for the root
+                return await call_next(ctx)
+            return await pick(await self.get())(ctx, call_next)
+
+        return middleware
+
+
+def _tasks_or_calls(method: str) -> bool:
+    """The methods the task adapter may answer itself: ``tools/call`` and every ``tasks/*``."""
+    return method == "tools/call" or method.startswith("tasks/")
+
+
+def build_server(source: Root | SurfaceSource) -> DeeprServer:
+    """A server over the composition root; requests other than ``initialize`` and ``ping`` wait until it is open.
+
+    ``source`` is the root itself (already open, its lifespan owned by the caller: the handlers are
+    built now) or a ``SurfaceSource`` still opening (the stdio transport's ``Opening``).
     """
-    meta = ctx.meta or {}
-    token = meta.get("progress_token", meta.get("progressToken")) if not is_modern(ctx) else None
-    if token is None:
-        return None
-    connection = connection_of(ctx)
-
-    async def send(progress: float, total: float | None = None, message: str | None = None) -> None:
-        params: dict[str, Any] = {"progressToken": token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None:
-            params["message"] = message
-        await connection.notify("notifications/progress", params)
-
-    return send
-
-
-TOOLS_PAGE = 500
-"""Tools per ``tools/list`` page: a federated catalogue of 20,000 tools was one 2.8 MiB answer."""
-
-
-def _page_start(cursor: str | None, total: int) -> int:
-    """The offset a ``tools/list`` cursor names (ours are offsets as text); anything else is -32602."""
-    if cursor is None:
-        return 0
-    if not cursor.isdigit() or int(cursor) > total:
-        message = f"invalid cursor {cursor[:40]!r}: pass the nextCursor a page returned"
-        raise MCPError(code=INVALID_PARAMS, message=message)
-    return int(cursor)
-
-
-class ToolHandlers:
-    """``tools/list`` and ``tools/call`` through the gateway, including the task-augmented path."""
-
-    def __init__(self, surface: Surface) -> None:
-        self.surface = surface
-        self.gateway = surface.gateway
-        self.apps = CampaignApp(surface.gateway, surface.tools.settings.apps.enabled)
-
-    def tool_context(self, ctx: Ctx) -> ToolContext:
-        cid = connection_id(ctx)
-        principal = principal_of(ctx)
-        if cid is not None:  # reachable later for elicitation while it stays connected
-            self.surface.connections.register(cid, connection_of(ctx), principal)
-        return ToolContext(
-            services=self.surface.tools,
-            protocol_version=ctx.protocol_version,
-            connection_id=cid,
-            report_progress=ctx.session.report_progress,
-            connection_state=connection_state(ctx),
-            later_progress=later_progress(ctx),
-            remote=ctx.request is not None,  # HTTP transports attach the request; stdio and in-process do not
-            principal=principal,
-        )
-
-    async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        if self.gateway.mode == "full":
-            await self.gateway.ready()
-        revealed = () if is_modern(ctx) else connection_state(ctx).get(_REVEALED_KEY, ())
-        specs = self.gateway.listed(revealed)
-        specs += self.apps.tools(ctx.session.client_capabilities, (spec.name for spec in specs))  # MCP Apps
-        start = _page_start(params.cursor if params is not None else None, len(specs))
-        page = specs[start : start + TOOLS_PAGE]
-        more = start + TOOLS_PAGE < len(specs)
-        return types.ListToolsResult(
-            tools=[to_mcp_tool(self.gateway.as_listed(spec)) for spec in page],
-            next_cursor=str(start + TOOLS_PAGE) if more else None,
-        )
-
-    async def call_tool(
-        self, ctx: Ctx, params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        if is_modern(ctx) and can_answer(ctx.session.client_capabilities):  # else budget_decide or the timeout
-            principal = principal_of(ctx)
-
-            async def answerable(campaign_id: str) -> Any:  # only put to a principal that may answer it
-                return await self.surface.access.campaign(principal, campaign_id, "approve")
-
-            decide = self.surface.tools.jobs.decide
-            question = await input_required(answerable, decide, params, principal=principal.name)
-            if question is not None:
-                return question
-        await self.gateway.ready()
-        if params.name == "tool_search":
-            outcome, found = self.gateway.search(params.arguments)
-            await self._reveal(ctx, found)
-        elif self.apps.handles(params.name):
-            outcome = await self.apps.research(self.tool_context(ctx), params.arguments)
-        elif params.name == "tool_call":
-            target = self.gateway.unwrap_call(params.arguments)
-            if isinstance(target, ToolOutcome):
-                outcome = target
-            else:
-                outcome = await self.gateway.invoke(self.tool_context(ctx), *target)
-        else:
-            outcome = await self.gateway.invoke(self.tool_context(ctx), params.name, params.arguments)
-        return to_call_result(outcome)
-
-    async def _reveal(self, ctx: Ctx, names: list[str]) -> None:
-        """Add hits to this connection's list; tell the client only if the list really changed."""
-        if not names or is_modern(ctx) or self.gateway.mode == "full":
-            return
-        revealed: set[str] = connection_state(ctx).setdefault(_REVEALED_KEY, set())
-        new = set(names) - revealed
-        if new:
-            revealed |= new
-            # Request-scoped: it rides this call's own response stream, so it cannot be lost
-            # the way a standalone-stream notification is before the client's GET stream attaches.
-            await ctx.session.send_notification(types.ToolListChangedNotification(), related_request_id=ctx.request_id)
-
-
-def build_server(root: Root) -> DeeprServer:
-    """A server bound to an already-open composition root (the caller's lifespan owns it)."""
-    surface = root.surface
+    handlers = DeferredHandlers(source)
+    surface = getattr(source, "surface", None)  # an open Root has one
+    if surface is not None:
+        handlers.build(surface)
 
     @asynccontextmanager
-    async def lifespan(_: Server[Surface]) -> AsyncIterator[Surface]:
+    async def lifespan(_: Server[Any]) -> AsyncIterator[Any]:
         yield surface
 
-    tools = ToolHandlers(surface)
-    tasks = Tasks(surface, tools.tool_context)
+    resources = {hook: handlers.request(lambda h, hook=hook: h.resources[hook]) for hook in RESOURCE_HOOKS}
     server = DeeprServer(
         "deepr-mcp",
         version=__version__,
         title="deepr-mcp research server",
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
-        get_tool_input_schema=surface.gateway.schema_of,
-        on_list_tools=tools.list_tools,
-        on_call_tool=tools.call_tool,
+        get_tool_input_schema=handlers.schema_of,
+        on_list_tools=handlers.request(lambda h: h.tools.list_tools),
+        on_call_tool=handlers.request(lambda h: h.tools.call_tool),
         **PromptHandlers().server_kwargs(),
-        **ResourceHandlers(surface).server_kwargs(),
+        **resources,
     )
-    for method, (params_type, handler) in tasks.routes().items():
-        server.add_request_handler(method, params_type, handler)
-    server.middleware.append(sealing(root.request_state_key))  # outermost: handlers see only state we minted
-    server.middleware.append(tasks)  # campaign_start as a task (both eras) and the 2026-07-28 tasks/* methods
+    for method, params_type in TASK_PARAMS.items():
+        server.add_request_handler(
+            method, params_type, handlers.request(lambda h, method=method: h.task_routes[method])
+        )
+    # Outermost: requestState sealed on the way out and verified on the way in (app/request_state.py)
+    server.middleware.append(handlers.middleware(lambda h: h.sealing, INPUT_REQUIRED_METHODS.__contains__))
+    # campaign_start as a task (both eras) and the 2026-07-28 tasks/* methods: main's one adapter, ``Tasks``
+    server.middleware.append(handlers.middleware(lambda h: h.tasks, _tasks_or_calls))
     return server

@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from deepr_mcp.app.connections import connection_id, connection_of, is_modern
+from deepr_mcp.app.connections import TASKS_EXTENSION, connection_id, connection_of, is_modern
 from deepr_mcp.app.surface import Surface
 from deepr_mcp.app.task_views import detailed_task, final_result, task_fields, task_of
 from deepr_mcp.app.wire import to_call_result
@@ -39,7 +39,7 @@ from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.jobs.models import Campaign
 
 Ctx = ServerRequestContext[Surface, Any]
-EXTENSION = "io.modelcontextprotocol/tasks"
+EXTENSION = TASKS_EXTENSION
 STARTS_TASKS = "campaign_start"
 MAX_TTL_MS = 30 * 24 * 3600 * 1000
 """The longest ``ttl`` kept (30 days); a receiver may shorten a requested ttl, and a longer one is."""
@@ -119,13 +119,13 @@ class Tasks:
             "tasks/cancel": self.ack_cancel,
         }
 
-    def routes(self) -> dict[str, tuple[type, Any]]:
-        """The 2025-11-25 ``tasks/*`` request handlers by method, with their params types."""
+    def routes(self) -> dict[str, Any]:
+        """The 2025-11-25 ``tasks/*`` request handlers by method (``server.TASK_PARAMS`` holds their params types)."""
         return {
-            "tasks/get": (types.GetTaskRequestParams, self.get),
-            "tasks/result": (types.GetTaskPayloadRequestParams, self.result),
-            "tasks/cancel": (types.CancelTaskRequestParams, self.cancel),
-            "tasks/list": (types.PaginatedRequestParams, self.list),
+            "tasks/get": self.get,
+            "tasks/result": self.result,
+            "tasks/cancel": self.cancel,
+            "tasks/list": self.list,
         }
 
     # -- creating: the one way a task comes to be -----------------------------------------------

@@ -30,7 +30,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from deepr_mcp.app.server import to_mcp_tool
+from deepr_mcp.app.wire import to_mcp_tool
 from deepr_mcp.gateway.gateway import CALL_SPEC, SEARCH_SPEC
 from deepr_mcp.tools import all_tools
 

@@ -13,7 +13,7 @@ import io
 import os
 import sys
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from io import TextIOWrapper
 
@@ -25,8 +25,8 @@ from mcp.shared._stream_protocols import WriteStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from deepr_mcp.app.root import Root
-from deepr_mcp.app.server import build_server
+from deepr_mcp.app.opening import Opening
+from deepr_mcp.app.server import SurfaceSource, build_server
 from deepr_mcp.config import Settings
 from deepr_mcp.transports.jsonrpc_guard import Problem, problem_of_text
 
@@ -54,9 +54,10 @@ class GuardedLines:
     The SDK reader is sequential, so its refusals arrive in the order the problems were queued.
     """
 
-    def __init__(self, lines: AsyncIterable[str]) -> None:
+    def __init__(self, lines: AsyncIterable[str], before_end: Callable[[], Awaitable[object]] | None = None) -> None:
         self.lines = lines
         self.problems: deque[Problem] = deque()
+        self.before_end = before_end
 
     async def __aiter__(self) -> AsyncIterator[str]:
         async for line in self.lines:
@@ -68,6 +69,8 @@ class GuardedLines:
             else:
                 self.problems.append(problem)
                 yield "\n"
+        if self.before_end is not None:  # a client that wrote its requests and closed stdin still gets answers
+            await self.before_end()
 
     def error_for(self, exc: Exception) -> types.JSONRPCError:
         if not self.problems:  # a shape the guard let through but the SDK refused
@@ -119,11 +122,11 @@ def claimed_stdin() -> Iterator[TextIOWrapper]:
         os.dup2(private, 0)
 
 
-async def serve_stdio_with(services: Root) -> None:
-    """Serve one stdio connection over already-open services; returns when stdin closes."""
+async def serve_stdio_with(services: SurfaceSource) -> None:
+    """Serve one stdio connection over the services (open, or ``Opening``); returns when stdin closes."""
     server = build_server(services)
     with claimed_stdin() as stdin:
-        lines = GuardedLines(anyio.wrap_file(stdin))
+        lines = GuardedLines(anyio.wrap_file(stdin), before_end=services.ready)
         async with stdio_server(stdin=lines) as (read_stream, write_stream), anyio.create_task_group() as tg:  # type: ignore[arg-type]
             sink, filtered = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             tg.start_soon(answer_malformed, read_stream, sink, write_stream, lines)
@@ -132,5 +135,11 @@ async def serve_stdio_with(services: Root) -> None:
 
 
 async def serve_stdio(settings: Settings) -> None:
-    async with Root(settings) as services:
-        await serve_stdio_with(services)
+    """Serve stdio while the services open beside it: ``initialize`` is answered without waiting for them."""
+    opening = Opening(settings)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(opening.hold)
+        try:
+            await serve_stdio_with(opening)
+        finally:
+            opening.release()

@@ -14,8 +14,9 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from deepr_mcp.app.handlers import TOOLS_PAGE
 from deepr_mcp.app.root import Root
-from deepr_mcp.app.server import TOOLS_PAGE, build_server
+from deepr_mcp.app.server import build_server
 from deepr_mcp.config import Settings
 from tests.support import fixture_upstream, structured, text_of
 
