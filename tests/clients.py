@@ -145,20 +145,26 @@ JSON_ACCEPT = {"content-type": "application/json", "accept": "application/json, 
 class Modern:
     """One 2026-07-28 tasks-extension client: every request carries its own envelope; no session."""
 
-    def __init__(self, http: aiohttp.ClientSession, url: str) -> None:
+    def __init__(self, http: aiohttp.ClientSession, url: str, *, elicitation: bool = True) -> None:
         self.http, self.url, self.next_id = http, url, 0
+        self.elicitation = elicitation  # declared in every envelope, as the SDK client does with a callback
 
     async def send(self, method: str, params: dict[str, Any], *, extension: bool = True) -> dict[str, Any]:
         self.next_id += 1
+        capabilities: dict[str, Any] = {"extensions": {EXTENSION: {}}} if extension else {}
+        if self.elicitation:
+            capabilities["elicitation"] = {"form": {}}
         meta = {
             "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
             "io.modelcontextprotocol/clientInfo": {"name": "tasks-ext", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXTENSION: {}}} if extension else {},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
         }
         body = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": {**params, "_meta": meta}}
         headers = {**JSON_ACCEPT, "mcp-protocol-version": MODERN_VERSION, "mcp-method": method}
         if method == "tools/call":
             headers["mcp-name"] = params["name"]
+        elif method in {"tasks/get", "tasks/update", "tasks/cancel"} and isinstance(params.get("taskId"), str):
+            headers["mcp-name"] = params["taskId"]  # SEP-2663: the task id routes like a tool name
         async with self.http.post(self.url, json=body, headers=headers) as resp:
             text = await resp.text()
         for line in text.splitlines():
@@ -184,8 +190,8 @@ class Modern:
 
 
 @asynccontextmanager
-async def modern_client(base: str, token: str | None = None) -> AsyncIterator[Modern]:
+async def modern_client(base: str, token: str | None = None, *, elicitation: bool = True) -> AsyncIterator[Modern]:
     """A raw 2026-07-28 JSON-RPC client (the SDK's has no tasks extension), with ``token`` as bearer."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with aiohttp.ClientSession(headers=headers) as http:
-        yield Modern(http, f"{base}/mcp")
+        yield Modern(http, f"{base}/mcp", elicitation=elicitation)

@@ -15,13 +15,14 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from deepr_mcp.app.connections import connection_id, connection_of, connection_state, is_modern
+from deepr_mcp.app.request_state import sealing
 from deepr_mcp.app.resources import ResourceHandlers
 from deepr_mcp.app.surface import Surface
 from deepr_mcp.app.tasks import Tasks
 from deepr_mcp.app.wire import to_call_result, to_mcp_tool
 from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.dashboard import CampaignApp
-from deepr_mcp.elicitation.inline import input_required
+from deepr_mcp.elicitation.inline import can_answer, input_required
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.tools.context import ToolContext
 
@@ -109,7 +110,7 @@ class ToolHandlers:
     async def call_tool(
         self, ctx: Ctx, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        if is_modern(ctx):
+        if is_modern(ctx) and can_answer(ctx.session.client_capabilities):  # else budget_decide or the timeout
             principal = principal_of(ctx)
 
             async def answerable(campaign_id: str) -> Any:  # only put to a principal that may answer it
@@ -153,6 +154,7 @@ class Handlers:
 
     def __init__(self, surface: Surface) -> None:
         self.surface = surface
+        self.sealing = sealing(surface.request_state_key)  # requestState: handlers only see what we minted
         self.tools = ToolHandlers(surface)
         self.tasks = Tasks(surface, self.tools.tool_context)
         self.task_routes = self.tasks.routes()

@@ -10,6 +10,7 @@ is visible on the others. Entered once; a second entry or a use after closing is
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import Literal
@@ -35,6 +36,7 @@ from deepr_mcp.jobs.engines import Engines, WebAccess
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.lease import CampaignLease, LocalLease
 from deepr_mcp.jobs.manager import JobManager
+from deepr_mcp.jobs.models import Campaign
 from deepr_mcp.jobs.notifier import Notifier
 from deepr_mcp.jobs.store import CampaignStore, SqliteCampaignStore
 from deepr_mcp.objects import MemoryObjectStore, Objects
@@ -149,6 +151,8 @@ class Root:
         every replica on that URL."""
         store = self.settings.store
         self.followers: list[Follower] = []
+        key = store.request_state_key
+        self.request_state_key: str | None = key.get_secret_value() if key is not None else None
         if store.url is None:
             return
         from deepr_mcp.redis.campaigns import RedisCampaignStore
@@ -164,6 +168,10 @@ class Root:
         self.lease = RedisLease(client, url=store.url, lease_s=store.lease_s)
         self.store = RedisCampaignStore(client, url=store.url, fence_of=self.lease.fence_of)
         self._shared_client = client
+        if self.request_state_key is None:  # a retry may land on any replica: they share one key
+            from deepr_mcp.app.request_state import shared_key
+
+            self.request_state_key = await shared_key(client)
         self.experts = RedisExpertStore(client, url=store.url)
         limits = self.settings.objects  # an @obj_ reference made on one replica resolves on every one
         self.objects.store = RedisObjectStore(
@@ -180,9 +188,11 @@ class Root:
         journal = Journal(self.settings.data_dir / "sandbox_journal.db")  # every replica holds every sandbox
         stack.callback(journal.close)
         self.sandboxes.share(journal)
-        self.followers.append(
-            Follower("sandbox", self.sandboxes, RedisChangeLog(client, url=store.url, key="deepr:sandbox:log"))
+        sandbox_follower = Follower(
+            "sandbox", self.sandboxes, RedisChangeLog(client, url=store.url, key="deepr:sandbox:log")
         )
+        self.sandboxes.sync = sandbox_follower  # a write is in Redis before it is acknowledged
+        self.followers.append(sandbox_follower)
 
     async def _open_fanout(self, stack: AsyncExitStack) -> None:
         """The bus, and its listeners: the Notifier (pushes) and the campaign feed (waiters)."""
@@ -240,6 +250,17 @@ class Root:
             self.gateway.upstream_status = self.upstreams
         self.sources = make_sources(self.settings.research.sources, self.upstreams)
 
+    def _on_finished(self) -> Callable[[Campaign], Awaitable[None]]:
+        """Before a finished campaign is saved (and so announced): feed its experts, and put its sandbox
+        (the final report) in the shared log, so no replica says it is finished before it can read it."""
+        feed_experts = FeedExperts(self.experts, self.feed)
+
+        async def on_finished(campaign: Campaign) -> None:
+            await feed_experts(campaign)
+            await self.sandboxes.sync.durable()
+
+        return on_finished
+
     async def _open_jobs(self, stack: AsyncExitStack, spawn: Spawn, web_http: aiohttp.ClientSession | None) -> None:
         """The job manager (it resumes unfinished campaigns on entry), its use cases and the handlers' views."""
         settings = self.settings
@@ -264,7 +285,7 @@ class Root:
                 budget_default=settings.budget.default_decision,
                 ask_budget=elicitation.ask,
                 step_delay_s=settings.jobs.step_delay_s,
-                on_finished=FeedExperts(self.experts, self.feed),
+                on_finished=self._on_finished(),
                 lease=self.lease,
                 max_resumes=settings.jobs.max_resumes,
             )
@@ -305,4 +326,5 @@ class Root:
             connections=self.connections,
             spawn=spawn,
             access=self.access,
+            request_state_key=self.request_state_key,
         )

@@ -18,6 +18,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp_types.methods import INPUT_REQUIRED_METHODS
 
 from deepr_mcp import __version__
 from deepr_mcp.app.connections import TASKS_EXTENSION, is_modern_version
@@ -182,6 +183,8 @@ def build_server(source: Root | SurfaceSource) -> DeeprServer:
         server.add_request_handler(
             method, params_type, handlers.request(lambda h, method=method: h.task_routes[method])
         )
+    # Outermost: requestState sealed on the way out and verified on the way in (app/request_state.py)
+    server.middleware.append(handlers.middleware(lambda h: h.sealing, INPUT_REQUIRED_METHODS.__contains__))
     # campaign_start as a task (both eras) and the 2026-07-28 tasks/* methods: main's one adapter, ``Tasks``
     server.middleware.append(handlers.middleware(lambda h: h.tasks, _tasks_or_calls))
     return server

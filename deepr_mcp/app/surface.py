@@ -25,3 +25,5 @@ class Surface:
     connections: ConnectionRegistry
     spawn: Spawn
     access: Access
+    request_state_key: str | None = None
+    """Seals 2026-07-28 ``requestState`` (``app/request_state.py``); ``None``: a key for this process."""

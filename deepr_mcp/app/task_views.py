@@ -67,9 +67,16 @@ def final_result(campaign: Campaign, *, related: bool = True) -> types.CallToolR
     )
 
 
-def detailed_task(campaign: Campaign) -> dict[str, Any]:
-    """2026-07-28 ``tasks/get``: the task, plus the report once complete, the reason once failed, or the question."""
+def detailed_task(campaign: Campaign, *, can_elicit: bool = True) -> dict[str, Any]:
+    """2026-07-28 ``tasks/get``: the task, plus the report once complete, the reason once failed, or the question.
+
+    A client that declared no elicitation is not handed an ``elicitation/create`` input request: its
+    task stays ``working`` and the status message points at ``budget_decide`` (or the timeout's default).
+    """
     task = task_fields(campaign, "2026-07-28")
+    if campaign.open_question is not None and not can_elicit:
+        task["status"], task["statusMessage"] = "working", _ASK["2025-11-25"].format(id=campaign.id)
+        return task
     if campaign.phase == CampaignPhase.COMPLETE:
         task["result"] = final_result(campaign, related=False).model_dump(mode="json", by_alias=True, exclude_none=True)
     elif campaign.phase == CampaignPhase.FAILED:

@@ -33,7 +33,7 @@ from deepr_mcp.app.wire import to_call_result
 from deepr_mcp.auth.access import require_scope, visible_to
 from deepr_mcp.auth.principals import principal_of
 from deepr_mcp.elicitation import form
-from deepr_mcp.elicitation.inline import INPUT_KEY
+from deepr_mcp.elicitation.inline import INPUT_KEY, can_answer
 from deepr_mcp.errors import Conflict, DeeprError, NotFound
 from deepr_mcp.gateway.outcome import ToolOutcome
 from deepr_mcp.jobs.models import Campaign
@@ -257,7 +257,8 @@ class Tasks:
 
     async def get_modern(self, ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         _require_extension(ctx)
-        return detailed_task(await self._campaign(ctx, _parse(TaskIdParams, params).task_id, "read"))
+        campaign = await self._campaign(ctx, _parse(TaskIdParams, params).task_id, "read")
+        return detailed_task(campaign, can_elicit=can_answer(ctx.session.client_capabilities))
 
     async def update(self, ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         """Apply the answer to an open budget question; answers to nothing open are acknowledged and dropped."""

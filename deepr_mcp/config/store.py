@@ -50,6 +50,7 @@ class StoreSettings(BaseModel):
         "DEEPR_STORE_PASSWORD). Unset: embedded SQLite. Flag: serve --store URL",
     )
     password: SecretStr | None = Field(None, description="The Redis password when the URL holds none")
+    request_state_key: SecretStr | None = Field(None, min_length=32, description="Seals requestState (security.md)")
     lease_s: float = Field(
         15.0,
         ge=1,

@@ -47,6 +47,14 @@ def campaign_id_of(name: str, arguments: dict[str, Any] | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def can_answer(capabilities: types.ClientCapabilities | None) -> bool:
+    """Whether the client declared form elicitation (``elicitation: {}`` means form, by the spec's
+    back-compatibility rule). A server must not put an ``elicitation/create`` input request to a
+    client that did not: its question then waits for ``budget_decide`` or the timeout's default."""
+    asks = capabilities.elicitation if capabilities is not None else None
+    return asks is not None and (asks.form is not None or asks.url is None)
+
+
 def _tag(principal: str) -> str:
     """Binds a question's ``request_state`` to the principal it was put to."""
     return hashlib.sha256(principal.encode()).hexdigest()[:16]

@@ -184,9 +184,14 @@ class Campaigns:
     async def wait(
         self, campaign_id: str, *, until: Until, since: int | None, timeout_s: float, progress: ProgressFn
     ) -> dict[str, Any]:
-        return await wait_for_campaign(
+        answer = await wait_for_campaign(
             self.feed, campaign_id, until=until, since=since, timeout_s=timeout_s, progress=progress
         )
+        if answer.get("phase") in {
+            p.value for p in TERMINAL_PHASES
+        }:  # with replicas: its final report is readable here too
+            await self.sandboxes.sync.caught_up()
+        return answer
 
     async def report_progress(self, campaign_id: str, send: ProgressFn) -> None:
         """Progress to whoever started a campaign with a progressToken, on every change, until it ends."""

@@ -30,3 +30,7 @@ class RedisChangeLog:
             return []
         _, entries = answer[0]
         return [(eid, fields.get("change", "")) for eid, fields in entries]
+
+    async def last_id(self) -> str:
+        newest = await call(self._url, lambda: self._client.xrevrange(self._key, count=1))
+        return newest[0][0] if newest else "0"

@@ -33,6 +33,10 @@ class ChangeLog(Protocol):
         """Entries after ``entry_id`` ("0": from the start), waiting up to ``block_ms`` for one."""
         ...
 
+    async def last_id(self) -> str:
+        """The newest entry's id ("0": the log is empty)."""
+        ...
+
 
 class Replicated(Protocol):
     """Local state that records its changes in an outbox and applies the log's entries (sync: run in threads)."""
@@ -57,6 +61,30 @@ class Follower:
         self._log = changes
         self._block_ms = block_ms
         self._batch = 100
+        self._publishing = anyio.Lock()  # the loop and ``durable`` never send one row twice
+        self._moved = anyio.Event()  # set (and replaced) each time the cursor may have moved
+
+    async def durable(self) -> int:
+        """Send this replica's outbox now: once it returns, what was written locally is in the shared
+        log, so a replica killed next loses none of it (a sandbox write is acknowledged after this)."""
+        return await self.publish()
+
+    async def caught_up(self, timeout_s: float = 5.0) -> bool:
+        """Wait until this replica has applied every entry the log held when called (False: timed out,
+        say with the store down; the caller then answers from what it has)."""
+        try:
+            last = _entry_key(await self._log.last_id())
+        except DeeprError:  # the store is down: reads go on from the local copy, as before
+            return False
+        with anyio.move_on_after(timeout_s):
+            while _entry_key(await anyio.to_thread.run_sync(self._target.sync_cursor)) < last:
+                await self._moved.wait()
+            return True
+        return False
+
+    def _signal(self) -> None:
+        self._moved.set()
+        self._moved = anyio.Event()
 
     async def run(self) -> None:
         backoff, down = 0.1, False
@@ -64,6 +92,7 @@ class Follower:
             try:
                 await self.publish()
                 await self.catch_up()
+                self._signal()
             except DeeprError as exc:  # the store is down or refused: local work goes on, retry later
                 if not down:
                     log.warning("%s sharing paused: %s", self.name, exc)
@@ -78,11 +107,12 @@ class Follower:
     async def publish(self) -> int:
         """Send the outbox, oldest first; a change leaves the outbox only once the log holds it."""
         sent = 0
-        while rows := await anyio.to_thread.run_sync(self._target.outbox, self._batch):
-            for seq, change in rows:
-                await self._log.append(change)
-                await anyio.to_thread.run_sync(self._target.mark_published, seq)
-                sent += 1
+        async with self._publishing:
+            while rows := await anyio.to_thread.run_sync(self._target.outbox, self._batch):
+                for seq, change in rows:
+                    await self._log.append(change)
+                    await anyio.to_thread.run_sync(self._target.mark_published, seq)
+                    sent += 1
         return sent
 
     async def catch_up(self) -> int:
@@ -93,3 +123,9 @@ class Follower:
         for entry_id, change in entries:
             applied += await anyio.to_thread.run_sync(self._target.apply_entry, entry_id, change)
         return applied
+
+
+def _entry_key(entry_id: str) -> tuple[int, int]:
+    """A stream entry id ("<ms>-<seq>", or "0") as something that orders like the log."""
+    ms, _, seq = entry_id.partition("-")
+    return int(ms or 0), int(seq or 0)

@@ -234,6 +234,8 @@ class SandboxManager:
         self.base_dir.mkdir(parents=True, exist_ok=True)
         self.journal: Journal | None = None
         """Set by ``share``: every change is then recorded for the other replicas."""
+        self.sync: shared.SandboxSync = shared.LocalSync()
+        """With replicas, the sandbox follower: ``durable`` before acknowledging, ``caught_up`` before reading."""
 
     def _lock(self, sandbox_id: str) -> threading.Lock:
         with self._guard:

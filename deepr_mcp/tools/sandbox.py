@@ -10,6 +10,7 @@ from pydantic import Field
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
+from deepr_mcp.jobs.store import StoreUnavailable
 from deepr_mcp.tools.campaigns import CampaignRef
 from deepr_mcp.tools.context import ToolContext
 
@@ -34,6 +35,7 @@ class ListInput(CampaignRef):
     read_only=True,
 )
 async def sandbox_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
+    await ctx.services.sandboxes.sync.caught_up()
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
     listing = await anyio.to_thread.run_sync(sandbox.listing, args.path)
     return {
@@ -59,6 +61,7 @@ class ReadInput(CampaignRef):
     read_only=True,
 )
 async def sandbox_read(ctx: ToolContext, args: ReadInput) -> dict[str, Any]:
+    await ctx.services.sandboxes.sync.caught_up()
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
     data, size = await anyio.to_thread.run_sync(sandbox.read, args.path, args.offset, args.length)
     content = data.decode("utf-8", errors="replace") if args.encoding == "utf-8" else base64.b64encode(data).decode()
@@ -101,7 +104,19 @@ async def sandbox_write(ctx: ToolContext, args: WriteInput) -> dict[str, Any]:
         data = args.content.encode("utf-8")
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
     size = await anyio.to_thread.run_sync(lambda: sandbox.write(args.path, data, append=args.append))
+    await _shared(ctx, f"{args.path!r} was written")  # with replicas: in Redis before it is acknowledged
     return {"path": args.path, "size": size}
+
+
+async def _shared(ctx: ToolContext, done: str) -> None:
+    """Acknowledge a change only once the other replicas' shared log holds it (at once without replicas)."""
+    try:
+        await ctx.services.sandboxes.sync.durable()
+    except StoreUnavailable as exc:
+        raise StoreUnavailable(
+            f"{done} on this replica but is not yet shared ({exc.message}); it is sent when the store is back, "
+            "so do not repeat an append"
+        ) from None
 
 
 class DeleteInput(CampaignRef):
@@ -121,6 +136,7 @@ class DeleteInput(CampaignRef):
 async def sandbox_delete(ctx: ToolContext, args: DeleteInput) -> dict[str, Any]:
     sandbox = ctx.services.sandboxes.get(args.campaign_id)
     await anyio.to_thread.run_sync(sandbox.delete, args.path)
+    await _shared(ctx, f"{args.path!r} was deleted")
     return {"path": args.path, "deleted": True}
 
 
@@ -133,6 +149,7 @@ async def sandbox_delete(ctx: ToolContext, args: DeleteInput) -> dict[str, Any]:
     read_only=True,
 )
 async def sandbox_extract(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]:
+    await ctx.services.sandboxes.sync.caught_up()  # with replicas: every change already logged is here
     extracted = await anyio.to_thread.run_sync(ctx.services.sandboxes.extract_results, args.campaign_id)
     return {
         "campaign_id": args.campaign_id,

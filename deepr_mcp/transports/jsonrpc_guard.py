@@ -26,6 +26,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from deepr_mcp.transports.task_routing import name_mismatch
+
 logger = logging.getLogger(__name__)
 
 PARSE_ERROR = -32700
@@ -145,6 +147,11 @@ class _Guard:
         body = await request.body()
         problem = problem_of_text(body)
         if problem is None:
+            mismatch = name_mismatch(body, request.headers)
+            if mismatch is not None:
+                refusal = Response(json.dumps(mismatch), status_code=400, media_type="application/json")
+                await refusal(scope, receive, send)
+                return
             await self.app(scope, _replay(body, receive), send)
             return
         refused = await self.security.validate_request(request, is_post=True)

@@ -113,7 +113,7 @@ async def test_a_2026_client_on_another_replica_answers_inline(tmp_path: Path, r
 
 
 async def test_a_2026_retry_may_land_on_another_replica(tmp_path: Path, redis_server: RedisServer) -> None:
-    """``requestState`` names the question in the shared record, not anything one process holds."""
+    """``requestState`` names the question in the shared record, sealed under the replicas' shared key."""
     async with AsyncExitStack() as stack:
         runner, other = await priced_replicas(stack, tmp_path, redis_server)
         a = await stack.enter_async_context(Client(f"{runner}/mcp", mode="legacy"))
@@ -124,9 +124,11 @@ async def test_a_2026_retry_may_land_on_another_replica(tmp_path: Path, redis_se
         assert asked["resultType"] == "input_required" and "budget" in asked["inputRequests"], asked
         answer = {"action": "accept", "content": {"decision": "approve_override", "new_budget": 1.0}}
         retry = {**status, "inputResponses": {"budget": answer}, "requestState": asked["requestState"]}
-        forged = {**retry, "requestState": asked["requestState"].replace("#1#", "#1#0")}
-        again = await (await stack.enter_async_context(modern_client(runner))).result("tools/call", forged)
-        assert again["resultType"] == "input_required"  # a state this question never had is asked again
+        sealed, middle = asked["requestState"], len(asked["requestState"]) // 2
+        edited = sealed[:middle] + ("B" if sealed[middle] == "A" else "A") + sealed[middle + 1 :]
+        forged = {**retry, "requestState": edited}
+        refused = await (await stack.enter_async_context(modern_client(runner))).error("tools/call", forged)
+        assert refused["code"] == -32602  # sealed: an edited state is refused on every replica
         done = await (await stack.enter_async_context(modern_client(runner))).result("tools/call", retry)
         assert done.get("resultType", "complete") == "complete" and not done.get("isError"), done
         with anyio.fail_after(60):
