@@ -15,7 +15,8 @@ from typing import Any
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.jobs.models import Campaign, CampaignPhase, utcnow
 from deepr_mcp.jobs.store import CampaignStore
-from deepr_mcp.research.engine import copy_to_sandbox, partial_report
+from deepr_mcp.research.artifacts import copy_to_sandbox
+from deepr_mcp.research.engine import partial_report
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,8 @@ from typing import Protocol
 
 import anyio
 
-from deepr_mcp.errors import BudgetExceeded, DeeprError, InvalidInput
+from deepr_mcp.errors import BudgetExceeded, InvalidInput
+from deepr_mcp.research.artifacts import ArtifactSink, copy_to_sandbox
 from deepr_mcp.research.models import EngineEvent, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.passage import Passage, PassageSearch
 from deepr_mcp.research.providers import prompts
@@ -74,12 +75,6 @@ def passages_per_part(state: ResearchState) -> int:
     parts = max(1, len(state.sub_questions))
     share = state.passages_per_question * max(1, state.max_sub_questions // parts)
     return max(state.passages_per_question, min(MAX_PASSAGES_PER_PART, share))
-
-
-class ArtifactSink(Protocol):
-    """Where intermediate artefacts and the final report go (a campaign's sandbox)."""
-
-    def write_text(self, path: str, text: str) -> None: ...
 
 
 class CostModel(Protocol):
@@ -368,20 +363,6 @@ class Engine:
 
     def _write(self, path: str, text: str) -> None:
         copy_to_sandbox(self.sink, path, text)
-
-
-def copy_to_sandbox(sink: ArtifactSink | None, path: str, text: str) -> None:
-    """Copy an artefact into the sandbox; a sandbox that refuses it never fails the research.
-
-    The record holds the plan, findings and report either way; a full quota or a path an agent
-    blocked (``final_report.md/x``) only costs the sandbox copy, which is logged.
-    """
-    if sink is None:
-        return
-    try:
-        sink.write_text(path, text)
-    except (DeeprError, OSError, RecursionError) as exc:
-        logger.warning("sandbox copy of %s not written: %s", path, getattr(exc, "message", exc))
 
 
 def _where(passage: Passage) -> str:
