@@ -327,7 +327,7 @@ def _distinct(questions: list[str]) -> list[str]:
 
 def asked_of(sub_question: str, analysis: QuestionAnalysis) -> str:
     """What a sub-question asks about, for judging its evidence: a how-to's task and what it must avoid
-    ("extracting a zip file", not "what should I watch out for when ..."), else its own words."""
+    ("glazing a pot", not "what are the risks of ..."), else its own words."""
     own = " ".join(sub_question.lower().rstrip("?").split()) == " ".join(analysis.question.lower().rstrip("?").split())
     if own and analysis.type == "how_to" and analysis.action:
         return f"{analysis.action} {analysis.concern}".strip()

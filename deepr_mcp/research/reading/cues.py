@@ -58,7 +58,7 @@ QUALIFIERS = (
 )
 """What a sentence that limits or qualifies says, beyond a warning's words."""
 CAVEAT_CUE = r"\b(?:" + "|".join(CAVEAT_WORDS + QUALIFIERS) + r")\b"
-"""A caveat in the wide sense (a warning or a limit): what a "what should I watch out for" finding says."""
+"""A caveat in the wide sense (a warning or a limit): what a "what are the risks" finding says."""
 ADMONITIONS = ("warning", "caution", "danger", "important")
 """The labels a documentation admonition opens with ("Warning: ...")."""
 

@@ -1,7 +1,7 @@
 """Evidence for a sub-question: a wide candidate pool, re-scored for the question, then diversified.
 
-Plain BM25 over the sub-question's words misses evidence phrased differently ("path traversal"
-against "files are created outside of path") and returns five near-copies of one paragraph. So:
+Plain BM25 over the sub-question's words misses evidence phrased differently ("overheating"
+against "the casing must stay below 60 degrees") and returns five near-copies of one paragraph. So:
 
 1. the pool comes from several corpus searches: the sub-question, the whole question's key
    terms, each compared side on its own, and, for "safely / should I" questions, the key terms
@@ -53,9 +53,9 @@ HOW_TO_CUE = re.compile(
     r"the (?:simplest|easiest|usual|recommended|preferred) way)\b",
     re.I,
 )
-"""A how-to is answered where the documentation addresses the reader ("you can loop over the file
-object"); retrieval only (the report side keeps ``ANSWER_CUES``). Not "can be used to": reference
-entries say it of every API ("asyncio.wait ... can be used to"), so it lifted neighbours of the answer."""
+"""A how-to is answered where the documentation addresses the reader ("you can trim the wick
+first"); retrieval only (the report side keeps ``ANSWER_CUES``). Not "can be used to": reference
+entries say it of every API ("this call can be used to ..."), so it lifted neighbours of the answer."""
 MEANT_SPREAD = 3.0
 """How far above a query's mean cosine to the corpus (in standard deviations) a passage must be to count
 as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's sit high on any text)."""
@@ -67,7 +67,7 @@ HEADING_WEIGHT = 1.5
 TITLE_WEIGHT = 1.5
 """Added on top of the heading weight for terms of the page title."""
 SECTION_WEIGHT = 1.5
-"""Added for terms of the nearest heading ("Logging to a file")."""
+"""Added for terms of the nearest heading ("Cooling the kiln")."""
 LEAD_BOOST = 1.25
 """A page's opening passage, when the page title matches: how the documentation introduces it."""
 NAMED_BOOST = 1.3
@@ -112,7 +112,7 @@ def _terms(text: str) -> Counter[str]:
 
 def key_terms(analysis: QuestionAnalysis) -> list[str]:
     """The whole question's content terms (stemmed), entities first; template words left out."""
-    if analysis.type == "definition":  # "what does EAFP mean?": the rest of the question only asks for a definition
+    if analysis.type == "definition":  # "what does bisque mean?": the rest of the question only asks for a definition
         words = " ".join([*analysis.entities, analysis.topic])
     else:
         words = " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.question])
@@ -274,7 +274,7 @@ class Retriever:
             # what the sub-question asks about its topic ("fail" in "why did the cable fail") leads
             weight = WEIGHT_SUB_QUESTION if term in topic else WEIGHT_SUB_QUESTION * 1.5
             if term in GENERIC or (defined and term not in defined):
-                weight = 0.3  # "mean" in "what does EAFP mean?" asks for a definition; it is not the subject
+                weight = 0.3  # "mean" in "what does bisque mean?" asks for a definition; it is not the subject
             weights[term] = max(weights.get(term, 0), weight) if weight > 0.3 else weight
         return weights
 

@@ -8,7 +8,7 @@ An operator counts as named when it is written as a symbol (``==``, ``**``), in 
 (`` `is` ``), or as a keyword called an operator ("the is operator", "the in keyword").
 
 Keywords that are also English function words ("with", "for", "is") are dropped as stop words,
-so "What happens when a with block is entered?" loses its subject. When the question names such a
+so "Can a for loop run backwards?" loses its subject. When the question names such a
 word as a construct ("a with block", "the for loop", `` `with` ``), passages that write it as a
 construct too (`` `with` ``, "The with statement") are about it.
 """
@@ -99,7 +99,7 @@ def named_keywords(text: str) -> list[str]:
 
 def writes_keyword(text: str, keyword: str) -> bool:
     """Whether ``text`` writes ``keyword`` as code (`` `with` ``, `` `with open(p) as f:` ``) or as a
-    construct ("The with statement", "With Statement Context Managers")."""
+    construct ("The for statement", "Loops with a for clause")."""
     word = re.escape(keyword)
     return bool(
         re.search(r"`" + word + r"(?:`|\s[^`\n]*`)", text)

@@ -1,15 +1,14 @@
 """Evidence signals beyond BM25 that come from the question's structure.
 
-A comparison ("When should I use subprocess.Popen rather than subprocess.run?") is answered where
-the documentation speaks of both sides at once ("use run() for all use cases it can handle; for
-more advanced use cases, the underlying Popen interface can be used directly"). Word-overlap
-scoring ranks each side's own reference entries above that passage: twenty paragraphs under the
-heading "subprocess.Popen" each match "subprocess" and "Popen" through their heading. So a
+A comparison ("Should I fire the kiln with gas or with wood?") is answered where the documentation
+speaks of both sides at once ("gas gives an even heat; wood leaves ash that glazes the pots").
+Word-overlap scoring ranks each side's own pages above that passage: twenty paragraphs under the
+heading "Wood firing" each match "wood" and "firing" through their heading. So a
 sub-question that names both sides prefers passages that cover both sides, each side counted by
-the words that tell it from the other ("popen", "run"; not the shared "subprocess").
+the words that tell it from the other ("gas", "wood"; not the shared "firing").
 
 Any question: BM25 sums per-term scores, so a passage repeating one rare term of the question
-("TIMESTAMP", ".pyc timestamp") outranks one that holds all of "copy a file and keep its timestamps".
+("GLAZE", "glaze recipe") outranks one that holds all of "cool a glazed pot without cracking it".
 The coordination factor of classic vector-space ranking (the share of the query's terms a document
 matches, as Lucene's ``coord``) scales the score by that share, softened by a square root.
 """
@@ -58,7 +57,7 @@ COORD_MIN_WEIGHT = 0.5
 def coordination(weights: dict[str, float], words: Collection[str]) -> float:
     """Weighted share of the query's main terms a passage holds (the coordination factor of classic
     vector-space ranking): BM25 adds per-term scores, so one rare term repeated ("TIMESTAMP") outranks
-    a passage that holds every term of "copy a file and keep its timestamps"."""
+    a passage that holds every term of "cool a glazed pot without cracking it"."""
     main = {t: w for t, w in weights.items() if w >= COORD_MIN_WEIGHT}
     total = sum(main.values())
     if not total:

@@ -36,8 +36,8 @@ class Ask:
 
 
 def ask_of_question(question: str) -> Ask:
-    """What the reader's own question asks for: only a question about dangers ("what should I watch out
-    for when ...", "what are the risks of ...") narrows its findings, to warnings and caveats; any
+    """What the reader's own question asks for: only a question about dangers ("what must I beware of
+    in ...", "what are the risks of ...") narrows its findings, to warnings and caveats; any
     other takes every on-topic statement, since its findings also make up the direct answer."""
     warns = re.search(WARN_ASK, question, re.I) and not re.search(r"\berrors?\b|\bproblems?\b", question, re.I)
     return Ask((re.compile(CAVEAT_CUE, re.I),), False) if warns else Ask((), False)
