@@ -67,7 +67,7 @@ async def test_a_huge_body_and_a_gzip_bomb_are_cut_while_streaming(tmp_path: Pat
                     assert f"passed {2 * LIMIT + MIB:,} bytes (decompressed); deepr stopped reading it" in message
                 peak_growth_mib = (memory_kib(proc.pid, "VmHWM") - before) / 1024
                 print(f"server peak RSS growth over a 200 MB body and a 200 MB gzip bomb: {peak_growth_mib:.1f} MiB")
-                assert peak_growth_mib < 64, peak_growth_mib
+                assert peak_growth_mib < 256, peak_growth_mib  # unbounded: +1,271 MiB; bounded: 9-80 MiB by load
 
                 again = await client.call_tool("tool_call", {"name": "web_echo", "arguments": {"text": "still"}})
                 assert not again.is_error and text_of(again) == "still"  # the upstream's session goes on
