@@ -63,11 +63,16 @@ the parts the question has: a question of one part reads more passages for it, u
 
 
 FINDINGS_PER_REPORT = 15
-"""The findings a report may list, spread over its parts (at least 5 and at most 12 each)."""
+"""The findings a report may list, spread over its parts (``FINDINGS_PER_PART`` bounds each share)."""
+FINDINGS_PER_PART = (5, 12)
+"""The fewest and most findings one part may list, whatever the provider drafts: a model shown 30
+passages would otherwise list a claim from each, and a reader wants the few that answer."""
 
 
 def findings_per_part(state: ResearchState) -> int:
-    return max(5, min(12, FINDINGS_PER_REPORT // max(1, len(state.sub_questions))))
+    """The cap on one part's findings: asked of the provider (``FindingsRequest.max_findings``) and kept."""
+    least, most = FINDINGS_PER_PART
+    return max(least, min(most, FINDINGS_PER_REPORT // max(1, len(state.sub_questions))))
 
 
 def passages_per_part(state: ResearchState) -> int:
@@ -278,6 +283,7 @@ class Engine:
         )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)
+        checked.findings = checked.findings[: request.max_findings]  # in the provider's order, best first
         by_id = {h.id: h for h in hits}
         cited = [by_id[pid] for f in checked.findings for pid in f.passage_ids]
         pool = [f"{h.location} {h.text}" for h in hits]

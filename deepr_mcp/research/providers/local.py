@@ -277,7 +277,7 @@ def findings_text(request: FindingsRequest) -> str:
     ranked = best_units(request)
     best = ranked[0][2] if ranked else 0.0
     limit = MAX_FINDINGS_GENERAL if (request.part or request.analysis).type == "general" else MAX_FINDINGS
-    limit = max(limit, request.max_findings)
+    limit = request.max_findings or limit  # the engine's cap, when it sets one
     lines: list[str] = []
     per_passage: dict[int, int] = {}
     for unit, number, value in ranked:

@@ -53,6 +53,7 @@ def messages_for(request: Request) -> list[Message]:
             key_terms=list(request.key_terms),
             related=list(request.related),
             known=list(request.known),
+            max_findings=request.max_findings,
         )
     if isinstance(request, AnswerRequest):
         groups = [(text, [f.cited for f in findings]) for text, findings in request.groups if findings]
@@ -95,11 +96,18 @@ def findings_messages(
     key_terms: list[str] | None = None,
     related: list[str] | None = None,
     known: list[str] | None = None,
+    max_findings: int = 0,
 ) -> list[Message]:
     """``passages`` are ``(number, location, text)``; the location (source and heading) is context.
 
     ``known`` are facts already reported for other sub-questions: the answer must add to them.
+    ``max_findings`` (0: no cap) is how many facts the model may write; the engine keeps no more.
     """
+    cap = (
+        f"Write at most {max_findings} facts, the one that best answers the sub-question first. "
+        if max_findings
+        else ""
+    )
     system = (
         f"TASK: {TASK_FINDINGS}\n"
         "Using only the numbered passages, write each fact that answers the sub-question (within the main "
@@ -107,7 +115,7 @@ def findings_messages(
         "closely paraphrase the passage; never add facts the passages do not state. When a passage's code "
         "example shows the answer, put that code right after the claim as a fenced block copied exactly. "
         "When the focus is safety, state the passages' warnings and caveats first. Never repeat a fact, "
-        "including the already known facts listed. "
+        f"including the already known facts listed. {cap}"
         f"If the passages do not answer the sub-question, write only '{NO_EVIDENCE}'."
     )
     body = "\n\n".join(f"[{n}] (from: {location or 'untitled'})\n{text}" for n, location, text in passages)
