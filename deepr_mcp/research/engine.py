@@ -43,6 +43,7 @@ from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.closeness import closeness
 from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, Verdict
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
@@ -344,8 +345,11 @@ class Engine:
     async def _synthesise(self, state: ResearchState) -> None:
         state.beliefs, state.gaps = beliefs_and_gaps(state)
         analysis = self._analysis(state)
+        embedder = self.retriever.search.embedder if self.retriever.search is not None else None
+        claims = [f.claim for sq in state.sub_questions for f in sq.findings]
+        near = iter(await anyio.to_thread.run_sync(closeness, embedder, state.question, claims))
         groups = tuple(
-            (sq.text, tuple(StatedFinding(f.claim, tuple(numbers(state, f)), f.code) for f in sq.findings))
+            (sq.text, tuple(StatedFinding(f.claim, tuple(numbers(state, f)), f.code, next(near)) for f in sq.findings))
             for sq in state.sub_questions
         )
         lines = [f.cited for _, group in groups for f in group]

@@ -9,6 +9,7 @@ may lead; what the answer leaves out stays under its sub-question.
 
 from __future__ import annotations
 
+import math
 import re
 
 from deepr_mcp.research.providers.base import AnswerRequest
@@ -154,6 +155,26 @@ def _plain(line: str) -> str:
     return citations.CITE.sub("", line).strip()
 
 
+def lead_strength(request: AnswerRequest) -> dict[str, float]:
+    """How well each finding answers the question itself, not just its topic: the question's terms it
+    holds, each weighted by how few of the findings hold it (what every finding says is the topic; the
+    words only one holds are what was asked), plus the embedder's closeness of its nearest sentence.
+    A "why" is answered by the cause, not by the definition of the thing that fails, though both
+    name it; and its words name the effect, so a cause is judged by meaning alone (the line holding
+    most of them restates the effect asked about)."""
+    found = [f for _, group in request.groups for f in group]
+    if request.analysis.type == "why" and any(f.closeness is not None for f in found):
+        return {f.cited: f.closeness or 0.0 for f in found}
+    held = {f.cited: terms(f"{f.claim} {f.code or ''}") for f in found}
+    asked = terms(request.question)
+    share = {t: sum(t in h for h in held.values()) for t in asked}
+    weight = {t: math.log(1 + len(found) / n) for t, n in share.items() if n}
+    total = sum(weight.values()) or 1.0
+    return {
+        f.cited: sum(w for t, w in weight.items() if t in held[f.cited]) / total + (f.closeness or 0.0) for f in found
+    }
+
+
 def answer_text(request: AnswerRequest) -> str:
     """The direct answer: the best finding of each sub-question in plan order, warnings first if asked.
 
@@ -227,7 +248,22 @@ def answer_text(request: AnswerRequest) -> str:
             chosen.append(line)
             used_groups.add(-neg_group)
             words += len(line.split())
-    chosen.sort(key=lambda line: (not leads(analysis, _plain(line), codes.get(line), about), findings.index(line)))
+    # the line that answers the question itself opens: the first part's strongest lead, even if the word
+    # budget left it out; then each part's lines in the question's order, the strongest lead first
+    strength = lead_strength(request)
+    group_of = {line: gi for gi, group in enumerate(groups) for line in group}
+    first = min((group_of[line] for line in chosen), default=0)
+    best = max((r for r in eligible if -r[1] == first), key=lambda r: strength[r[3]], default=None)
+    if best is not None and best[3] not in chosen:
+        chosen.append(best[3])
+    chosen.sort(
+        key=lambda line: (
+            not leads(analysis, _plain(line), codes.get(line), about),
+            group_of[line],
+            -strength[line],
+            findings.index(line),
+        )
+    )
     chosen = with_contrasts(chosen, findings)
     if "safety" in focus:
         chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))

@@ -1,0 +1,31 @@
+"""How closely a claim speaks to the question, by meaning: the embedder's cosine of its closest sentence.
+
+A report's findings all share the question's topic, so the one that answers it (the cause of a
+"why", the condition of a "can I") is not the one holding the most of its words: the definition of
+the subject holds as many. The embedder was trained to put an answer near its question, and a
+sentence is compared on its own so that a long claim is not near the question merely by covering
+the whole topic. Used to choose what the answer opens with; no embedder, no closeness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from deepr_mcp.embedding.base import Embedder
+from deepr_mcp.research.synthesis.claims import units
+
+
+def closeness(embedder: Embedder | None, question: str, claims: Sequence[str]) -> list[float | None]:
+    """Per claim, the best cosine of one of its sentences to ``question`` (None without an embedder)."""
+    if embedder is None or embedder.dimensions <= 0 or not claims:
+        return [None] * len(claims)
+    sentences = [[u.text for u in units(claim) if u.text] or [claim] for claim in claims]
+    flat = [s for group in sentences for s in group]
+    query = embedder.embed([question], query=True)[0]
+    cosines = embedder.embed(flat) @ query
+    out: list[float | None] = []
+    start = 0
+    for group in sentences:
+        out.append(round(float(cosines[start : start + len(group)].max()), 4))
+        start += len(group)
+    return out
