@@ -15,7 +15,15 @@ from deepr_mcp.research.models import Finding
 from deepr_mcp.research.passage import Passage
 from deepr_mcp.research.reading.terms import coverage
 from deepr_mcp.research.synthesis import citations
-from deepr_mcp.research.synthesis.claims import SUPPORT_THRESHOLD, adds_nothing, code_in, same_claim, support, units
+from deepr_mcp.research.synthesis.claims import (
+    SUPPORT_THRESHOLD,
+    adds_nothing,
+    code_in,
+    normalise,
+    same_claim,
+    support,
+    units,
+)
 from deepr_mcp.research.synthesis.relevance import off_task, relevant
 
 
@@ -79,7 +87,7 @@ def verify_findings(
     out = Checked()
     for claim, _numbers, code in parsed:
         backing = [(support(claim, h.text), h) for h in hits]
-        cited = [h for s, h in backing if s >= SUPPORT_THRESHOLD]
+        cited = supporting(claim, backing)
         if not cited:
             out.unsupported.append(claim)
             continue
@@ -97,6 +105,21 @@ def verify_findings(
             Finding(claim=claim, passage_ids=[h.id for h in cited], confidence=round(confidence, 3), code=code)
         )
     return out
+
+
+def supporting(claim: str, backing: list[tuple[float, Passage]]) -> list[Passage]:
+    """The passages a claim cites: those that quote it, else those that hold the most of its terms.
+
+    Every passage holding 80% of a short claim's few terms supports it in words ("Rename the files
+    with the batch tool." against five passages naming that tool), and citing them all tells the
+    reader nothing about where it is said; the passage it was drawn from says it whole.
+    """
+    said = normalise(claim)
+    quoting = [h for s, h in backing if s >= SUPPORT_THRESHOLD and said in normalise(h.text)]
+    if quoting:
+        return quoting
+    best = max((s for s, _ in backing), default=0.0)
+    return [h for s, h in backing if s >= SUPPORT_THRESHOLD and s >= best]
 
 
 def verify_answer(answer: str, findings: list[str]) -> str:
