@@ -85,14 +85,17 @@ def verify_findings(
     is dropped. With ``floor``, a supported claim must also answer the sub-question.
     """
     out = Checked()
-    for claim, _numbers, code in parsed:
+    for claim, numbers, code in parsed:
         backing = [(support(claim, h.text), h) for h in hits]
         cited = supporting(claim, backing)
         if not cited:
             out.unsupported.append(claim)
             continue
-        if code is not None and not any(code_in(code, h.text) for h in cited):
-            code = None  # code the passages do not hold is not quoted
+        if code is not None:  # the passages that hold the code say it; code none holds is not quoted
+            cited = [h for h in cited if code_in(code, h.text)] or cited
+            code = code if any(code_in(code, h.text) for h in cited) else None
+        named = [h for i, h in enumerate(hits, start=1) if i in numbers and h in cited]
+        cited = named or cited  # among passages that say it alike, the one the provider drew it from
         if floor is not None and not any(floor.admits(claim, h, code) for h in cited):
             out.off_question.append(claim)
             continue
