@@ -9,7 +9,6 @@ never stopped, because every step is deterministic given the state and the corpu
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
@@ -17,6 +16,7 @@ import anyio
 
 from deepr_mcp.errors import BudgetExceeded, InvalidInput
 from deepr_mcp.research.artifacts import ArtifactSink, copy_to_sandbox
+from deepr_mcp.research.key_words import key_words
 from deepr_mcp.research.models import EngineEvent, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.passage import Passage, PassageSearch
 from deepr_mcp.research.providers import prompts
@@ -45,6 +45,7 @@ from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.closeness import closeness
 from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, Verdict
+from deepr_mcp.research.synthesis.meaning import by_meaning
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
@@ -273,7 +274,7 @@ class Engine:
             analysis=analysis,
             sub_question=sq.text,
             passages=tuple(SourcePassage(n, h.id, _where(h), h.text) for n, h in numbered),
-            key_terms=tuple(words_of(analysis)),
+            key_terms=tuple(key_words(analysis)),
             related=tuple(evidence.related),
             known=tuple([f.claim for other in state.sub_questions if other is not sq for f in other.findings][:20]),
             safety=is_safety_sub_question(sq.text, analysis),
@@ -298,6 +299,8 @@ class Engine:
         # it shares with the other parts ("heat pumps" under "noise level"): they are not listed under it;
         # a question of one part keeps what was found, beside the Gaps line naming what is missing
         parts = len(state.sub_questions)
+        if parts > 1 and self._meaning(state, sq, [h.id for h in cited]) is False:
+            verdict = Verdict(False, verdict.share, verdict.missing, off_topic=True)  # it shares words, not meaning
         sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
         sq.missing = verdict.missing
         if not verdict.answered:
@@ -313,7 +316,7 @@ class Engine:
             above = self.coverage.judge(
                 asked, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, sides_of(sq.text)
             )
-            if above.answered:
+            if above.answered and self._meaning(state, sq, [c.passage_id for _, c in earlier]) is not False:
                 verdict = above
                 sq.covered_by = list(dict.fromkeys(c.passage_id for _, c in earlier))
                 sq.missing = []
@@ -353,7 +356,7 @@ class Engine:
             for sq in state.sub_questions
         )
         lines = [f.cited for _, group in groups for f in group]
-        request = AnswerRequest(state.question, analysis, groups, tuple(words_of(analysis)))
+        request = AnswerRequest(state.question, analysis, groups, tuple(key_words(analysis)))
         completion = await self._complete(state, SYNTHESISE, request)
         known = {c.number for c in state.passages.values()}
         answer = citations.strip_unknown_citations(completion.text.strip(), known)
@@ -366,6 +369,10 @@ class Engine:
         if state.analysis is None:  # a state saved before question analysis existed
             state.analysis = analyse(state.question)
         return state.analysis
+
+    def _meaning(self, state: ResearchState, sq: SubQuestion, passage_ids: list[str]) -> bool | None:
+        # a comparison's sides are judged by what the evidence names of each
+        return None if sides_of(sq.text) else by_meaning(self.retriever.search, sq.text, state.question, passage_ids)
 
     def _sub_question(self, state: ResearchState, step: str) -> SubQuestion:
         wanted = step.removeprefix(GATHER_PREFIX)
@@ -382,15 +389,3 @@ def _where(passage: Passage) -> str:
 def numbers(state: ResearchState, finding: object) -> list[int]:
     """A finding's citation numbers in the report."""
     return [state.passages[p].number for p in finding.passage_ids if p in state.passages]  # type: ignore[attr-defined]
-
-
-def words_of(analysis: QuestionAnalysis) -> list[str]:
-    """The question's key words as written (not stemmed), for the prompts."""
-    wanted = set(key_terms(analysis))
-    out: list[str] = []
-    for word in re.findall(
-        r"[A-Za-z_][\w.]*\w|\d+", " ".join([*analysis.entities, analysis.action, analysis.question])
-    ):
-        if word.lower() not in out and set(terms(word)) & wanted:
-            out.append(word.lower())
-    return out[:12]
