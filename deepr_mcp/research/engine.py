@@ -43,7 +43,7 @@ from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
-from deepr_mcp.research.synthesis.closeness import closeness
+from deepr_mcp.research.synthesis.closeness import lead_closeness
 from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, Verdict
 from deepr_mcp.research.synthesis.meaning import by_meaning
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
@@ -349,10 +349,13 @@ class Engine:
         state.beliefs, state.gaps = beliefs_and_gaps(state)
         analysis = self._analysis(state)
         embedder = self.retriever.search.embedder if self.retriever.search is not None else None
-        claims = [f.claim for sq in state.sub_questions for f in sq.findings]
-        near = iter(await anyio.to_thread.run_sync(closeness, embedder, state.question, claims))
+        claims = [[f.claim for f in sq.findings] for sq in state.sub_questions]
+        near = await anyio.to_thread.run_sync(lead_closeness, embedder, state.question, claims)
         groups = tuple(
-            (sq.text, tuple(StatedFinding(f.claim, tuple(numbers(state, f)), f.code, next(near)) for f in sq.findings))
+            (
+                sq.text,
+                tuple(StatedFinding(f.claim, tuple(numbers(state, f)), f.code, near.get(f.claim)) for f in sq.findings),
+            )
             for sq in state.sub_questions
         )
         lines = [f.cited for _, group in groups for f in group]

@@ -14,6 +14,10 @@ from collections.abc import Sequence
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.research.synthesis.claims import units
 
+LEAD_CANDIDATES = 4
+"""Each part's first findings (best first) whose closeness is measured: the answer opens with one of
+them, and embedding every sentence of every finding cost a quarter of a CPU second a report."""
+
 
 def closeness(embedder: Embedder | None, question: str, claims: Sequence[str]) -> list[float | None]:
     """Per claim, the best cosine of one of its sentences to ``question`` (None without an embedder)."""
@@ -29,3 +33,10 @@ def closeness(embedder: Embedder | None, question: str, claims: Sequence[str]) -
         out.append(round(float(cosines[start : start + len(group)].max()), 4))
         start += len(group)
     return out
+
+
+def lead_closeness(embedder: Embedder | None, question: str, parts: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Closeness of each part's first ``LEAD_CANDIDATES`` claims, by claim (empty without an embedder)."""
+    leading = list(dict.fromkeys(claim for claims in parts for claim in claims[:LEAD_CANDIDATES]))
+    near = closeness(embedder, question, leading)
+    return {claim: value for claim, value in zip(leading, near, strict=True) if value is not None}
