@@ -12,8 +12,6 @@ from deepr_mcp.research.reading.analysis import QuestionAnalysis
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.retrieval.lexical import key_terms
 
-MAX_KEY_WORDS = 12
-
 
 def key_words(analysis: QuestionAnalysis) -> list[str]:
     """The words of the question, its entities and its action whose terms are key terms, in order."""
@@ -24,4 +22,4 @@ def key_words(analysis: QuestionAnalysis) -> list[str]:
     ):
         if word.lower() not in out and set(terms(word)) & wanted:
             out.append(word.lower())
-    return out[:MAX_KEY_WORDS]
+    return out[:12]  # a prompt's key terms, not the whole question

@@ -164,14 +164,14 @@ def lead_strength(request: AnswerRequest) -> dict[str, float]:
     most of them restates the effect asked about)."""
     found = [f for _, group in request.groups for f in group]
     if request.analysis.type == "why" and any(f.closeness is not None for f in found):
-        return {f.cited: f.closeness or 0.0 for f in found}
+        return {f.cited: f.closeness or 0 for f in found}
     held = {f.cited: terms(f"{f.claim} {f.code or ''}") for f in found}
     asked = terms(request.question)
     share = {t: sum(t in h for h in held.values()) for t in asked}
     weight = {t: math.log(1 + len(found) / n) for t, n in share.items() if n}
-    total = sum(weight.values()) or 1.0
+    total = sum(weight.values()) or 1
     return {
-        f.cited: sum(w for t, w in weight.items() if t in held[f.cited]) / total + (f.closeness or 0.0) for f in found
+        f.cited: sum(w for t, w in weight.items() if t in held[f.cited]) / total + (f.closeness or 0) for f in found
     }
 
 

@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from deepr_mcp.embedding.base import Embedder
+from deepr_mcp.research.retrieval.lexical import MEANT_SPREAD
 
-COVER_SPREAD = 3.0
-"""Standard deviations above the corpus mean cosine a passage must stand, for the part and the question."""
+COVER_SPREAD = MEANT_SPREAD
+"""Standard deviations above the corpus mean cosine a passage must stand, for the part and the question:
+the standing at which retrieval calls a passage found by meaning."""
 MIN_PASSAGES = math.ceil(math.exp(COVER_SPREAD**2 / 2))
 """Fewer embedded passages than this (91) and the judge abstains: the largest standing among n cosines is
 about sqrt(2 ln n) deviations, so in a smaller corpus even the passage that answers cannot stand

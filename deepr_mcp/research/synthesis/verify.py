@@ -121,7 +121,7 @@ def supporting(claim: str, backing: list[tuple[float, Passage]]) -> list[Passage
     quoting = [h for s, h in backing if s >= SUPPORT_THRESHOLD and said in normalise(h.text)]
     if quoting:
         return quoting
-    best = max((s for s, _ in backing), default=0.0)
+    best = max((s for s, _ in backing), default=0)
     return [h for s, h in backing if s >= SUPPORT_THRESHOLD and s >= best]
 
 
