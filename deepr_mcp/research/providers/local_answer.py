@@ -25,7 +25,8 @@ from deepr_mcp.text.tokenizer import tokenize
 ANSWER_SENTENCES = 3
 ANSWER_WORDS = 110
 ANSWER_FIRST_BONUS = 0.4
-"""For each sub-question's best finding: the findings step already ranked them with the passages in view."""
+"""For each sub-question's opener: its finding closest in meaning to the question (``StatedFinding.closeness``),
+or without an embedder its first, which the findings step ranked with the passages in view."""
 ANSWER_MIN_SHARE = 0.34
 ANSWER_MORE_SHARE = 0.6
 """A finding joins the direct answer only if it holds at least a third of the question's key terms."""
@@ -192,8 +193,14 @@ def answer_text(request: AnswerRequest) -> str:
         return "The corpus holds no evidence that answers this question."
     about = subjects(analysis)
     spelled = code_names(request.question)
+    near = {f.cited: f.closeness for _, found in request.groups for f in found if f.closeness is not None}
+    # each part's opener: its finding closest in meaning to the question when the embedder measured them,
+    # else the one the findings step ranked first
+    openers = {
+        max((f for f in group if f in near), key=near.__getitem__, default=group[0]) for group in groups if group
+    }
 
-    def score(line: str, group: int, place: int) -> float:
+    def score(line: str, group: int) -> float:
         text = citations.CITE.sub("", line).strip()
         claim, said = terms(text), word_set(text)
         if (about and not any(names(side, said) for side in about)) or not says_something(text):
@@ -209,7 +216,7 @@ def answer_text(request: AnswerRequest) -> str:
         if "safety" in focus and "how_to" in focus and text.endswith(":") and not _PROTECTS.search(text):
             return 0.0  # a plain recipe ("How to extract an archive:") is no answer to doing it safely
         value = max(_share(key, claim), _share(asked[group], claim))
-        value += ANSWER_FIRST_BONUS if place == 0 else 0.0
+        value += ANSWER_FIRST_BONUS if line in openers else 0.0
         prose = re.sub(r"`[^`]*`", " ", text)  # `sqlite3.Warning` names a class; it warns about nothing
         if "safety" in focus and CAVEAT.search(prose) and value > 0:
             value += 0.5
@@ -225,7 +232,7 @@ def answer_text(request: AnswerRequest) -> str:
         return value
 
     ranked = sorted(
-        ((score(line, gi, li), -gi, -li, line) for gi, group in enumerate(groups) for li, line in enumerate(group)),
+        ((score(line, gi), -gi, -li, line) for gi, group in enumerate(groups) for li, line in enumerate(group)),
         reverse=True,
     )
     eligible = [r for r in ranked if r[0] >= ANSWER_MIN_SHARE] or [r for r in ranked[:1] if r[0] > 0]
