@@ -52,6 +52,5 @@ def test_the_line_closest_in_meaning_opens_a_why_answer() -> None:
     assert answer_text(request((0.70, 0.52))).startswith(DEFINITION)  # the signal decides, not the words
 
 
-def test_without_an_embedder_the_words_few_findings_share_decide() -> None:
-    # both name the heat pump (every finding does: the topic); only the cause names its efficiency
-    assert answer_text(request((None, None))).startswith(CAUSE)
+def test_without_an_embedder_the_findings_order_stands() -> None:
+    assert answer_text(request((None, None))).startswith(DEFINITION)

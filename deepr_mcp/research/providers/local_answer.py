@@ -9,7 +9,6 @@ may lead; what the answer leaves out stays under its sub-question.
 
 from __future__ import annotations
 
-import math
 import re
 
 from deepr_mcp.research.providers.base import AnswerRequest
@@ -156,26 +155,6 @@ def _plain(line: str) -> str:
     return citations.CITE.sub("", line).strip()
 
 
-def lead_strength(request: AnswerRequest) -> dict[str, float]:
-    """How well each finding answers the question itself, not just its topic: the question's terms it
-    holds, each weighted by how few of the findings hold it (what every finding says is the topic; the
-    words only one holds are what was asked), plus the embedder's closeness of its nearest sentence.
-    A "why" is answered by the cause, not by the definition of the thing that fails, though both
-    name it; and its words name the effect, so a cause is judged by meaning alone (the line holding
-    most of them restates the effect asked about)."""
-    found = [f for _, group in request.groups for f in group]
-    if request.analysis.type == "why" and any(f.closeness is not None for f in found):
-        return {f.cited: f.closeness or 0 for f in found}
-    held = {f.cited: terms(f"{f.claim} {f.code or ''}") for f in found}
-    asked = terms(request.question)
-    share = {t: sum(t in h for h in held.values()) for t in asked}
-    weight = {t: math.log(1 + len(found) / n) for t, n in share.items() if n}
-    total = sum(weight.values()) or 1
-    return {
-        f.cited: sum(w for t, w in weight.items() if t in held[f.cited]) / total + (f.closeness or 0) for f in found
-    }
-
-
 def answer_text(request: AnswerRequest) -> str:
     """The direct answer: the best finding of each sub-question in plan order, warnings first if asked.
 
@@ -194,11 +173,14 @@ def answer_text(request: AnswerRequest) -> str:
     about = subjects(analysis)
     spelled = code_names(request.question)
     near = {f.cited: f.closeness for _, found in request.groups for f in found if f.closeness is not None}
-    # each part's opener: its finding closest in meaning to the question when the embedder measured them,
-    # else the one the findings step ranked first
-    openers = {
+    # each part opens with the finding the findings step ranked first and, when the embedder measured them,
+    # the one closest in meaning to the question (a concept's answer is its defining line: see ``leads``)
+    firsts = [group[0] for group in groups if group]
+    closest = [
         max((f for f in group if f in near), key=near.__getitem__, default=group[0]) for group in groups if group
-    }
+    ]
+    closest = firsts if analysis.type == "definition" else closest
+    openers = set(firsts) | set(closest)
 
     def score(line: str, group: int) -> float:
         text = citations.CITE.sub("", line).strip()
@@ -255,19 +237,17 @@ def answer_text(request: AnswerRequest) -> str:
             chosen.append(line)
             used_groups.add(-neg_group)
             words += len(line.split())
-    # the line that answers the question itself opens: the first part's strongest lead, even if the word
-    # budget left it out; then each part's lines in the question's order, the strongest lead first
-    strength = lead_strength(request)
+    # the line closest in meaning opens its part (the first part's, even if the word budget left it out),
+    # then the part's others in the findings step's order
     group_of = {line: gi for gi, group in enumerate(groups) for line in group}
-    first = min((group_of[line] for line in chosen), default=0)
-    best = max((r for r in eligible if -r[1] == first), key=lambda r: strength[r[3]], default=None)
-    if best is not None and best[3] not in chosen:
-        chosen.append(best[3])
+    lead = next((line for line in closest if any(group_of[c] == group_of[line] for c in chosen)), None)
+    if lead in near and lead not in chosen and any(r[3] == lead for r in eligible):
+        chosen.append(lead)
     chosen.sort(
         key=lambda line: (
             not leads(analysis, _plain(line), codes.get(line), about),
             group_of[line],
-            -strength[line],
+            line not in closest,
             findings.index(line),
         )
     )

@@ -19,11 +19,18 @@ LEAD_CANDIDATES = 4
 them, and embedding every sentence of every finding cost a quarter of a CPU second a report."""
 
 
+def prose(sentence: str) -> str:
+    """A sentence without its code spans: a signature (`asyncio.all_tasks(loop=None)`) names what the
+    question names and is close to it for that alone; what the sentence says is its words."""
+    words = " ".join(sentence.split("`")[::2]).strip()
+    return words or sentence
+
+
 def closeness(embedder: Embedder | None, question: str, claims: Sequence[str]) -> list[float | None]:
     """Per claim, the best cosine of one of its sentences to ``question`` (None without an embedder)."""
     if embedder is None or embedder.dimensions <= 0 or not claims:
         return [None] * len(claims)
-    sentences = [[u.text for u in units(claim) if u.text] or [claim] for claim in claims]
+    sentences = [[prose(u.text) for u in units(claim) if u.text] or [prose(claim)] for claim in claims]
     flat = [s for group in sentences for s in group]
     query = embedder.embed([question], query=True)[0]
     cosines = embedder.embed(flat) @ query
