@@ -54,3 +54,12 @@ def test_the_line_closest_in_meaning_opens_a_why_answer() -> None:
 
 def test_without_an_embedder_the_findings_order_stands() -> None:
     assert answer_text(request((None, None))).startswith(DEFINITION)
+
+
+def test_a_chat_model_reads_each_parts_closest_finding_first() -> None:
+    from deepr_mcp.research.providers.prompts import messages_for
+
+    user = messages_for(request((0.61, 0.66)))[-1].content
+    assert user.index(CAUSE) < user.index(DEFINITION)
+    user = messages_for(request((None, None)))[-1].content  # unmeasured: the findings step's order
+    assert user.index(DEFINITION) < user.index(CAUSE)

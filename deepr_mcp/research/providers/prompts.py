@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import re
 
-from deepr_mcp.research.providers.base import AnswerRequest, FindingsRequest, Message, PlanRequest, Request
+from deepr_mcp.research.providers.base import (
+    AnswerRequest,
+    FindingsRequest,
+    Message,
+    PlanRequest,
+    Request,
+    StatedFinding,
+)
 from deepr_mcp.research.synthesis.citations import CITE
 
 TASK_PLAN = "plan"
@@ -56,10 +63,17 @@ def messages_for(request: Request) -> list[Message]:
             max_findings=request.max_findings,
         )
     if isinstance(request, AnswerRequest):
-        groups = [(text, [f.cited for f in findings]) for text, findings in request.groups if findings]
+        # each part's findings closest in meaning to the question first (``StatedFinding.closeness``): the
+        # model is asked to lead with what answers, and reads its findings in that order
+        groups = [(text, [f.cited for f in closest_first(findings)]) for text, findings in request.groups if findings]
         kind = request.analysis.type + (", safety" if request.analysis.safety else "")
         return summary_messages(request.question, groups, focus=kind, key_terms=list(request.key_terms))
     raise TypeError(f"not a research request: {type(request).__name__}")
+
+
+def closest_first(findings: tuple[StatedFinding, ...]) -> list[StatedFinding]:
+    """Findings by closeness to the question, the unmeasured after the measured in their own order."""
+    return sorted(findings, key=lambda f: -f.closeness if f.closeness is not None else float("inf"))
 
 
 def plan_messages(question: str, max_questions: int, parts: list[str] | None = None) -> list[Message]:
