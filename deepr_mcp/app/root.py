@@ -208,6 +208,7 @@ class Root:
                 self.bus,
                 send_timeout_s=subs.send_timeout_s,
                 max_subscriptions_per_connection=subs.max_per_connection,
+                max_subscriptions_per_principal=subs.max_per_principal,
                 writers=subs.writers,
             )
         )
