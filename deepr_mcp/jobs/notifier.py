@@ -210,10 +210,6 @@ class Notifier:
         else:
             self._held.pop(principal, None)
 
-    def held_by(self, principal: str) -> int:
-        """Subscriptions ``principal`` holds now, over all its sessions and listen streams."""
-        return self._held.get(principal, 0)
-
     def subscribers_of(self, uri: str) -> list[Subscriber]:
         return [s for cid in self._by_uri.get(uri, ()) if (s := self._subscribers.get(cid)) is not None]
 
