@@ -14,8 +14,7 @@ together. Each write carries a random id, and the record keeps the ids of its la
 (``writes``): when the client retries a script whose reply was lost after it ran, the script finds
 its own id and answers "ok" instead of "stale" or "exists" (a delete leaves its id in a short-lived
 tombstone for the same reason). A save made while this replica holds the campaign's lease also
-checks the lease's fencing token, so a replica whose lease
-was taken over cannot write again.
+checks the lease's fencing token, so a replica whose lease was taken over cannot write again.
 """
 
 from __future__ import annotations
