@@ -1,7 +1,8 @@
 """Registry build and search at catalogue scale: BM25 alone, fused with meaning, and rank_bm25 before.
 
 Run: ``timeout 900 .venv/bin/python -m bench.registry_scale`` (two to three minutes; most of it is
-the rank_bm25 baseline and the query embeddings). Prints markdown tables:
+the rank_bm25 baseline and the query embeddings); ``--sizes 200,10000 --no-recall`` for the
+latency targets alone. Prints markdown tables:
 
 1. Build (register + tokenise + index) and search p50/p95 over 200 / 1,000 / 10,000 / 50,000
    synthetic tools (``bench.gateway.synthetic``), 300 distinct random queries each, for:
@@ -20,6 +21,7 @@ the rank_bm25 baseline and the query embeddings). Prints markdown tables:
 
 from __future__ import annotations
 
+import argparse
 import math
 import random
 import statistics
@@ -85,12 +87,12 @@ def with_random_vectors(specs: list[ToolSpec], vectors: ToolVectors, seed: int) 
     vectors.add([text_key(tool_text(s)) for s in specs], rows)
 
 
-def scale() -> list[Row]:
+def scale(sizes: tuple[int, ...] = SIZES) -> list[Row]:
     rows: list[Row] = []
     rng = random.Random(11)
     embedder = shared_embedder("minilm")
     embedder.embed(["load the model before timing"], query=True)
-    for n in SIZES:
+    for n in sizes:
         specs = synthetic(n)
         queries = list(dict.fromkeys(" ".join(rng.choices(WORDS, k=rng.randint(2, 5))) for _ in range(320)))[:300]
         start = time.perf_counter()
@@ -146,11 +148,17 @@ def recall() -> list[tuple[str, float, float, int]]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="tool counts, comma-separated")
+    parser.add_argument("--no-recall", action="store_true", help="the scale table only")
+    args = parser.parse_args()
     print("### Registry at catalogue scale (synthetic tools)\n")
     print("| tools | index | build s | search p50 ms | search p95 ms | CPU ms/query | queries |")
     print("|---:|---|---:|---:|---:|---:|---:|")
-    for n, name, build, p50, p95, cpu, count in scale():
+    for n, name, build, p50, p95, cpu, count in scale(tuple(int(n) for n in args.sizes.split(","))):
         print(f"| {n:,} | {name} | {build:.2f} | {p50:.3f} | {p95:.3f} | {cpu:.3f} | {count} |")
+    if args.no_recall:
+        return
     print(f"\n### Recall on bench/queries.py ({len(all_tools())} real tools)\n")
     print("| ranking | Recall@1 | Recall@3 | queries |\n|---|---:|---:|---:|")
     for name, r1, r3, count in recall():

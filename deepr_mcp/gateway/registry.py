@@ -214,6 +214,18 @@ class ToolRegistry:
             scores = scores * snap.calm
         return _top(snap, scores, limit)
 
+    def needs_model(self, query: str, mode: SearchMode = "hybrid") -> bool:
+        """Whether searching ``query`` runs the embedder (milliseconds of CPU: worth a worker thread);
+        ``False`` by words alone, with no tool embedded yet, or for a query whose vector is cached."""
+        vectors = self.vectors
+        return (
+            mode != "lexical"
+            and vectors is not None
+            and vectors.version > 0
+            and bool(query.strip())
+            and not vectors.knows_query(query)
+        )
+
     def _similarity(self, snap: _Snapshot, query: str, allowed: np.ndarray) -> np.ndarray | None:
         """Cosine of the query with each embedded, allowed tool (0 elsewhere, shifted so hits are > 0);
         ``None`` while no tool of the snapshot has a vector (the query is then not embedded at all)."""

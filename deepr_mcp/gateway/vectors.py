@@ -119,6 +119,11 @@ class ToolVectors:
         with self._lock:
             return self._rows[: self._count]
 
+    def knows_query(self, query: str) -> bool:
+        """Whether ``query``'s vector is cached (embedding it again costs nothing)."""
+        with self._query_lock:
+            return query in self._queries
+
     def embed_query(self, query: str) -> np.ndarray:
         """The query's vector, from a small cache of recent queries when it was asked before."""
         with self._query_lock:

@@ -107,3 +107,32 @@ def test_a_registry_without_vectors_ranks_as_before() -> None:
     assert plain.search(RAIN_QUESTION, 3) == []
     assert plain.search(RAIN_QUESTION, 3, mode="semantic") == []
     assert [h.name for h in plain.search("umbrella for the rain", 3)] == [RAIN.name]
+
+
+def test_only_a_query_not_embedded_before_needs_the_model() -> None:
+    """The server runs such a search in a worker thread; a cached query or words alone stay on the loop."""
+    vectors = ToolVectors(Counting())
+    registry = ToolRegistry([RAIN], vectors=vectors)
+    assert vectors.wait_idle(60)
+    assert registry.needs_model(RAIN_QUESTION)
+    assert not registry.needs_model(RAIN_QUESTION, mode="lexical")
+    assert not registry.needs_model("   ")
+    registry.search(RAIN_QUESTION)
+    assert not registry.needs_model(RAIN_QUESTION)  # its vector is cached now
+    assert registry.needs_model("something else entirely")
+    assert not ToolRegistry([RAIN]).needs_model(RAIN_QUESTION)  # no vectors attached
+
+
+class Counting:
+    """A tiny deterministic embedder: a text's vector is its letter counts, so tests need no model."""
+
+    name = "letters@test"
+    dimensions = 26
+
+    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        rows = np.zeros((len(texts), 26), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for c in text.lower():
+                if "a" <= c <= "z":
+                    rows[i, ord(c) - 97] += 1
+        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
