@@ -1,6 +1,6 @@
 """Tool vectors for ``tool_search`` by meaning: embedded in the background, cached on disk.
 
-A tool's text (name, title, description, parameter names) is embedded once per model: vectors are
+A tool's text (name, title, the description's first sentence) is embedded once per model: vectors are
 keyed by the model's name and a hash of the text, kept in one growing float32 array, and saved
 to ``<cache_dir>/<model>.npz`` so a restart embeds only what changed. Registering thousands of
 federated tools costs nothing at once: a worker thread embeds what is missing in small batches
@@ -25,7 +25,7 @@ import numpy as np
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.gateway.spec import ToolSpec
 
-__all__ = ["ToolVectors", "tool_text"]
+__all__ = ["ToolVectors", "first_sentence", "tool_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,13 +42,26 @@ process (a test, an embedding app, a CLI command beside a server) gets the catal
 _seen_lock = threading.Lock()
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[。！？])|\n\s*\n")
+"""Where a description's first sentence ends: end punctuation before a capital, CJK end marks, or a blank line."""
+
+
+def first_sentence(description: str) -> str:
+    text = description.strip()
+    end = _SENTENCE_END.search(text)
+    return (text[: end.start()] if end else text).strip()
+
+
 def tool_text(spec: ToolSpec) -> str:
-    """What a tool is embedded as: its name in words, title, description and parameter names."""
-    props = spec.input_schema.get("properties")
-    params = ", ".join(props) if isinstance(props, dict) else ""
-    parts = [re.sub(r"[_.\-]+", " ", spec.name).strip(), spec.title or "", spec.description.strip()]
-    if params:
-        parts.append(f"Parameters: {params}")
+    """What a tool is embedded as: its name in words, title, and the first sentence of its description.
+
+    A mean-pooled sentence vector of a whole description is diluted by its argument docs, examples
+    and caveats; the first sentence says what the tool is for. Measured (bench/tool_retrieval.py,
+    tuning two thirds, fused): Recall@3 0.587 with the whole description and parameter names, 0.619
+    with the first sentence; on the catalogue's own 132 queries 0.841 -> 0.856. Parameter names and
+    descriptions still count in the BM25 half.
+    """
+    parts = [re.sub(r"[_.\-]+", " ", spec.name).strip(), spec.title or "", first_sentence(spec.description)]
     return ". ".join(p for p in parts if p)
 
 

@@ -19,6 +19,7 @@ from deepr_mcp.gateway import ToolRegistry, ToolSpec
 from deepr_mcp.gateway.vectors import ToolVectors, text_key, tool_text
 from deepr_mcp.text.tokenizer import expand_query, tokenize
 from tests.clients import structured
+from tests.gateway.embedders import Counting
 from tests.upstreams.upstream_servers import fixture_upstream
 
 RAIN = ToolSpec(
@@ -121,18 +122,3 @@ def test_only_a_query_not_embedded_before_needs_the_model() -> None:
     assert not registry.needs_model(RAIN_QUESTION)  # its vector is cached now
     assert registry.needs_model("something else entirely")
     assert not ToolRegistry([RAIN]).needs_model(RAIN_QUESTION)  # no vectors attached
-
-
-class Counting:
-    """A tiny deterministic embedder: a text's vector is its letter counts, so tests need no model."""
-
-    name = "letters@test"
-    dimensions = 26
-
-    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
-        rows = np.zeros((len(texts), 26), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for c in text.lower():
-                if "a" <= c <= "z":
-                    rows[i, ord(c) - 97] += 1
-        return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
