@@ -5,8 +5,7 @@ against "the casing must stay below 60 degrees") and returns five near-copies of
 
 1. the pool comes from several corpus searches: the sub-question, the whole question's key
    terms, each compared side on its own, and, for "safely / should I" questions, the key terms
-   with caveat words; everyday words the documentation says otherwise ("folder", "keep") are searched
-   as the documentation's words too ("directory", "preserve": ``terms.DOC_WORDS``);
+   with caveat words (the agent's own phrasings, ``queries``, are searched beside them);
 2. pseudo-relevance feedback: words that are frequent in the best few passages and rare in the
    rest of the pool (the corpus's own vocabulary for the topic, e.g. "tarfile") widen the pool;
 3. how-tos (not safety ones) follow the dotted API names the best passages use ("os.walk") to
@@ -36,12 +35,11 @@ from typing import Any
 from deepr_mcp.research.passage import Passage, PassageSearch
 from deepr_mcp.research.reading.analysis import QuestionAnalysis, is_safety_sub_question
 from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT, CAVEAT_QUERY, VERSION_NOTE
-from deepr_mcp.research.reading.terms import GENERIC, weigh_doc_words
-from deepr_mcp.research.retrieval.diversity import COMMON, mmr
+from deepr_mcp.research.reading.terms import GENERIC
+from deepr_mcp.research.retrieval.diversity import mmr
 from deepr_mcp.research.retrieval.feedback import feedback_terms
 from deepr_mcp.research.retrieval.follow import follow_names
 from deepr_mcp.research.retrieval.hybrid import RRF_K, HybridSearch, Mode
-from deepr_mcp.research.retrieval.operators import named_keywords, operator_words, writes_keyword
 from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
@@ -71,8 +69,6 @@ SECTION_WEIGHT = 1.5
 LEAD_BOOST = 1.25
 """A page's opening passage, when the page title matches: how the documentation introduces it."""
 NAMED_BOOST = 1.3
-KEYWORD_BOOST = 1.3
-"""A passage writing as code a keyword the question names as a construct (stop words are not searchable)."""
 """A section headed by exactly what the question names ("Glossary > generator")."""
 CUE_BOOST = 1.15
 FIRST_STAGE_SHARE = 0.2
@@ -83,8 +79,7 @@ FIRST_STAGE_SHARE = 0.2
 class Evidence:
     passages: list[Passage]
     related: list[str]
-    """The documentation's words for the question's everyday ones ("directory" for "folder") and the
-    words the feedback step took from the corpus (shown to the model as related terms)."""
+    """The words the feedback step took from the corpus (shown to the model as related terms)."""
     meant: frozenset[str] = frozenset()
     """Passages (ids) found by meaning: their cosine to the sub-question or to one of the agent's
     phrasings stands out from that query's cosines to the whole corpus (``MEANT_SPREAD`` standard
@@ -129,7 +124,6 @@ class Retriever:
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
         self._sides: list[frozenset[str]] = []
-        self._keywords: list[str] = []
         self._cue: re.Pattern[str] | None = None
         self.search = search if search is not None and search.semantic_enabled and mode != "lexical" else None
         self.mode: Mode = mode if self.search is not None else "lexical"
@@ -143,27 +137,15 @@ class Retriever:
         weights = self._weights(sub_question, analysis)
         self._remember_spelling(" ".join([sub_question, analysis.question, *analysis.entities, analysis.action]))
         self._named = {t for e in analysis.entities for t in tokenize(e)}
-        # each side with the names of the operators it is written as: "==" is "equality" to the docs
-        named = [f"{e} {' '.join(operator_words(e))}" for e in analysis.entities[:2]]
-        compared = sides(named) if analysis.type == "comparison" else []
-        self._sides = (
-            compared if names_all(f"{sub_question} {' '.join(operator_words(sub_question))}", compared) else []
-        )
-        self._keywords = named_keywords(f"{sub_question} {analysis.question}")
+        compared = sides(analysis.entities[:2]) if analysis.type == "comparison" else []
+        self._sides = compared if names_all(sub_question, compared) else []
         safety = is_safety_sub_question(sub_question, analysis)
         joined = self._compounds(f"{sub_question} {analysis.question}")
         for word in joined:
             for term in tokenize(word):
                 weights[term] = max(weights.get(term, 0.0), WEIGHT_SUB_QUESTION)
-        for text, weight in ((analysis.question, WEIGHT_QUESTION), (sub_question, WEIGHT_SUB_QUESTION)):
-            for word in operator_words(text):
-                joined.append(word)
-                for term in tokenize(word):
-                    weights[term] = max(weights.get(term, 0.0), weight)
-        aliases = weigh_doc_words(f"{sub_question} {analysis.question}", weights, WEIGHT_QUESTION)
-        joined += aliases
         self._remember_spelling(" ".join(joined))
-        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety, " ".join(aliases), also)
+        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety, also)
         phrasings = [sub_question, *also]
         meaning = self.search.semantic(phrasings, SEMANTIC_PER_QUERY) if self.search is not None else []
         for hits in meaning:
@@ -192,7 +174,7 @@ class Retriever:
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         ranked = ranked[: max(3 * k, 12)]
         chosen = [c.passage for c in mmr(ranked, k)]
-        return Evidence(chosen, [*aliases, *feedback], meant & {p.id for p in chosen})
+        return Evidence(chosen, feedback, meant & {p.id for p in chosen})
 
     def _compounds(self, text: str) -> list[str]:
         """Two adjacent words written as one where the corpus has that word ("context manager" ->
@@ -220,11 +202,11 @@ class Retriever:
     # -- the pool ------------------------------------------------------------------------------
 
     def _pool(
-        self, sub_question: str, analysis: QuestionAnalysis, safety: bool, aliases: str = "", also: Sequence[str] = ()
+        self, sub_question: str, analysis: QuestionAnalysis, safety: bool, also: Sequence[str] = ()
     ) -> dict[str, Candidate]:
         queries = [
             sub_question,
-            " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic, aliases]).strip(),
+            " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic]).strip(),
             *also,
         ]
         if safety:
@@ -232,7 +214,7 @@ class Retriever:
         pool: dict[str, Candidate] = {}
         searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
         if analysis.type == "comparison":  # each side's own evidence, not only what the joint query favours
-            searches += [(f"{e} {' '.join(operator_words(e))}", False) for e in analysis.entities[:2]]
+            searches += [(e, False) for e in analysis.entities[:2]]
         for query, headings_only in searches:
             # the corpus builds the FTS5 query from the words and drops stop words itself
             hits = list(self.corpus.search_passages(query, POOL_PER_QUERY, headings_only=headings_only))
@@ -306,7 +288,7 @@ class Retriever:
                 score *= 1.3
             if self._cue is not None and self._cue.search(candidate.passage.text):
                 score *= CUE_BOOST
-            core = candidate.section - COMMON - GENERIC  # "Bytearray Objects" is about bytearray
+            core = candidate.section - GENERIC  # "Glaze Recipes": glaze
             is_named = bool(named and core and core <= named)
             if length < 12 and not is_named:
                 score *= 0.6  # a heading or a one-line fragment rarely answers anything
@@ -317,9 +299,6 @@ class Retriever:
             if self._sides and covered(candidate.terms.keys(), self._sides) == len(self._sides):
                 score *= COVER_BOOST
             score *= coordination(weights, candidate.terms.keys() | candidate.heading) ** COORD_POWER
-            where = f"{candidate.passage.location}\n{candidate.passage.text}"
-            if any(writes_keyword(where, k) for k in self._keywords):
-                score *= KEYWORD_BOOST  # "a with block": this passage writes `with` as code or a construct
             raw.append(score)
         top = max(raw, default=0.0) or 1.0
         for candidate, score in zip(pool.values(), raw, strict=True):
