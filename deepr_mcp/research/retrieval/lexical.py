@@ -34,7 +34,7 @@ from typing import Any
 
 from deepr_mcp.research.passage import Passage, PassageSearch
 from deepr_mcp.research.reading.analysis import QuestionAnalysis, is_safety_sub_question
-from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT, CAVEAT_QUERY, VERSION_NOTE
+from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT, CAVEAT_QUERY
 from deepr_mcp.research.reading.terms import GENERIC
 from deepr_mcp.research.retrieval.diversity import mmr
 from deepr_mcp.research.retrieval.feedback import feedback_terms
@@ -154,9 +154,8 @@ class Retriever:
                     pool[hit.id] = self._candidate(hit)
         if not pool:
             return Evidence([], [])
-        version = analysis.type == "version"
         self._cue = ANSWER_CUES.get(analysis.type) or (HOW_TO_CUE if analysis.type == "how_to" else None)
-        self._score(pool, weights, safety, version)
+        self._score(pool, weights, safety)
         feedback = feedback_terms(pool.values(), weights)
         if feedback:
             extra = " ".join(feedback)
@@ -165,7 +164,7 @@ class Retriever:
                 if p.id not in pool:
                     pool[p.id] = self._candidate(p)
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
-            self._score(pool, weights, safety, version)
+            self._score(pool, weights, safety)
         if analysis.type == "how_to" and not safety:  # a safety answer is the warning, not the reference
             follow_names(self.corpus, pool, weights, self._candidate, f"{sub_question} {analysis.question}")
         meant: frozenset[str] = frozenset()
@@ -260,9 +259,7 @@ class Retriever:
             weights[term] = max(weights.get(term, 0), weight) if weight > 0.3 else weight
         return weights
 
-    def _score(
-        self, pool: dict[str, Candidate], weights: dict[str, float], safety: bool, version: bool = False
-    ) -> None:
+    def _score(self, pool: dict[str, Candidate], weights: dict[str, float], safety: bool) -> None:
         """BM25 over the pool with weighted query terms (a heading counts as extra occurrences),
         blended with the corpus search's own rank, and raised for warnings when safety is asked."""
         n, df = self._rarity(pool, weights)
@@ -284,8 +281,6 @@ class Retriever:
                     score += weight * idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
             if safety and CAVEAT.search(candidate.passage.text):
                 score *= 1.35
-            if version and VERSION_NOTE.search(candidate.passage.text):
-                score *= 1.3
             if self._cue is not None and self._cue.search(candidate.passage.text):
                 score *= CUE_BOOST
             core = candidate.section - GENERIC  # "Glaze Recipes": glaze
