@@ -122,29 +122,3 @@ def test_a_safety_how_to_does_not_trade_its_warnings_for_reference_entries(corpu
     analysis = analyse(QUESTION)
     evidence = Retriever(corpus).retrieve("What does the documentation warn about?", analysis, 2)
     assert any("land beyond the shelf" in p.text for p in evidence.passages)
-
-
-STEPS_DOCS = {
-    "kilntimer.md": """# KilnTimer
-
-## KilnTimer.step
-
-Advance a single logical step of the current cooling program; a step ending in a hold joins the next
-step.
-""",
-    "guide.md": """# Firing guide
-
-## Cooling the kiln
-
-For cooling a kiln step by step, you can lower the setpoint fifty degrees an hour. This is gentle, cheap,
-and leads to sound pots.
-""",
-}
-
-
-def test_a_how_to_prefers_the_passage_that_tells_the_reader_what_to_do(tmp_path: Path) -> None:
-    corpus = indexed(tmp_path, STEPS_DOCS)
-    analysis = analyse("How do I cool a kiln step by step?")
-    evidence = Retriever(corpus).retrieve(analysis.question, analysis, 1)
-    # both hold every word of the question; the guide addresses the reader ("you can ...")
-    assert "you can lower the setpoint" in evidence.passages[0].text

@@ -34,8 +34,6 @@ CAVEAT_WORDS = (
 )
 """What a warning says (regular-expression pieces)."""
 CAVEAT = re.compile(r"\b(" + "|".join(CAVEAT_WORDS) + r")\b", re.I)
-CAVEAT_QUERY = "warning never untrusted security malicious unsafe outside caution"
-"""The caveat words searched beside a safety question's key terms (single words: what full-text search can match)."""
 QUALIFIERS = (
     r"warn\w*",
     "does not",

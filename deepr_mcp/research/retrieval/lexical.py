@@ -3,23 +3,22 @@
 Plain BM25 over the sub-question's words misses evidence phrased differently ("overheating"
 against "the casing must stay below 60 degrees") and returns five near-copies of one paragraph. So:
 
-1. the pool comes from several corpus searches: the sub-question, the whole question's key
-   terms, each compared side on its own, and, for "safely / should I" questions, the key terms
-   with caveat words (the agent's own phrasings, ``queries``, are searched beside them);
+1. the pool comes from several corpus searches: the sub-question, the whole question's key terms,
+   each compared side on its own, and the phrasings the calling agent gave (``queries``);
 2. pseudo-relevance feedback: words that are frequent in the best few passages and rare in the
-   rest of the pool (the corpus's own vocabulary for the topic, e.g. "tarfile") widen the pool;
-3. how-tos (not safety ones) follow the dotted API names the best passages use ("os.walk") to
-   those APIs' own reference entries, which rarely share a word with a question worded unlike
-   the docs ("visit every file in subfolders"), and a matching paragraph of an entry leads to the
-   entry's opening (signature and description);
-4. every candidate is scored on the weighted terms (sub-question > question > feedback), its
-   heading, and, when the question is about safety, on carrying a warning; a sub-question that
-   names both sides of a comparison prefers passages that speak of both, and every score is
-   scaled by the share of the main terms the passage holds (coordination, ``signals``);
-5. by meaning too (``research.retrieval``, default hybrid): the embedder's nearest passages join
+   rest of the pool (the corpus's own vocabulary for the topic) widen the pool;
+3. every candidate is scored by BM25 on the weighted terms (sub-question > question > feedback),
+   its headings counting as extra occurrences, with corpus-wide rarity; a section headed by what
+   the question names is raised; a sub-question that names both sides of a comparison prefers
+   passages that speak of both, and every score is scaled by the share of the main terms the
+   passage holds (coordination, ``signals``);
+4. by meaning too (``research.retrieval``, default hybrid): the embedder's nearest passages join
    the pool, and the pool's word ranking is fused (reciprocal rank) with its ranking by cosine to
-   the sub-question and to the phrasings the calling agent gave (``queries``);
-6. maximal marginal relevance picks passages that add something the others do not say.
+   the sub-question and to the agent's phrasings: the embedder, not a word list, bridges the
+   user's words and the documentation's;
+5. maximal marginal relevance picks passages that add something the others do not say.
+
+No word lists: which words matter comes from the question's structure and the corpus's statistics.
 """
 
 from __future__ import annotations
@@ -33,12 +32,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepr_mcp.research.passage import Passage, PassageSearch
-from deepr_mcp.research.reading.analysis import QuestionAnalysis, is_safety_sub_question
-from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT, CAVEAT_QUERY
+from deepr_mcp.research.reading.analysis import QuestionAnalysis
 from deepr_mcp.research.reading.terms import GENERIC
 from deepr_mcp.research.retrieval.diversity import mmr
 from deepr_mcp.research.retrieval.feedback import feedback_terms
-from deepr_mcp.research.retrieval.follow import follow_names
 from deepr_mcp.research.retrieval.hybrid import RRF_K, HybridSearch, Mode
 from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
@@ -46,14 +43,6 @@ from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 POOL_PER_QUERY = 60
 SEMANTIC_PER_QUERY = 30
 """Nearest passages by meaning added to the pool per phrasing (the sub-question and the agent's queries)."""
-HOW_TO_CUE = re.compile(
-    r"\b(?:you can|you could|you may|you should|you need to|"
-    r"the (?:simplest|easiest|usual|recommended|preferred) way)\b",
-    re.I,
-)
-"""A how-to is answered where the documentation addresses the reader ("you can trim the wick
-first"); retrieval only (the report side keeps ``ANSWER_CUES``). Not "can be used to": reference
-entries say it of every API ("this call can be used to ..."), so it lifted neighbours of the answer."""
 MEANT_SPREAD = 3.0
 """How far above a query's mean cosine to the corpus (in standard deviations) a passage must be to count
 as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's sit high on any text)."""
@@ -61,16 +50,10 @@ WEIGHT_SUB_QUESTION = 1.0
 WEIGHT_QUESTION = 0.8
 WEIGHT_FEEDBACK = 0.35
 HEADING_WEIGHT = 1.5
-"""A heading term counts as this many occurrences: headings say densely what a passage is about."""
-TITLE_WEIGHT = 1.5
-"""Added on top of the heading weight for terms of the page title."""
-SECTION_WEIGHT = 1.5
-"""Added for terms of the nearest heading ("Cooling the kiln")."""
-LEAD_BOOST = 1.25
-"""A page's opening passage, when the page title matches: how the documentation introduces it."""
+"""A heading term counts as this many extra occurrences for each of: the heading path, the page title,
+the nearest heading ("Cooling the kiln"): headings say densely what a passage is about."""
 NAMED_BOOST = 1.3
 """A section headed by exactly what the question names ("Glossary > generator")."""
-CUE_BOOST = 1.15
 FIRST_STAGE_SHARE = 0.2
 """Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
 
@@ -95,8 +78,6 @@ class Candidate:
     """Terms of the page title (the heading path's first part): pages about the query come first."""
     section: set[str]
     """Terms of the nearest heading (the path's last part): what this very passage is about."""
-    lead: bool = False
-    """The passage opens its page (no heading below the title): a page's summary of itself."""
     first_stage: float = 0.0
     score: float = 0.0
 
@@ -124,7 +105,6 @@ class Retriever:
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
         self._sides: list[frozenset[str]] = []
-        self._cue: re.Pattern[str] | None = None
         self.search = search if search is not None and search.semantic_enabled and mode != "lexical" else None
         self.mode: Mode = mode if self.search is not None else "lexical"
 
@@ -139,13 +119,12 @@ class Retriever:
         self._named = {t for e in analysis.entities for t in tokenize(e)}
         compared = sides(analysis.entities[:2]) if analysis.type == "comparison" else []
         self._sides = compared if names_all(sub_question, compared) else []
-        safety = is_safety_sub_question(sub_question, analysis)
         joined = self._compounds(f"{sub_question} {analysis.question}")
         for word in joined:
             for term in tokenize(word):
                 weights[term] = max(weights.get(term, 0.0), WEIGHT_SUB_QUESTION)
         self._remember_spelling(" ".join(joined))
-        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety, also)
+        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, also)
         phrasings = [sub_question, *also]
         meaning = self.search.semantic(phrasings, SEMANTIC_PER_QUERY) if self.search is not None else []
         for hits in meaning:
@@ -154,8 +133,7 @@ class Retriever:
                     pool[hit.id] = self._candidate(hit)
         if not pool:
             return Evidence([], [])
-        self._cue = ANSWER_CUES.get(analysis.type) or (HOW_TO_CUE if analysis.type == "how_to" else None)
-        self._score(pool, weights, safety)
+        self._score(pool, weights)
         feedback = feedback_terms(pool.values(), weights)
         if feedback:
             extra = " ".join(feedback)
@@ -164,9 +142,7 @@ class Retriever:
                 if p.id not in pool:
                     pool[p.id] = self._candidate(p)
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
-            self._score(pool, weights, safety)
-        if analysis.type == "how_to" and not safety:  # a safety answer is the warning, not the reference
-            follow_names(self.corpus, pool, weights, self._candidate, f"{sub_question} {analysis.question}")
+            self._score(pool, weights)
         meant: frozenset[str] = frozenset()
         if self.search is not None:
             meant = self._fuse(phrasings, pool)
@@ -200,16 +176,12 @@ class Retriever:
 
     # -- the pool ------------------------------------------------------------------------------
 
-    def _pool(
-        self, sub_question: str, analysis: QuestionAnalysis, safety: bool, also: Sequence[str] = ()
-    ) -> dict[str, Candidate]:
+    def _pool(self, sub_question: str, analysis: QuestionAnalysis, also: Sequence[str] = ()) -> dict[str, Candidate]:
         queries = [
             sub_question,
             " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic]).strip(),
             *also,
         ]
-        if safety:
-            queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_QUERY]))
         pool: dict[str, Candidate] = {}
         searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
         if analysis.type == "comparison":  # each side's own evidence, not only what the joint query favours
@@ -233,7 +205,6 @@ class Retriever:
             set(tokenize(passage.location)),
             set(tokenize(parts[0])),
             set(tokenize(parts[-1])) if len(parts) > 1 else set(),
-            lead=len(parts) == 1 and bool(parts[0]),
         )
 
     # -- scoring -------------------------------------------------------------------------------
@@ -259,9 +230,9 @@ class Retriever:
             weights[term] = max(weights.get(term, 0), weight) if weight > 0.3 else weight
         return weights
 
-    def _score(self, pool: dict[str, Candidate], weights: dict[str, float], safety: bool) -> None:
+    def _score(self, pool: dict[str, Candidate], weights: dict[str, float]) -> None:
         """BM25 over the pool with weighted query terms (a heading counts as extra occurrences),
-        blended with the corpus search's own rank, and raised for warnings when safety is asked."""
+        blended with the corpus search's own rank."""
         n, df = self._rarity(pool, weights)
         named = self._named
         lengths = [sum(c.terms.values()) for c in pool.values()]
@@ -270,25 +241,16 @@ class Retriever:
         for candidate, length in zip(pool.values(), lengths, strict=True):
             score = 0.0
             for term, weight in weights.items():
-                tf = (
-                    candidate.terms.get(term, 0)
-                    + HEADING_WEIGHT * (term in candidate.heading)
-                    + TITLE_WEIGHT * (term in candidate.title)
-                    + SECTION_WEIGHT * (term in candidate.section)
+                tf = candidate.terms.get(term, 0) + HEADING_WEIGHT * (
+                    (term in candidate.heading) + (term in candidate.title) + (term in candidate.section)
                 )
                 if tf:
                     idf = math.log(1 + (n - df.get(term, 0) + 0.5) / (df.get(term, 0) + 0.5))
                     score += weight * idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
-            if safety and CAVEAT.search(candidate.passage.text):
-                score *= 1.35
-            if self._cue is not None and self._cue.search(candidate.passage.text):
-                score *= CUE_BOOST
             core = candidate.section - GENERIC  # "Glaze Recipes": glaze
             is_named = bool(named and core and core <= named)
             if length < 12 and not is_named:
                 score *= 0.6  # a heading or a one-line fragment rarely answers anything
-            if candidate.lead and candidate.title & weights.keys():
-                score *= LEAD_BOOST
             if is_named:
                 score *= NAMED_BOOST
             if self._sides and covered(candidate.terms.keys(), self._sides) == len(self._sides):
