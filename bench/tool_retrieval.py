@@ -61,7 +61,7 @@ def main() -> None:
     print(f"### tool_search on LiveMCPBench ({len(registry)} tools of 70 MCP servers; {part}: {len(chosen)} tasks)\n")
     print(f"(tool vectors: {cpu:.1f} CPU-s to embed what was not cached)\n")
     print("| ranking | Recall@1 | Recall@3 | Recall@5 | MRR | all gold@5 |\n|---|---:|---:|---:|---:|---:|")
-    names = {"lexical": "BM25 (today)", "semantic": "by meaning (MiniLM)", "hybrid": "fused (RRF)"}
+    names = {"lexical": "BM25 (today)", "semantic": "by meaning (MiniLM)", "hybrid": "fused (BM25 + meaning)"}
     for mode in SEARCH_MODES:
         m = metrics(registry, chosen, bare, mode)
         print(f"| {names[mode]} | " + " | ".join(f"{m[k]:.3f}" for k in ("R@1", "R@3", "R@5", "MRR", "all@5")) + " |")

@@ -25,7 +25,13 @@ class MemoryCampaignStore:
             raise NotFound(f"no campaign {campaign_id!r}")
         return self.records[campaign_id].model_copy(deep=True)
 
-    async def create(self, campaign: Any) -> Any:
+    async def create(self, campaign: Any, *, max_open: int | None = None) -> Any:
+        from deepr_mcp.jobs.store import OpenLimitReached
+
+        if max_open is not None:
+            held = sum(1 for c in self.records.values() if c.owner == campaign.owner and not c.terminal)
+            if held >= max_open:
+                raise OpenLimitReached(campaign.owner, held)
         return await self.save(campaign)
 
     async def save(self, campaign: Any, *, expected_version: int | None = None) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
@@ -122,7 +123,10 @@ class ToolHandlers:
                 return question
         await self.gateway.ready()
         if params.name == "tool_search":
-            outcome, found = self.gateway.search(params.arguments)
+            if self.gateway.search_needs_model(params.arguments):  # ~4 CPU-ms: keep the loop serving others
+                outcome, found = await anyio.to_thread.run_sync(self.gateway.search, params.arguments)
+            else:  # words only, or the query's vector cached: a thread hop would cost more than the search
+                outcome, found = self.gateway.search(params.arguments)
             await self._reveal(ctx, found)
         elif self.apps.handles(params.name):
             outcome = await self.apps.research(self.tool_context(ctx), params.arguments)

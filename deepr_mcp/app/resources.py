@@ -84,13 +84,14 @@ class ResourceHandlers:
         self.notifier = surface.notifier
         self.connections = surface.connections
         self.access = surface.access
-        self.listen = ListenHandler(surface.bus)
         limits = surface.tools.settings.subscriptions
+        self.max_streams = limits.max_streams
+        self.listen = ListenHandler(surface.bus, max_subscriptions=limits.max_streams)
         self.max_uris_per_listen = limits.max_per_connection
         self.max_streams_per_principal = limits.max_streams_per_principal
         self._streams: dict[str, int] = {}
-        """Open listen streams by principal: the SDK's cap (1024) is for the whole server, so without
-        this one principal's streams locked every other principal out."""
+        """Open listen streams by principal: the SDK's cap is for the whole server, so without this
+        one principal's streams locked every other principal out."""
         self.apps_enabled = surface.tools.settings.apps.enabled
 
     async def _allowed(self, ctx: Ctx, uri: str, action: str) -> None:
@@ -222,7 +223,7 @@ class ResourceHandlers:
             if not self.notifier.subscriptions_of(cid):
                 connection.exit_stack.callback(self.notifier.remove, cid)
 
-            self.notifier.subscribe(cid, uri, connection_sender(connection))
+            self.notifier.subscribe(cid, uri, connection_sender(connection), principal_of(ctx).name)
         except DeeprError as exc:
             raise _protocol_error(exc, ctx) from None
         if uri.startswith("deepr:") and (ref := parse_uri(uri)).collection == "campaigns" and ref.kind == "status":
@@ -265,12 +266,21 @@ class ResourceHandlers:
                 message=f"principal {name!r} already holds {held} open listen streams, the most one principal may "
                 "(setting subscriptions.max_streams_per_principal); close one, or listen to several URIs on one",
             )
+        if sum(self._streams.values()) >= self.max_streams:  # said here: the SDK's own refusal is a bare -32603
+            raise MCPError(
+                code=INVALID_REQUEST,
+                message=f"the server already serves {self.max_streams} open listen streams, the most it allows "
+                "(setting subscriptions.max_streams); retry once some have closed",
+            )
+        try:
+            self.notifier.listen_opened(uris, name)  # the URIs count against the principal's subscriptions
+        except DeeprError as exc:
+            raise MCPError(code=INVALID_REQUEST, message=exc.message) from None
         self._streams[name] = held + 1
-        self.notifier.listen_opened(uris)
         try:
             return await self.listen(ctx, params)
         finally:
-            self.notifier.listen_closed(uris)
+            self.notifier.listen_closed(uris, name)
             left = self._streams.get(name, 1) - 1
             if left > 0:
                 self._streams[name] = left

@@ -188,9 +188,8 @@ class Root:
         journal = Journal(self.settings.data_dir / "sandbox_journal.db")  # every replica holds every sandbox
         stack.callback(journal.close)
         self.sandboxes.share(journal)
-        sandbox_follower = Follower(
-            "sandbox", self.sandboxes, RedisChangeLog(client, url=store.url, key="deepr:sandbox:log")
-        )
+        sandbox_log = RedisChangeLog(client, url=store.url, key="deepr:sandbox:log")
+        sandbox_follower = Follower("sandbox", self.sandboxes, sandbox_log, catch_up_s=store.catch_up_s)
         self.sandboxes.sync = sandbox_follower  # a write is in Redis before it is acknowledged
         self.followers.append(sandbox_follower)
 
@@ -208,6 +207,7 @@ class Root:
                 self.bus,
                 send_timeout_s=subs.send_timeout_s,
                 max_subscriptions_per_connection=subs.max_per_connection,
+                max_subscriptions_per_principal=subs.max_per_principal,
                 writers=subs.writers,
             )
         )

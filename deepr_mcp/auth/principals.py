@@ -17,11 +17,13 @@ their own names through ``principal_from_access_token``.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from pydantic import BaseModel, ConfigDict
+
+from deepr_mcp.config.auth import SCOPES, Scope
 
 __all__ = [
     "ANONYMOUS",
@@ -37,8 +39,6 @@ __all__ = [
     "principal_of",
 ]
 
-Scope = Literal["read", "research", "approve", "admin"]
-SCOPES: tuple[Scope, ...] = get_args(Scope)
 LOCAL_NAME = "local"
 OWNER_NAME = "owner"
 SHARE_ALL = "*"

@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     search = tools_sub.add_parser("search", help="rank catalogue tools for a query")
     search.add_argument("query")
     search.add_argument("--limit", type=int, default=5)
+    search.add_argument(
+        "--mode",
+        choices=["lexical", "semantic", "hybrid"],
+        default="hybrid",
+        help="hybrid (default: words and meaning, as the served tool_search ranks), lexical (BM25 only) or semantic",
+    )
     tools_list = tools_sub.add_parser("list", help="list every catalogue tool")
     tools_list.add_argument("--markdown", action="store_true", help="as the README's catalogue table")
 
@@ -134,7 +140,11 @@ def cmd_tools(args: argparse.Namespace) -> int:
         raise InvalidInput("the query is empty; describe the task, e.g. 'start a research campaign'")
     if not 1 <= args.limit <= 20:
         raise InvalidInput(f"--limit must be 1-20, got {args.limit}")
-    hits = registry.search(args.query, args.limit)
+    if args.mode != "lexical":
+        from deepr_mcp.gateway.vectors import embed_catalogue
+
+        embed_catalogue(registry, settings_for(args))
+    hits = registry.search(args.query, args.limit, mode=args.mode)
     if not hits:
         print(f"no tool matches {args.query!r} among {len(registry)} tools; try other words")
         return 1

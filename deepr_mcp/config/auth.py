@@ -7,15 +7,16 @@ optional; without it the static ``auth_token`` (or nothing, on loopback) applies
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import AnyHttpUrl, BaseModel, Field, SecretStr, ValidationInfo, field_validator, model_validator
 
 from deepr_mcp.hosts import is_loopback_host
 
-SCOPES = ("read", "research", "approve", "admin")
-"""The scopes deepr-mcp understands; a token's other scopes are ignored."""
+Scope = Literal["read", "research", "approve", "admin"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+"""The scopes deepr-mcp understands; other scopes of a token are ignored (auth/principals.py: what each allows)."""
 
 SigningAlgorithm = Literal["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
 """Asymmetric algorithms only: ``none`` and the HMAC family (``HS*``) can never be configured, so a
@@ -78,7 +79,6 @@ class OAuthSettings(BaseModel):
 
 
 MIN_TOKEN_CHARS = 16
-ScopeName = Literal["read", "research", "approve", "admin"]
 
 
 def token_or_none(value: Any) -> Any:
@@ -101,7 +101,7 @@ class PrincipalSettings(BaseModel):
     name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.@-]+$")
     token: SecretStr | None = None
     token_sha256: str | None = Field(None, description="Hex SHA-256 of the token, instead of the token itself")
-    scopes: list[ScopeName] = Field(default_factory=lambda: ["read"])
+    scopes: list[Scope] = Field(default_factory=lambda: ["read"])
 
     _token = field_validator("token", mode="before")(classmethod(lambda cls, v: token_or_none(v)))
 

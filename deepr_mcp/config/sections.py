@@ -119,6 +119,14 @@ class SubscriptionSettings(BaseModel):
     send_timeout_s: float = Field(5.0, gt=0, le=120, description="A subscriber slower than this is dropped")
     max_per_connection: int = Field(256, ge=1, le=100_000, description="Per connection, and URIs per listen")
     max_streams_per_principal: int = Field(32, ge=1, le=100_000, description="Open listen streams per principal")
+    max_per_principal: int = Field(
+        1024,
+        ge=1,
+        le=1_000_000,
+        description="Subscriptions one principal holds at once, summed over its sessions: resources/subscribe "
+        "and the URIs of its open listen streams",
+    )
+    max_streams: int = Field(1024, ge=1, le=100_000, description="Open listen streams, all principals together")
 
 
 class CorpusSettings(BaseModel):

@@ -58,6 +58,14 @@ class StoreSettings(BaseModel):
         description="A replica that stops heartbeating loses its campaigns' leases after this long; another replica "
         "then resumes them from their last saved step",
     )
+    catch_up_s: float = Field(
+        5.0,
+        gt=0,
+        le=120,
+        description="How long a replica waits to apply the other replicas' sandbox changes already in the shared log "
+        "before a read that must see them (sandbox_read/list/extract, campaign_wait saying a campaign ended); past "
+        "it (say Redis is slow) it answers from its own copy",
+    )
 
     @field_validator("url")
     @classmethod

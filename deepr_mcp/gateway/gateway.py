@@ -167,6 +167,11 @@ class Gateway:
         spec = self.registry.get(name)
         return spec.input_schema if spec is not None else None
 
+    def search_needs_model(self, arguments: dict[str, Any] | None) -> bool:
+        """Whether ``search(arguments)`` would embed its query: then run it off the event loop."""
+        query = (arguments or {}).get("query")
+        return isinstance(query, str) and len(query) <= MAX_QUERY_CHARS and self.registry.needs_model(query)
+
     def search(self, arguments: dict[str, Any] | None) -> tuple[ToolOutcome, list[str]]:
         """Run ``tool_search``; returns the answer and the names it found (to reveal)."""
         try:

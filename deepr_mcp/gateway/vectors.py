@@ -1,6 +1,6 @@
 """Tool vectors for ``tool_search`` by meaning: embedded in the background, cached on disk.
 
-A tool's text (name, title, description, parameter names) is embedded once per model: vectors are
+A tool's text (name, title, the description's first sentence) is embedded once per model: vectors are
 keyed by the model's name and a hash of the text, kept in one growing float32 array, and saved
 to ``<cache_dir>/<model>.npz`` so a restart embeds only what changed. Registering thousands of
 federated tools costs nothing at once: a worker thread embeds what is missing in small batches
@@ -18,14 +18,19 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from deepr_mcp.embedding.base import Embedder
+from deepr_mcp.embedding.factory import shared_embedder
 from deepr_mcp.gateway.spec import ToolSpec
 
-__all__ = ["ToolVectors", "tool_text"]
+if TYPE_CHECKING:
+    from deepr_mcp.config import Settings
+    from deepr_mcp.gateway.registry import ToolRegistry
+
+__all__ = ["ToolVectors", "embed_catalogue", "first_sentence", "tool_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +38,8 @@ BATCH: Final = 8
 """Tools per background call of the embedder: small, so a search queued behind it waits little."""
 SAVE_EVERY: Final = 512
 """New vectors between two saves of the cache while a long backlog is embedded."""
+EMBED_WAIT_S: Final = 600.0
+"""How long a one-shot command waits for the catalogue's vectors (seconds; a few are needed)."""
 QUERY_CACHE: Final = 256
 """Recent query vectors kept: agents repeat their searches."""
 
@@ -42,13 +49,26 @@ process (a test, an embedding app, a CLI command beside a server) gets the catal
 _seen_lock = threading.Lock()
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[。！？])|\n\s*\n")
+"""Where a description's first sentence ends: end punctuation before a capital, CJK end marks, or a blank line."""
+
+
+def first_sentence(description: str) -> str:
+    text = description.strip()
+    end = _SENTENCE_END.search(text)
+    return (text[: end.start()] if end else text).strip()
+
+
 def tool_text(spec: ToolSpec) -> str:
-    """What a tool is embedded as: its name in words, title, description and parameter names."""
-    props = spec.input_schema.get("properties")
-    params = ", ".join(props) if isinstance(props, dict) else ""
-    parts = [re.sub(r"[_.\-]+", " ", spec.name).strip(), spec.title or "", spec.description.strip()]
-    if params:
-        parts.append(f"Parameters: {params}")
+    """What a tool is embedded as: its name in words, title, and the first sentence of its description.
+
+    A mean-pooled sentence vector of a whole description is diluted by its argument docs, examples
+    and caveats; the first sentence says what the tool is for. Measured (bench/tool_retrieval.py,
+    tuning two thirds, fused): Recall@3 0.587 with the whole description and parameter names, 0.619
+    with the first sentence; on the catalogue's own 132 queries 0.841 -> 0.856. Parameter names and
+    descriptions still count in the BM25 half.
+    """
+    parts = [re.sub(r"[_.\-]+", " ", spec.name).strip(), spec.title or "", first_sentence(spec.description)]
     return ". ".join(p for p in parts if p)
 
 
@@ -118,6 +138,11 @@ class ToolVectors:
         """The stored vectors (``version`` rows, unit length)."""
         with self._lock:
             return self._rows[: self._count]
+
+    def knows_query(self, query: str) -> bool:
+        """Whether ``query``'s vector is cached (embedding it again costs nothing)."""
+        with self._query_lock:
+            return query in self._queries
 
     def embed_query(self, query: str) -> np.ndarray:
         """The query's vector, from a small cache of recent queries when it was asked before."""
@@ -227,3 +252,18 @@ class ToolVectors:
             os.replace(tmp, self.cache_file)
         except OSError as exc:
             logger.warning("tool vectors: cannot save %s: %s", self.cache_file, exc)
+
+
+def embed_catalogue(registry: ToolRegistry, settings: Settings) -> None:
+    """Rank ``registry`` by meaning as the server does: the same embedder and vector cache, embedded now.
+
+    For a command that searches once (``deepr-mcp tools search``): it waits for what is not cached yet
+    (the first run embeds the catalogue, a few seconds; later runs read the cache the server keeps).
+    """
+    embedder = shared_embedder(settings.research.embedder)
+    if embedder.dimensions <= 0:
+        return
+    vectors = ToolVectors(embedder, settings.data_dir / "tool-vectors")
+    registry.use_vectors(vectors)
+    vectors.wait_idle(timeout=EMBED_WAIT_S)
+    vectors.close()

@@ -18,16 +18,14 @@ from deepr_mcp.errors import Conflict, DeeprError, NotFound, QuotaExceeded
 from deepr_mcp.jobs.engines import Engines
 from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.manager import JobManager
-from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase
+from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign
 from deepr_mcp.jobs.request import CampaignRequest
-from deepr_mcp.jobs.store import CampaignStore
+from deepr_mcp.jobs.store import CampaignStore, OpenLimitReached
 from deepr_mcp.jobs.waiting import ProgressFn, Until, wait_for_campaign
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.sandbox import SandboxManager
 
 logger = logging.getLogger(__name__)
-
-OPEN_PHASES = [p for p in CampaignPhase if p not in TERMINAL_PHASES]
 
 Spawn = Callable[..., None]
 """Runs ``func(*args)`` in the background for as long as the process serves."""
@@ -118,33 +116,30 @@ class Campaigns:
         An empty corpus is refused (``Conflict`` naming the ways to add documents) before anything is made.
         """
         await self.require_documents()
-        await self._within_quota(principal)
-        campaign = await self.jobs.start(
-            request.question,
-            budget=request.budget if request.budget is not None else self.settings.budget.default,
-            provider=self.settings.provider,
-            model=self.engines.model_name(),
-            owner_connection=owner,
-            principal=principal,
-            expert_id=expert_id,
-            max_sub_questions=request.max_sub_questions,
-            as_task=as_task,
-            task_ttl_ms=task_ttl_ms,
-            queries=request.queries,
-        )
+        try:
+            campaign = await self.jobs.start(
+                request.question,
+                budget=request.budget if request.budget is not None else self.settings.budget.default,
+                provider=self.settings.provider,
+                model=self.engines.model_name(),
+                owner_connection=owner,
+                principal=principal,
+                expert_id=expert_id,
+                max_sub_questions=request.max_sub_questions,
+                as_task=as_task,
+                task_ttl_ms=task_ttl_ms,
+                queries=request.queries,
+                max_open=self.settings.jobs.max_open_per_principal,  # checked and admitted in one step
+            )
+        except OpenLimitReached as full:
+            raise QuotaExceeded(
+                f"principal {principal!r} has {full.open_now} unfinished campaigns, the most one principal may "
+                "have (setting jobs.max_open_per_principal); nothing was started: wait for one to finish, or "
+                "cancel one with campaign_cancel"
+            ) from None
         if progress is not None:
             self.spawn(self.report_progress, campaign.id, progress)
         return campaign
-
-    async def _within_quota(self, principal: str) -> None:
-        """One principal's unfinished campaigns are bounded (``jobs.max_open_per_principal``)."""
-        limit = self.settings.jobs.max_open_per_principal
-        _, open_now = await self.store.list(phases=OPEN_PHASES, limit=0, owner=principal)
-        if open_now >= limit:
-            raise QuotaExceeded(
-                f"principal {principal!r} has {open_now} unfinished campaigns, the most one principal may have "
-                "(setting jobs.max_open_per_principal); wait for one to finish, or cancel one with campaign_cancel"
-            )
 
     async def follow_up(
         self, campaign_id: str, request: CampaignRequest, *, owner: str | None, principal: str = "local"

@@ -129,7 +129,10 @@ class JobManager:
         as_task: bool = False,
         task_ttl_ms: int | None = None,
         queries: Sequence[str] = (),
+        max_open: int | None = None,
     ) -> Campaign:
+        """Create and queue a campaign; ``max_open`` caps ``principal``'s unfinished ones atomically
+        (``OpenLimitReached``, nothing created)."""
         if budget <= 0:
             raise InvalidInput(f"budget must be a positive number of dollars, got {budget}")
         state = new_state(question, max_sub_questions=max_sub_questions)
@@ -147,7 +150,7 @@ class JobManager:
             is_task=as_task,
             task_ttl_ms=task_ttl_ms,
         )
-        campaign = await self.store.create(campaign)
+        campaign = await self.store.create(campaign, max_open=max_open)
         await self.feed.announce(campaign.id)
         self._schedule(campaign.id)
         return campaign

@@ -37,7 +37,7 @@ import anyio
 from anyio.abc import TaskGroup
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent, SubscriptionBus
 
-from deepr_mcp.errors import InvalidInput
+from deepr_mcp.errors import InvalidInput, QuotaExceeded
 
 logger = logging.getLogger(__name__)
 
@@ -75,9 +75,11 @@ SendUpdate = Callable[[Update], Awaitable[None]]
 class Subscriber:
     """One connection's subscriptions and its pending (coalesced) updates."""
 
-    def __init__(self, connection_id: str, send: SendUpdate) -> None:
+    def __init__(self, connection_id: str, send: SendUpdate, principal: str = "local") -> None:
         self.connection_id = connection_id
         self.send = send
+        self.principal = principal
+        """Who opened the connection (the SDK binds a session to its credential, so it never changes)."""
         self.uris: set[str] = set()
         self.pending: dict[str, Update] = {}
         """URI -> its newest unsent update (what a coalesced send reports)."""
@@ -95,6 +97,7 @@ class Notifier:
         *,
         send_timeout_s: float = 5.0,
         max_subscriptions_per_connection: int = 256,
+        max_subscriptions_per_principal: int = 1024,
         writers: int = 2,
         max_spare_writers: int = 64,
         share_updates: bool = True,
@@ -103,6 +106,10 @@ class Notifier:
         self._unsubscribe_bus: Callable[[], None] | None = None
         self.send_timeout_s = send_timeout_s
         self.max_subscriptions_per_connection = max_subscriptions_per_connection
+        self.max_subscriptions_per_principal = max_subscriptions_per_principal
+        self._held: dict[str, int] = {}
+        """Subscriptions by principal, summed over its connections and open listen streams: one
+        principal's sessions together can never take what the others need."""
         self._subscribers: dict[str, Subscriber] = {}
         self._by_uri: dict[str, set[str]] = {}
         self._listen_counts: dict[str, int] = {}
@@ -138,25 +145,33 @@ class Notifier:
 
     # -- handshake-era subscriptions -------------------------------------------------------
 
-    def subscribe(self, connection_id: str, uri: str, send: SendUpdate) -> None:
+    def subscribe(self, connection_id: str, uri: str, send: SendUpdate, principal: str = "local") -> None:
+        """Raises ``InvalidInput`` past the connection's cap and ``QuotaExceeded`` past the principal's."""
         assert self._tg is not None, "Notifier used outside its lifespan"
         subscriber = self._subscribers.get(connection_id)
         if subscriber is None:
-            subscriber = Subscriber(connection_id, send)
+            subscriber = Subscriber(connection_id, send, principal)
             self._subscribers[connection_id] = subscriber
-        if uri not in subscriber.uris and len(subscriber.uris) >= self.max_subscriptions_per_connection:
+        if uri in subscriber.uris:
+            return
+        if len(subscriber.uris) >= self.max_subscriptions_per_connection:
             raise InvalidInput(
-                f"this connection already has {len(subscriber.uris)} subscriptions, the most allowed; "
-                "unsubscribe from some first"
+                f"this connection already has {len(subscriber.uris)} subscriptions, the most allowed "
+                "(setting subscriptions.max_per_connection); unsubscribe from some first"
             )
+        self._hold(subscriber.principal, 1)
         subscriber.uris.add(uri)
         self._by_uri.setdefault(uri, set()).add(connection_id)
 
     def unsubscribe(self, connection_id: str, uri: str) -> None:
         subscriber = self._subscribers.get(connection_id)
-        if subscriber is not None:
+        if subscriber is not None and uri in subscriber.uris:
             subscriber.uris.discard(uri)
             subscriber.pending.pop(uri, None)
+            self._release(subscriber.principal, 1)
+        self._forget(connection_id, uri)
+
+    def _forget(self, connection_id: str, uri: str) -> None:
         ids = self._by_uri.get(uri)
         if ids is not None:
             ids.discard(connection_id)
@@ -164,13 +179,36 @@ class Notifier:
                 del self._by_uri[uri]
 
     def remove(self, connection_id: str) -> None:
-        """Forget a connection (it closed, or its writer timed out)."""
+        """Forget a connection (it closed, or its writer timed out): its subscriptions free the principal's."""
         subscriber = self._subscribers.pop(connection_id, None)
         if subscriber is None:
             return
         subscriber.closed = True
-        for uri in list(subscriber.uris):
-            self.unsubscribe(connection_id, uri)
+        self._release(subscriber.principal, len(subscriber.uris))
+        for uri in subscriber.uris:
+            self._forget(connection_id, uri)
+        subscriber.uris.clear()
+        subscriber.pending.clear()
+
+    def _hold(self, principal: str, count: int) -> None:
+        """Count ``count`` more subscriptions against ``principal``, or refuse them all (nothing counted)."""
+        held, most = self._held.get(principal, 0), self.max_subscriptions_per_principal
+        if held + count > most:
+            more = "one more" if count == 1 else f"{count} more (one per URI of this listen)"
+            raise QuotaExceeded(
+                f"principal {principal!r} already holds {held} subscriptions across its sessions and listen "
+                f"streams; {more} would pass the {most} one principal may hold (setting "
+                "subscriptions.max_per_principal). Unsubscribe from some, or close sessions no longer used, "
+                "then subscribe again"
+            )
+        self._held[principal] = held + count
+
+    def _release(self, principal: str, count: int) -> None:
+        left = self._held.get(principal, 0) - count
+        if left > 0:
+            self._held[principal] = left
+        else:
+            self._held.pop(principal, None)
 
     def subscribers_of(self, uri: str) -> list[Subscriber]:
         return [s for cid in self._by_uri.get(uri, ()) if (s := self._subscribers.get(cid)) is not None]
@@ -181,11 +219,14 @@ class Notifier:
 
     # -- 2026-07-28 listen streams (counted for subscriber_count) ---------------------------
 
-    def listen_opened(self, uris: list[str]) -> None:
+    def listen_opened(self, uris: list[str], principal: str = "local") -> None:
+        """Count a stream's URIs against ``principal`` (``QuotaExceeded`` past its cap, nothing counted)."""
+        self._hold(principal, len(uris))
         for uri in uris:
             self._listen_counts[uri] = self._listen_counts.get(uri, 0) + 1
 
-    def listen_closed(self, uris: list[str]) -> None:
+    def listen_closed(self, uris: list[str], principal: str = "local") -> None:
+        self._release(principal, len(uris))
         for uri in uris:
             left = self._listen_counts.get(uri, 0) - 1
             if left > 0:

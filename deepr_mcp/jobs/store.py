@@ -14,7 +14,7 @@ from typing import Protocol
 
 import anyio
 
-from deepr_mcp.errors import Conflict, DeeprError, NotFound
+from deepr_mcp.errors import Conflict, DeeprError, NotFound, QuotaExceeded
 from deepr_mcp.jobs.models import TERMINAL_PHASES, Campaign, CampaignPhase, utcnow
 from deepr_mcp.jobs.records import UnreadableRecord, decode, encode, gone, quarantined
 
@@ -23,6 +23,17 @@ class StoreUnavailable(DeeprError):
     """A shared store cannot be reached (down, restarting, wrong password); the call wrote nothing."""
 
     code = "store_unavailable"
+
+
+class OpenLimitReached(QuotaExceeded):
+    """``create(max_open=...)`` refused: the owner already has ``open_now`` unfinished campaigns."""
+
+    def __init__(self, owner: str, open_now: int) -> None:
+        super().__init__(f"principal {owner!r} has {open_now} unfinished campaigns")
+        self.owner, self.open_now = owner, open_now
+
+
+OPEN_PHASES = tuple(p for p in CampaignPhase if p not in TERMINAL_PHASES)
 
 
 MIGRATIONS: Sequence[str] = (
@@ -54,7 +65,12 @@ MIGRATIONS: Sequence[str] = (
 
 class CampaignStore(Protocol):
     async def get(self, campaign_id: str) -> Campaign: ...
-    async def create(self, campaign: Campaign) -> Campaign: ...
+    async def create(self, campaign: Campaign, *, max_open: int | None = None) -> Campaign:
+        """Store a new record; with ``max_open``, refuse it (``OpenLimitReached``) when its owner already
+        has that many unfinished campaigns. The count and the insert are one atomic step, so two
+        concurrent starts of one principal (on one replica or two) cannot both pass the check."""
+        ...
+
     async def save(self, campaign: Campaign, *, expected_version: int | None = None) -> Campaign: ...
     async def list(
         self,
@@ -153,7 +169,9 @@ class SqliteCampaignStore:
     async def get(self, campaign_id: str) -> Campaign:
         return await self._run(self._get, campaign_id)
 
-    def _write(self, campaign: Campaign, expected_version: int | None, create: bool) -> Campaign:
+    def _write(
+        self, campaign: Campaign, expected_version: int | None, create: bool, max_open: int | None = None
+    ) -> Campaign:
         updated = campaign.model_copy(update={"version": campaign.version + 1, "updated_at": utcnow()})
         record = encode(updated)
         with self._lock:
@@ -166,6 +184,10 @@ class SqliteCampaignStore:
                     raise NotFound(f"no campaign {campaign.id!r}")
                 if expected_version is not None and row is not None and row[0] != expected_version:
                     raise Conflict(f"campaign {campaign.id!r} changed meanwhile (version {row[0]})")
+                if create and max_open is not None:
+                    open_now = self._count_open(updated.owner)
+                    if open_now >= max_open:
+                        raise OpenLimitReached(updated.owner, open_now)
                 self._db.execute(
                     "INSERT OR REPLACE INTO campaigns (id, phase, created_at, updated_at, version, expert_id, record)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -185,8 +207,18 @@ class SqliteCampaignStore:
                 raise
         return updated
 
-    async def create(self, campaign: Campaign) -> Campaign:
-        return await self._run(self._write, campaign, None, True)
+    def _count_open(self, owner: str) -> int:
+        """Unfinished campaigns of ``owner`` (call inside the write's transaction)."""
+        marks = ",".join("?" * len(OPEN_PHASES))
+        row = self._db.execute(
+            f"SELECT COUNT(*) FROM campaigns WHERE phase IN ({marks}) "
+            "AND COALESCE(json_extract(record, '$.owner'), 'local') = ?",
+            [*(p.value for p in OPEN_PHASES), owner],
+        ).fetchone()
+        return int(row[0])
+
+    async def create(self, campaign: Campaign, *, max_open: int | None = None) -> Campaign:
+        return await self._run(self._write, campaign, None, True, max_open)
 
     async def save(self, campaign: Campaign, *, expected_version: int | None = None) -> Campaign:
         return await self._run(self._write, campaign, expected_version, False)
@@ -240,8 +272,7 @@ class SqliteCampaignStore:
         return await self._run(self._list, phases, limit, offset, visible_to, owner)
 
     async def unfinished(self) -> list[Campaign]:
-        open_phases = [p for p in CampaignPhase if p not in TERMINAL_PHASES]
-        campaigns, _ = await self.list(phases=open_phases, limit=1_000_000)
+        campaigns, _ = await self.list(phases=OPEN_PHASES, limit=1_000_000)
         return sorted(campaigns, key=lambda c: (c.created_at, c.id))
 
     def _delete(self, campaign_id: str) -> None:

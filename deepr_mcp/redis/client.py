@@ -41,6 +41,12 @@ TOMBSTONE_MS = 60_000
 """How long a deleted record's tombstone (the delete's write id) stays, for a retried delete to find."""
 
 
+REFUSALS = frozenset({"NOREPLICAS", "READONLY", "OOM", "MISCONF", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN"})
+"""Replies of an engine that is up but takes no writes now (too few replicas, a read-only replica after a
+failover, out of memory, a failing disk, a busy script): an outage like a refused connection, never a
+driver error. The refused command did not run."""
+
+
 def write_id() -> str:
     """A fresh id for one write, sent with its compare-and-set script.
 
@@ -86,6 +92,10 @@ async def call(url: str, op: Callable[[], Awaitable[T]]) -> T:
     except ResponseError as exc:
         if "NOAUTH" in str(exc) or "WRONGPASS" in str(exc):
             raise StoreUnavailable(f"the shared store {redact(url)} needs a password: {exc}") from None
+        if str(exc).split(" ", 1)[0] in REFUSALS:
+            raise StoreUnavailable(
+                f"the shared store {redact(url)} refused the command ({exc}); retry once it accepts writes again"
+            ) from None
         raise
     except RedisError as exc:
         raise StoreUnavailable(f"the shared store {redact(url)} failed: {exc}") from None

@@ -55,8 +55,12 @@ class Replicated(Protocol):
 class Follower:
     """Publishes one target's changes and applies the others'; ``run`` goes on until cancelled."""
 
-    def __init__(self, name: str, target: Replicated, changes: ChangeLog, *, block_ms: int = 500) -> None:
+    def __init__(
+        self, name: str, target: Replicated, changes: ChangeLog, *, block_ms: int = 500, catch_up_s: float = 5.0
+    ) -> None:
         self.name = name
+        self.catch_up_s = catch_up_s
+        """``caught_up``'s wait when none is given (setting ``store.catch_up_s``)."""
         self._target = target
         self._log = changes
         self._block_ms = block_ms
@@ -69,15 +73,22 @@ class Follower:
         log, so a replica killed next loses none of it (a sandbox write is acknowledged after this)."""
         return await self.publish()
 
-    async def caught_up(self, timeout_s: float = 5.0) -> bool:
-        """Wait until this replica has applied every entry the log held when called (False: timed out,
-        say with the store down; the caller then answers from what it has)."""
+    async def caught_up(self, timeout_s: float | None = None) -> bool:
+        """Wait (at most ``timeout_s``, default ``catch_up_s``) until this replica has applied every entry
+        the log held when called (False: timed out, say with the store down; the caller then answers
+        from what it has)."""
         try:
             last = _entry_key(await self._log.last_id())
         except DeeprError:  # the store is down: reads go on from the local copy, as before
             return False
-        with anyio.move_on_after(timeout_s):
-            while _entry_key(await anyio.to_thread.run_sync(self._target.sync_cursor)) < last:
+
+        async def applied() -> bool:
+            return _entry_key(await anyio.to_thread.run_sync(self._target.sync_cursor)) >= last
+
+        if await applied():  # already there: true even with no time to wait
+            return True
+        with anyio.move_on_after(self.catch_up_s if timeout_s is None else timeout_s):
+            while not await applied():
                 await self._moved.wait()
             return True
         return False

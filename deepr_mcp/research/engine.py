@@ -9,7 +9,6 @@ never stopped, because every step is deterministic given the state and the corpu
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
@@ -17,6 +16,7 @@ import anyio
 
 from deepr_mcp.errors import BudgetExceeded, InvalidInput
 from deepr_mcp.research.artifacts import ArtifactSink, copy_to_sandbox
+from deepr_mcp.research.key_words import key_words
 from deepr_mcp.research.models import EngineEvent, Phase, ResearchState, StepRecord, SubQuestion
 from deepr_mcp.research.passage import Passage, PassageSearch
 from deepr_mcp.research.providers import prompts
@@ -43,7 +43,9 @@ from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
+from deepr_mcp.research.synthesis.closeness import lead_closeness
 from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, Verdict
+from deepr_mcp.research.synthesis.meaning import by_meaning
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
@@ -63,11 +65,16 @@ the parts the question has: a question of one part reads more passages for it, u
 
 
 FINDINGS_PER_REPORT = 15
-"""The findings a report may list, spread over its parts (at least 5 and at most 12 each)."""
+"""The findings a report may list, spread over its parts (``FINDINGS_PER_PART`` bounds each share)."""
+FINDINGS_PER_PART = (5, 12)
+"""The fewest and most findings one part may list, whatever the provider drafts: a model shown 30
+passages would otherwise list a claim from each, and a reader wants the few that answer."""
 
 
 def findings_per_part(state: ResearchState) -> int:
-    return max(5, min(12, FINDINGS_PER_REPORT // max(1, len(state.sub_questions))))
+    """The cap on one part's findings: asked of the provider (``FindingsRequest.max_findings``) and kept."""
+    least, most = FINDINGS_PER_PART
+    return max(least, min(most, FINDINGS_PER_REPORT // max(1, len(state.sub_questions))))
 
 
 def passages_per_part(state: ResearchState) -> int:
@@ -267,7 +274,7 @@ class Engine:
             analysis=analysis,
             sub_question=sq.text,
             passages=tuple(SourcePassage(n, h.id, _where(h), h.text) for n, h in numbered),
-            key_terms=tuple(words_of(analysis)),
+            key_terms=tuple(key_words(analysis)),
             related=tuple(evidence.related),
             known=tuple([f.claim for other in state.sub_questions if other is not sq for f in other.findings][:20]),
             safety=is_safety_sub_question(sq.text, analysis),
@@ -278,6 +285,7 @@ class Engine:
         )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)
+        checked.findings = checked.findings[: request.max_findings]  # in the provider's order, best first
         by_id = {h.id: h for h in hits}
         cited = [by_id[pid] for f in checked.findings for pid in f.passage_ids]
         pool = [f"{h.location} {h.text}" for h in hits]
@@ -291,6 +299,8 @@ class Engine:
         # it shares with the other parts ("heat pumps" under "noise level"): they are not listed under it;
         # a question of one part keeps what was found, beside the Gaps line naming what is missing
         parts = len(state.sub_questions)
+        if parts > 1 and self._meaning(state, sq, [h.id for h in cited]) is False:
+            verdict = Verdict(False, verdict.share, verdict.missing, off_topic=True)  # it shares words, not meaning
         sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
         sq.missing = verdict.missing
         if not verdict.answered:
@@ -306,7 +316,7 @@ class Engine:
             above = self.coverage.judge(
                 asked, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, sides_of(sq.text)
             )
-            if above.answered:
+            if above.answered and self._meaning(state, sq, [c.passage_id for _, c in earlier]) is not False:
                 verdict = above
                 sq.covered_by = list(dict.fromkeys(c.passage_id for _, c in earlier))
                 sq.missing = []
@@ -338,12 +348,18 @@ class Engine:
     async def _synthesise(self, state: ResearchState) -> None:
         state.beliefs, state.gaps = beliefs_and_gaps(state)
         analysis = self._analysis(state)
+        embedder = self.retriever.search.embedder if self.retriever.search is not None else None
+        claims = [[f.claim for f in sq.findings] for sq in state.sub_questions]
+        near = await anyio.to_thread.run_sync(lead_closeness, embedder, state.question, claims)
         groups = tuple(
-            (sq.text, tuple(StatedFinding(f.claim, tuple(numbers(state, f)), f.code) for f in sq.findings))
+            (
+                sq.text,
+                tuple(StatedFinding(f.claim, tuple(numbers(state, f)), f.code, near.get(f.claim)) for f in sq.findings),
+            )
             for sq in state.sub_questions
         )
         lines = [f.cited for _, group in groups for f in group]
-        request = AnswerRequest(state.question, analysis, groups, tuple(words_of(analysis)))
+        request = AnswerRequest(state.question, analysis, groups, tuple(key_words(analysis)))
         completion = await self._complete(state, SYNTHESISE, request)
         known = {c.number for c in state.passages.values()}
         answer = citations.strip_unknown_citations(completion.text.strip(), known)
@@ -356,6 +372,10 @@ class Engine:
         if state.analysis is None:  # a state saved before question analysis existed
             state.analysis = analyse(state.question)
         return state.analysis
+
+    def _meaning(self, state: ResearchState, sq: SubQuestion, passage_ids: list[str]) -> bool | None:
+        # a comparison's sides are judged by what the evidence names of each
+        return None if sides_of(sq.text) else by_meaning(self.retriever.search, sq.text, state.question, passage_ids)
 
     def _sub_question(self, state: ResearchState, step: str) -> SubQuestion:
         wanted = step.removeprefix(GATHER_PREFIX)
@@ -372,15 +392,3 @@ def _where(passage: Passage) -> str:
 def numbers(state: ResearchState, finding: object) -> list[int]:
     """A finding's citation numbers in the report."""
     return [state.passages[p].number for p in finding.passage_ids if p in state.passages]  # type: ignore[attr-defined]
-
-
-def words_of(analysis: QuestionAnalysis) -> list[str]:
-    """The question's key words as written (not stemmed), for the prompts."""
-    wanted = set(key_terms(analysis))
-    out: list[str] = []
-    for word in re.findall(
-        r"[A-Za-z_][\w.]*\w|\d+", " ".join([*analysis.entities, analysis.action, analysis.question])
-    ):
-        if word.lower() not in out and set(terms(word)) & wanted:
-            out.append(word.lower())
-    return out[:12]

@@ -50,7 +50,9 @@ class SandboxSync(Protocol):
 
     async def durable(self) -> int: ...
 
-    async def caught_up(self, timeout_s: float = 5.0) -> bool: ...
+    async def caught_up(self, timeout_s: float | None = None) -> bool:
+        """``None``: the configured wait (``store.catch_up_s``)."""
+        ...
 
 
 class LocalSync:
@@ -59,7 +61,7 @@ class LocalSync:
     async def durable(self) -> int:
         return 0
 
-    async def caught_up(self, timeout_s: float = 5.0) -> bool:
+    async def caught_up(self, timeout_s: float | None = None) -> bool:
         return True
 
 

@@ -203,3 +203,33 @@ async def test_one_principal_s_unfinished_campaigns_are_capped_and_others_unaffe
             with anyio.fail_after(30):
                 await call(greedy, "campaign_wait", {"campaign_id": first[0], "until": "complete", "timeout_s": 20})
             assert await start(greedy)  # a finished one frees its place
+
+
+async def test_concurrent_starts_of_one_principal_never_pass_its_cap_together(data_dir: Path) -> None:
+    """Issue 31 item 14: the cap was read, then the campaign made, so starts sent at once (here on three
+    sessions of one principal) all read the same count and all got in; now exactly the cap is admitted."""
+    limits = {"max_open_per_principal": 2, "step_delay_s": 2.0}  # none finishes while the others start
+    async with principal_server(data_dir, jobs=limits) as (_, base):
+        async with (
+            as_principal(base, "researcher") as first,
+            as_principal(base, "researcher") as second,
+            as_principal(base, "researcher") as third,
+        ):
+            sessions = [first, second, third]
+            answers: list[tuple[bool, str]] = []
+
+            async def start_on(n: int) -> None:
+                answers.append(await attempt(sessions[n % 3], "campaign_start", {"question": f"{QUESTION} ({n})"}))
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as starts:
+                    for n in range(9):
+                        starts.start_soon(start_on, n)
+            refusals = [text for ok, text in answers if not ok]
+            assert sum(ok for ok, _ in answers) == 2 and len(refusals) == 7, answers
+            for text in refusals:
+                assert "principal 'researcher' has 2 unfinished campaigns" in text, text
+                assert "jobs.max_open_per_principal" in text and "nothing was started" in text
+            assert (await call(first, "campaign_list", {}))["total"] == 2  # no refused start left a record
+            async with as_principal(base, "other") as other:
+                assert await start(other)  # another principal starts as usual

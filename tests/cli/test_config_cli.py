@@ -60,17 +60,20 @@ def test_loopback_detection() -> None:
     assert not any(is_loopback_host(h) for h in ["0.0.0.0", "10.0.0.1", "example.com", "::"])
 
 
-def test_tools_search_prints_ranked_hits(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["tools", "search", "what version is the server"]) == 0
+def test_tools_search_prints_ranked_hits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--data-dir", str(tmp_path), "tools", "search", "what version is the server"]) == 0
     first = capsys.readouterr().out.splitlines()[0].split()
     assert first[0] == "server_info" and float(first[1]) > 0
+    assert any((tmp_path / "tool-vectors").glob("*.npz")), "the catalogue's vectors are cached as the server's are"
 
 
-def test_tools_search_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["tools", "search", "   "]) == 2
+def test_tools_search_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    at = ["--data-dir", str(tmp_path)]
+    assert main([*at, "tools", "search", "   "]) == 2
     assert "query is empty" in capsys.readouterr().err
-    assert main(["tools", "search", "x", "--limit", "99"]) == 2
-    assert main(["tools", "search", "zebra giraffe"]) == 1
+    assert main([*at, "tools", "search", "x", "--limit", "99"]) == 2
+    assert main([*at, "tools", "search", "zebra giraffe", "--mode", "lexical"]) == 1  # no word in common
+    assert "no tool matches" in capsys.readouterr().out
 
 
 def test_config_show_hides_secrets(data_dir: Path) -> None:

@@ -8,16 +8,19 @@ refused with -32602 and the question stays open; the untouched state answers it.
 from __future__ import annotations
 
 import hashlib
+import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 from mcp import Client
 
+from deepr_mcp.config import Settings
 from tests.campaigns import QUESTION, TINY_BUDGET, priced
 from tests.clients import call, modern_client
 from tests.fake_llm import fake_llm
-from tests.servers import config_env, http_server
+from tests.principals import as_principal, principal_token, principals_config
+from tests.servers import config_env, http_server, inprocess_http, inprocess_services
 
 
 def status_call(cid: str) -> dict[str, Any]:
@@ -64,3 +67,62 @@ async def test_a_tampered_or_forged_request_state_is_refused(data_dir: Path) -> 
         assert done.get("resultType", "complete") == "complete" and not done.get("isError"), done
         status = await call(starter, "campaign_status", {"campaign_id": cid})
         assert [(d["decision"], d["channel"]) for d in status["decisions"]] == [("approve_override", "input_required")]
+
+
+KEY = "a-request-state-key-for-this-test-only-0123456789"
+DECIDERS = {"researcher": ["read", "research", "approve"], "other": ["read", "research", "approve"]}
+"""Two principals who may each answer their own budget questions."""
+
+
+def expired_state() -> str:
+    """A state sealed under the server's own key whose hour is over (no test waits an hour)."""
+    from mcp.server.request_state import AESGCMRequestStateCodec, compact_json
+
+    now = time.time()
+    claims = {"v": 1, "iat": now - 7200, "exp": now - 3600, "m": "tools/call", "s": "anything"}
+    return AESGCMRequestStateCodec([KEY]).seal(compact_json(claims).encode())
+
+
+async def test_a_refused_request_state_says_what_was_wrong_and_to_retry(data_dir: Path) -> None:
+    """Issue 31 item 4: the SDK's refusal said only "Invalid or expired requestState". Each fault now
+    says what it was and that the original request should be sent again; none names the campaign's
+    owner or shows its question, and nothing is decided by a refused call."""
+    async with fake_llm() as llm:
+        config = {**priced(llm.url, timeout_s=300), "store": {"request_state_key": KEY}}
+        settings = Settings(data_dir=data_dir, auth=principals_config(DECIDERS), **config)
+        async with (
+            inprocess_services(settings) as services,
+            inprocess_http(services) as base,
+            as_principal(base, "researcher") as starter,
+            modern_client(base, principal_token("researcher")) as owner,
+            modern_client(base, principal_token("other")) as stranger,
+        ):
+            cid = (await call(starter, "campaign_start", {"question": QUESTION, "budget": TINY_BUDGET}))["campaign_id"]
+            with anyio.fail_after(120):
+                until_asked = {"campaign_id": cid, "until": "decision", "timeout_s": 30}
+                while not (await call(starter, "campaign_wait", until_asked))["decision_pending"]:
+                    pass
+            asked = await owner.result("tools/call", status_call(cid))
+            assert asked["resultType"] == "input_required", asked
+            state = asked["requestState"]
+            answer = {"budget": {"action": "accept", "content": {"decision": "abort"}}}
+
+            other_call = {"name": "tool_call", "arguments": {"name": "budget_get", "arguments": {"campaign_id": cid}}}
+            cases = [
+                (owner, status_call(cid), tampered(state), "not_issued_here", "altered or cut short"),
+                (owner, status_call(cid), expired_state(), "expired", "it has expired"),
+                (owner, other_call, state, "other_request", "issued for a different request"),
+                (stranger, status_call(cid), state, "other_caller", "issued to a different caller"),
+            ]
+            for client, request, sent, cause, why in cases:
+                error = await client.error("tools/call", {**request, "inputResponses": answer, "requestState": sent})
+                assert error["code"] == -32602 and error["data"] == {"reason": "invalid_request_state", "cause": cause}
+                message = error["message"]
+                assert message.startswith("requestState not accepted: ") and why in message, (cause, message)
+                assert "Send the original request again" in message and "without requestState" in message
+                assert "researcher" not in message and QUESTION not in message and "Traceback" not in message
+            status = await call(starter, "campaign_status", {"campaign_id": cid})
+            assert status["phase"] == "awaiting_approval" and status["decisions"] == []  # nothing was decided
+
+            again = await owner.result("tools/call", status_call(cid))  # what the message says to do
+            assert again["resultType"] == "input_required" and again["requestState"] != state

@@ -19,6 +19,7 @@ from deepr_mcp.gateway import ToolRegistry, ToolSpec
 from deepr_mcp.gateway.vectors import ToolVectors, text_key, tool_text
 from deepr_mcp.text.tokenizer import expand_query, tokenize
 from tests.clients import structured
+from tests.gateway.embedders import Counting
 from tests.upstreams.upstream_servers import fixture_upstream
 
 RAIN = ToolSpec(
@@ -107,3 +108,17 @@ def test_a_registry_without_vectors_ranks_as_before() -> None:
     assert plain.search(RAIN_QUESTION, 3) == []
     assert plain.search(RAIN_QUESTION, 3, mode="semantic") == []
     assert [h.name for h in plain.search("umbrella for the rain", 3)] == [RAIN.name]
+
+
+def test_only_a_query_not_embedded_before_needs_the_model() -> None:
+    """The server runs such a search in a worker thread; a cached query or words alone stay on the loop."""
+    vectors = ToolVectors(Counting())
+    registry = ToolRegistry([RAIN], vectors=vectors)
+    assert vectors.wait_idle(60)
+    assert registry.needs_model(RAIN_QUESTION)
+    assert not registry.needs_model(RAIN_QUESTION, mode="lexical")
+    assert not registry.needs_model("   ")
+    registry.search(RAIN_QUESTION)
+    assert not registry.needs_model(RAIN_QUESTION)  # its vector is cached now
+    assert registry.needs_model("something else entirely")
+    assert not ToolRegistry([RAIN]).needs_model(RAIN_QUESTION)  # no vectors attached

@@ -3,18 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from deepr_mcp.errors import Conflict, NotFound
 from deepr_mcp.jobs.models import Campaign, CampaignPhase
-from deepr_mcp.jobs.store import CampaignStore, SqliteCampaignStore
+from deepr_mcp.jobs.store import CampaignStore, OpenLimitReached, SqliteCampaignStore
 from deepr_mcp.redis.campaigns import RedisCampaignStore
 from deepr_mcp.redis.client import open_checked
 from tests.doubles import new_campaign
+
+
+@asynccontextmanager
+async def stores_on_one_backing(kind: str, tmp_path: Path, url: str | None) -> AsyncIterator[list[CampaignStore]]:
+    """Two stores on one database, as two replicas (Redis) or two processes on one file (SQLite) hold them."""
+    if kind == "sqlite":
+        pair = [SqliteCampaignStore(tmp_path / "campaigns.db") for _ in range(2)]
+        yield list(pair)
+        for one in pair:
+            one.close()
+        return
+    assert url is not None
+    clients = [await open_checked(url, None, "deepr:") for _ in range(2)]
+    yield [RedisCampaignStore(client, url=url) for client in clients]
+    for client in clients:
+        await client.aclose()
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+async def replicas(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[list[CampaignStore]]:
+    url = request.getfixturevalue("redis_server").url if request.param == "redis" else None
+    async with stores_on_one_backing(request.param, tmp_path, url) as pair:
+        yield pair
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -120,3 +145,30 @@ async def test_records_round_trip_exactly(store: CampaignStore) -> None:
     odd = made('Quotes " and \\ backslashes, newlines\n and émoji 🧪?', owner="o.n-e@x", shared_with=["a", "*"])
     created = await store.create(odd)
     assert await store.get(created.id) == created
+
+
+async def test_a_capped_create_admits_at_most_the_cap_under_concurrent_starts(replicas: list[CampaignStore]) -> None:
+    """Issue 31 item 14: the count and the insert are one step, so twelve starts at once of one principal
+    (alternating between two replicas) leave exactly three campaigns, and the other nine are refused."""
+    admitted: list[Campaign] = []
+    refused: list[OpenLimitReached] = []
+
+    async def start(n: int) -> None:
+        try:
+            admitted.append(await replicas[n % 2].create(made(f"Concurrent start {n}?", owner="ann"), max_open=3))
+        except OpenLimitReached as full:
+            refused.append(full)
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as starts:
+            for n in range(12):
+                starts.start_soon(start, n)
+    assert len(admitted) == 3 and len(refused) == 9, (len(admitted), [r.open_now for r in refused])
+    assert {r.open_now for r in refused} == {3} and {r.owner for r in refused} == {"ann"}
+    assert (await replicas[0].list(owner="ann", limit=0))[1] == 3  # nothing half-written by a refusal
+    assert await replicas[1].create(made(owner="bob"), max_open=3)  # another principal is not held back
+    await replicas[1].save(admitted[0].model_copy(update={"phase": CampaignPhase.COMPLETE}))
+    assert await replicas[0].create(made(owner="ann"), max_open=3)  # a finished one frees its place
+    with pytest.raises(OpenLimitReached):
+        await replicas[1].create(made(owner="ann"), max_open=3)
+    assert await replicas[0].create(made(owner="ann"))  # no cap asked: none applied (restores, imports)

@@ -148,3 +148,18 @@ async def test_documents_sandboxes_and_experts_made_on_one_replica_are_readable_
             with anyio.fail_after(30):
                 while (await call(a, "corpus_list", {}))["documents"] != len(listed) - 1:  # noqa: ASYNC110
                     await anyio.sleep(0.1)
+
+
+async def test_caught_up_waits_the_configured_catch_up_then_answers_from_the_local_copy(
+    followers: list[Follower], tmp_path: Path
+) -> None:
+    """``store.catch_up_s`` bounds the wait of a read that must see the others' changes: a replica whose
+    follower is not applying (here: not running) says so after it, instead of waiting forever."""
+    one, two = followers
+    two.catch_up_s = 0.2
+    corpus_of(one).add_path(doc(tmp_path / "docs", "d.md", "# Grapnels\n\nA grapnel lifts a cable from the seabed."))
+    assert await one.publish() == 1
+    with anyio.fail_after(30):
+        assert await two.caught_up() is False  # the entry is in the log, not applied here
+        assert await two.catch_up() == 1
+        assert await two.caught_up() is True and await two.caught_up(timeout_s=0) is True

@@ -155,3 +155,22 @@ def test_an_enumeration_run_into_a_paragraph_loses_its_numbers() -> None:
         "Singletons are unique.",
     ]
     assert all(support(t, prose) >= SUPPORT_THRESHOLD for t in texts)  # still found in its passage
+
+
+def test_a_short_claim_cites_the_passage_that_says_it_not_every_one_sharing_its_words() -> None:
+    from deepr_mcp.research.passage import Passage
+    from deepr_mcp.research.synthesis.verify import verify_findings
+
+    texts = [
+        "The damper opens by itself at the end of a firing; kilnctl vent is rarely needed.",
+        "kilnctl vent opens the damper. Venting lets the fumes out.",
+        "Before a glaze firing, open the damper with kilnctl vent and close it at red heat.",
+        "kilnctl logs every firing; the vent command that opens the damper is logged too.",
+    ]
+    hits = [Passage(f"p{i}", text, "kiln.md", f"Kiln > Part {i}", 1.0) for i, text in enumerate(texts)]
+    claim = "kilnctl vent opens the damper."
+    checked = verify_findings([(claim, [1, 2, 3, 4], None)], hits, {"kilnctl", "vent"})
+    assert [f.passage_ids for f in checked.findings] == [["p1"]]  # the one that says it, whatever the model cited
+    paraphrase = "kilnctl vent opens the damper to let the fumes out."  # quoted by none: the most of it
+    checked = verify_findings([(paraphrase, [4], None)], hits, {"kilnctl", "vent"})
+    assert [f.passage_ids for f in checked.findings] == [["p1"]]

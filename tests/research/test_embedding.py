@@ -143,3 +143,16 @@ def test_research_retrieval_finds_by_meaning_and_by_the_agents_phrasings(corpus:
     lexical = Retriever(corpus, HybridSearch(corpus, model), "lexical")
     told = lexical.retrieve(QUESTION, analysis, 2, also=["credential helper"]).passages
     assert "credentials.md" in {p.source for p in told}  # the docs' words, searched beside the question
+
+
+def test_calls_from_several_threads_give_the_vectors_of_one_call(model: Embedder) -> None:
+    """A search's query runs beside a batch of passages on one session: neither may disturb the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [QUESTION, ANSWER, *(f"{doc} {QUESTION}" for doc in DOCS)] * 3  # several batches, several lengths
+    alone = model.embed(texts)
+    with ThreadPoolExecutor(4) as pool:
+        batches = pool.submit(model.embed, texts)
+        queries = list(pool.map(lambda t: model.embed([t], query=True)[0], texts))
+        assert np.allclose(batches.result(), alone, atol=1e-5)
+    assert np.allclose(np.stack(queries), alone, atol=1e-5)

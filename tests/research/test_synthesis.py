@@ -177,8 +177,13 @@ def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> No
     )
 
 
-def test_an_open_question_planned_as_few_sub_questions_may_say_more_per_sub_question() -> None:
-    from deepr_mcp.research.providers.local import MAX_FINDINGS, MAX_FINDINGS_GENERAL
+def test_a_part_lists_as_many_findings_as_the_engine_allows_it() -> None:
+    """A question planned as few parts may say more in each (``engine.findings_per_part``); a request
+    with no cap gets the provider's own default."""
+    from dataclasses import replace
+
+    from deepr_mcp.research.providers.local import MAX_FINDINGS, findings_text
+    from tests.research.requests import findings_request
 
     facts = [
         "reference counting releases most objects at once",
@@ -199,6 +204,9 @@ def test_an_open_question_planned_as_few_sub_questions_may_say_more_per_sub_ques
     ]
     key = ["garbage", "collector", "frees"]
     sub = "How does the garbage collector free memory?"
-    general = [line for line in _findings(sub, passages, "general", key).splitlines() if line.startswith("- ")]
-    how_to = [line for line in _findings(sub, passages, "how_to", key).splitlines() if line.startswith("- ")]
-    assert len(how_to) == MAX_FINDINGS < len(general) == MAX_FINDINGS_GENERAL
+    request = findings_request(sub, passages, key_terms=key)
+
+    def listed(cap: int) -> int:
+        return sum(line.startswith("- ") for line in findings_text(replace(request, max_findings=cap)).splitlines())
+
+    assert listed(0) == MAX_FINDINGS < listed(8) == 8

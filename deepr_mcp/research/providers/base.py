@@ -58,6 +58,9 @@ class StatedFinding:
     claim: str
     citations: tuple[int, ...]
     code: str | None = None
+    closeness: float | None = None
+    """The embedder's cosine of the claim's closest sentence to the question (None without one): what
+    the answer opens with (``synthesis/closeness.py``)."""
 
     @property
     def cited(self) -> str:

@@ -53,8 +53,8 @@ SECTION_MATCH = 0.5
 """For a sentence using the words that answer this kind of question ("because", "rather than")."""
 MIN_SENTENCE_CHARS = 25
 MAX_FINDINGS = 5
-MAX_FINDINGS_GENERAL = 8
-"""An open question ("How does X work?") is planned as few sub-questions, so each may say more."""
+"""Findings for a request with no cap of its own; the engine sets one (``engine.findings_per_part``),
+larger for a question planned as few parts, so an open question may say more in each."""
 MAX_PER_PASSAGE = 2
 MIN_SCORE = 0.3
 RELATIVE_FLOOR = 0.5
@@ -276,8 +276,7 @@ def _section_names_subject(location: str, wanted: set[str]) -> bool:
 def findings_text(request: FindingsRequest) -> str:
     ranked = best_units(request)
     best = ranked[0][2] if ranked else 0.0
-    limit = MAX_FINDINGS_GENERAL if (request.part or request.analysis).type == "general" else MAX_FINDINGS
-    limit = max(limit, request.max_findings)
+    limit = request.max_findings or MAX_FINDINGS  # the engine's cap, when it sets one
     lines: list[str] = []
     per_passage: dict[int, int] = {}
     for unit, number, value in ranked:

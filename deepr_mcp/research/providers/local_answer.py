@@ -24,7 +24,8 @@ from deepr_mcp.text.tokenizer import tokenize
 ANSWER_SENTENCES = 3
 ANSWER_WORDS = 110
 ANSWER_FIRST_BONUS = 0.4
-"""For each sub-question's best finding: the findings step already ranked them with the passages in view."""
+"""For each sub-question's opener: its finding closest in meaning to the question (``StatedFinding.closeness``),
+or without an embedder its first, which the findings step ranked with the passages in view."""
 ANSWER_MIN_SHARE = 0.34
 ANSWER_MORE_SHARE = 0.6
 """A finding joins the direct answer only if it holds at least a third of the question's key terms."""
@@ -171,8 +172,17 @@ def answer_text(request: AnswerRequest) -> str:
         return "The corpus holds no evidence that answers this question."
     about = subjects(analysis)
     spelled = code_names(request.question)
+    near = {f.cited: f.closeness for _, found in request.groups for f in found if f.closeness is not None}
+    # each part opens with the finding the findings step ranked first and, when the embedder measured them,
+    # the one closest in meaning to the question (a concept's answer is its defining line: see ``leads``)
+    firsts = [group[0] for group in groups if group]
+    closest = [
+        max((f for f in group if f in near), key=near.__getitem__, default=group[0]) for group in groups if group
+    ]
+    closest = firsts if analysis.type == "definition" else closest
+    openers = set(firsts) | set(closest)
 
-    def score(line: str, group: int, place: int) -> float:
+    def score(line: str, group: int) -> float:
         text = citations.CITE.sub("", line).strip()
         claim, said = terms(text), word_set(text)
         if (about and not any(names(side, said) for side in about)) or not says_something(text):
@@ -188,7 +198,7 @@ def answer_text(request: AnswerRequest) -> str:
         if "safety" in focus and "how_to" in focus and text.endswith(":") and not _PROTECTS.search(text):
             return 0.0  # a plain recipe ("How to extract an archive:") is no answer to doing it safely
         value = max(_share(key, claim), _share(asked[group], claim))
-        value += ANSWER_FIRST_BONUS if place == 0 else 0.0
+        value += ANSWER_FIRST_BONUS if line in openers else 0.0
         prose = re.sub(r"`[^`]*`", " ", text)  # `sqlite3.Warning` names a class; it warns about nothing
         if "safety" in focus and CAVEAT.search(prose) and value > 0:
             value += 0.5
@@ -204,7 +214,7 @@ def answer_text(request: AnswerRequest) -> str:
         return value
 
     ranked = sorted(
-        ((score(line, gi, li), -gi, -li, line) for gi, group in enumerate(groups) for li, line in enumerate(group)),
+        ((score(line, gi), -gi, -li, line) for gi, group in enumerate(groups) for li, line in enumerate(group)),
         reverse=True,
     )
     eligible = [r for r in ranked if r[0] >= ANSWER_MIN_SHARE] or [r for r in ranked[:1] if r[0] > 0]
@@ -227,7 +237,20 @@ def answer_text(request: AnswerRequest) -> str:
             chosen.append(line)
             used_groups.add(-neg_group)
             words += len(line.split())
-    chosen.sort(key=lambda line: (not leads(analysis, _plain(line), codes.get(line), about), findings.index(line)))
+    # the line closest in meaning opens its part (the first part's, even if the word budget left it out),
+    # then the part's others in the findings step's order
+    group_of = {line: gi for gi, group in enumerate(groups) for line in group}
+    lead = next((line for line in closest if any(group_of[c] == group_of[line] for c in chosen)), None)
+    if lead in near and lead not in chosen and any(r[3] == lead for r in eligible):
+        chosen.append(lead)
+    chosen.sort(
+        key=lambda line: (
+            not leads(analysis, _plain(line), codes.get(line), about),
+            group_of[line],
+            line not in closest,
+            findings.index(line),
+        )
+    )
     chosen = with_contrasts(chosen, findings)
     if "safety" in focus:
         chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))

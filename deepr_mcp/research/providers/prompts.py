@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import re
 
-from deepr_mcp.research.providers.base import AnswerRequest, FindingsRequest, Message, PlanRequest, Request
+from deepr_mcp.research.providers.base import (
+    AnswerRequest,
+    FindingsRequest,
+    Message,
+    PlanRequest,
+    Request,
+    StatedFinding,
+)
 from deepr_mcp.research.synthesis.citations import CITE
 
 TASK_PLAN = "plan"
@@ -53,12 +60,20 @@ def messages_for(request: Request) -> list[Message]:
             key_terms=list(request.key_terms),
             related=list(request.related),
             known=list(request.known),
+            max_findings=request.max_findings,
         )
     if isinstance(request, AnswerRequest):
-        groups = [(text, [f.cited for f in findings]) for text, findings in request.groups if findings]
+        # each part's findings closest in meaning to the question first (``StatedFinding.closeness``): the
+        # model is asked to lead with what answers, and reads its findings in that order
+        groups = [(text, [f.cited for f in closest_first(findings)]) for text, findings in request.groups if findings]
         kind = request.analysis.type + (", safety" if request.analysis.safety else "")
         return summary_messages(request.question, groups, focus=kind, key_terms=list(request.key_terms))
     raise TypeError(f"not a research request: {type(request).__name__}")
+
+
+def closest_first(findings: tuple[StatedFinding, ...]) -> list[StatedFinding]:
+    """Findings by closeness to the question, the unmeasured after the measured in their own order."""
+    return sorted(findings, key=lambda f: -f.closeness if f.closeness is not None else float("inf"))
 
 
 def plan_messages(question: str, max_questions: int, parts: list[str] | None = None) -> list[Message]:
@@ -95,11 +110,18 @@ def findings_messages(
     key_terms: list[str] | None = None,
     related: list[str] | None = None,
     known: list[str] | None = None,
+    max_findings: int = 0,
 ) -> list[Message]:
     """``passages`` are ``(number, location, text)``; the location (source and heading) is context.
 
     ``known`` are facts already reported for other sub-questions: the answer must add to them.
+    ``max_findings`` (0: no cap) is how many facts the model may write; the engine keeps no more.
     """
+    cap = (
+        f"Write at most {max_findings} facts, the one that best answers the sub-question first. "
+        if max_findings
+        else ""
+    )
     system = (
         f"TASK: {TASK_FINDINGS}\n"
         "Using only the numbered passages, write each fact that answers the sub-question (within the main "
@@ -107,7 +129,7 @@ def findings_messages(
         "closely paraphrase the passage; never add facts the passages do not state. When a passage's code "
         "example shows the answer, put that code right after the claim as a fenced block copied exactly. "
         "When the focus is safety, state the passages' warnings and caveats first. Never repeat a fact, "
-        "including the already known facts listed. "
+        f"including the already known facts listed. {cap}"
         f"If the passages do not answer the sub-question, write only '{NO_EVIDENCE}'."
     )
     body = "\n\n".join(f"[{n}] (from: {location or 'untitled'})\n{text}" for n, location, text in passages)

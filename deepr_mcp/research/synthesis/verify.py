@@ -15,7 +15,15 @@ from deepr_mcp.research.models import Finding
 from deepr_mcp.research.passage import Passage
 from deepr_mcp.research.reading.terms import coverage
 from deepr_mcp.research.synthesis import citations
-from deepr_mcp.research.synthesis.claims import SUPPORT_THRESHOLD, adds_nothing, code_in, same_claim, support, units
+from deepr_mcp.research.synthesis.claims import (
+    SUPPORT_THRESHOLD,
+    adds_nothing,
+    code_in,
+    normalise,
+    same_claim,
+    support,
+    units,
+)
 from deepr_mcp.research.synthesis.relevance import off_task, relevant
 
 
@@ -77,14 +85,17 @@ def verify_findings(
     is dropped. With ``floor``, a supported claim must also answer the sub-question.
     """
     out = Checked()
-    for claim, _numbers, code in parsed:
+    for claim, numbers, code in parsed:
         backing = [(support(claim, h.text), h) for h in hits]
-        cited = [h for s, h in backing if s >= SUPPORT_THRESHOLD]
+        cited = supporting(claim, backing)
         if not cited:
             out.unsupported.append(claim)
             continue
-        if code is not None and not any(code_in(code, h.text) for h in cited):
-            code = None  # code the passages do not hold is not quoted
+        if code is not None:  # the passages that hold the code say it; code none holds is not quoted
+            cited = [h for h in cited if code_in(code, h.text)] or cited
+            code = code if any(code_in(code, h.text) for h in cited) else None
+        named = [h for i, h in enumerate(hits, start=1) if i in numbers and h in cited]
+        cited = named or cited  # among passages that say it alike, the one the provider drew it from
         if floor is not None and not any(floor.admits(claim, h, code) for h in cited):
             out.off_question.append(claim)
             continue
@@ -97,6 +108,21 @@ def verify_findings(
             Finding(claim=claim, passage_ids=[h.id for h in cited], confidence=round(confidence, 3), code=code)
         )
     return out
+
+
+def supporting(claim: str, backing: list[tuple[float, Passage]]) -> list[Passage]:
+    """The passages a claim cites: those that quote it, else those that hold the most of its terms.
+
+    Every passage holding 80% of a short claim's few terms supports it in words ("Rename the files
+    with the batch tool." against five passages naming that tool), and citing them all tells the
+    reader nothing about where it is said; the passage it was drawn from says it whole.
+    """
+    said = normalise(claim)
+    quoting = [h for s, h in backing if s >= SUPPORT_THRESHOLD and said in normalise(h.text)]
+    if quoting:
+        return quoting
+    best = max((s for s, _ in backing), default=0)
+    return [h for s, h in backing if s >= SUPPORT_THRESHOLD and s >= best]
 
 
 def verify_answer(answer: str, findings: list[str]) -> str:

@@ -1,0 +1,49 @@
+"""How closely a claim speaks to the question, by meaning: the embedder's cosine of its closest sentence.
+
+A report's findings all share the question's topic, so the one that answers it (the cause of a
+"why", the condition of a "can I") is not the one holding the most of its words: the definition of
+the subject holds as many. The embedder was trained to put an answer near its question, and a
+sentence is compared on its own so that a long claim is not near the question merely by covering
+the whole topic. Used to choose what the answer opens with; no embedder, no closeness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from deepr_mcp.embedding.base import Embedder
+from deepr_mcp.research.synthesis.claims import units
+
+LEAD_CANDIDATES = 4
+"""Each part's first findings (best first) whose closeness is measured: the answer opens with one of
+them, and embedding every sentence of every finding cost a quarter of a CPU second a report."""
+
+
+def prose(sentence: str) -> str:
+    """A sentence without its code spans: a signature (`asyncio.all_tasks(loop=None)`) names what the
+    question names and is close to it for that alone; what the sentence says is its words."""
+    words = " ".join(sentence.split("`")[::2]).strip()
+    return words or sentence
+
+
+def closeness(embedder: Embedder | None, question: str, claims: Sequence[str]) -> list[float | None]:
+    """Per claim, the best cosine of one of its sentences to ``question`` (None without an embedder)."""
+    if embedder is None or embedder.dimensions <= 0 or not claims:
+        return [None] * len(claims)
+    sentences = [[prose(u.text) for u in units(claim) if u.text] or [prose(claim)] for claim in claims]
+    flat = [s for group in sentences for s in group]
+    query = embedder.embed([question], query=True)[0]
+    cosines = embedder.embed(flat) @ query
+    out: list[float | None] = []
+    start = 0
+    for group in sentences:
+        out.append(round(float(cosines[start : start + len(group)].max()), 4))
+        start += len(group)
+    return out
+
+
+def lead_closeness(embedder: Embedder | None, question: str, parts: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Closeness of each part's first ``LEAD_CANDIDATES`` claims, by claim (empty without an embedder)."""
+    leading = list(dict.fromkeys(claim for claims in parts for claim in claims[:LEAD_CANDIDATES]))
+    near = closeness(embedder, question, leading)
+    return {claim: value for claim, value in zip(leading, near, strict=True) if value is not None}

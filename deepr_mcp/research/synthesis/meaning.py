@@ -1,0 +1,73 @@
+"""Whether the passages cited for a part answer it by meaning, judged against the corpus's own spread.
+
+Words mislead both ways: a passage about undoing edits at the prompt shares "undo" with "can I undo
+the rename?", and one about the rename tool shares its name; neither answers. A part is answered by
+meaning when one cited passage stands out, for the part read alone and for the whole question it
+belongs to, as retrieval's "found by meaning" does: its cosine lies ``COVER_SPREAD`` standard
+deviations above that text's mean cosine to every passage of the corpus. A statistic of the corpus,
+so no threshold is tuned to one corpus's cosines.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from deepr_mcp.embedding.base import Embedder
+from deepr_mcp.research.retrieval.lexical import MEANT_SPREAD
+
+COVER_SPREAD = MEANT_SPREAD
+"""Standard deviations above the corpus mean cosine a passage must stand, for the part and the question:
+the standing at which retrieval calls a passage found by meaning."""
+MIN_PASSAGES = math.ceil(math.exp(COVER_SPREAD**2 / 2))
+"""Fewer embedded passages than this (91) and the judge abstains: the largest standing among n cosines is
+about sqrt(2 ln n) deviations, so in a smaller corpus even the passage that answers cannot stand
+``COVER_SPREAD`` out, and a spread of a handful of cosines says little."""
+
+
+class SpreadCorpus(Protocol):
+    def embedding_status(self, model: str) -> dict[str, int]: ...
+
+    def cosine_spread(self, model: str, vector: Any) -> tuple[float, float]: ...
+
+    def vectors_of(self, model: str, passage_ids: Sequence[str]) -> dict[str, Any]: ...
+
+
+class MeaningJudge:
+    """Judges parts by the embedder the corpus was indexed with (``HybridSearch``'s corpus and model)."""
+
+    def __init__(self, corpus: SpreadCorpus, embedder: Embedder) -> None:
+        self.corpus, self.embedder = corpus, embedder
+
+    def standing(self, texts: Sequence[str], passage_ids: Sequence[str]) -> dict[str, float]:
+        """Per embedded passage, its lowest standing (deviations above the mean) over ``texts``."""
+        vectors = self.corpus.vectors_of(self.embedder.name, passage_ids)
+        if not vectors or not texts:
+            return {}
+        out = {pid: float("inf") for pid in vectors}
+        for query in self.embedder.embed(list(texts), query=True):
+            mean, deviation = self.corpus.cosine_spread(self.embedder.name, query)
+            if deviation <= 0:
+                return {}
+            for pid, vector in vectors.items():
+                out[pid] = min(out[pid], (float(query @ vector) - mean) / deviation)
+        return out
+
+    def answers(self, part: str, question: str, passage_ids: Sequence[str]) -> bool | None:
+        """Whether a passage stands out for ``part`` and for ``question``; None when the judge cannot tell
+        (none of them embedded, or a corpus too small to stand anything out)."""
+        if self.corpus.embedding_status(self.embedder.name).get("embedded", 0) < MIN_PASSAGES:
+            return None
+        standing = self.standing(list(dict.fromkeys([part, question])), passage_ids)
+        if not standing:
+            return None
+        return max(standing.values()) >= COVER_SPREAD
+
+
+def by_meaning(search: Any, part: str, question: str, passage_ids: Sequence[str]) -> bool | None:
+    """Whether a passage answers ``part`` by meaning, with retrieval's ``HybridSearch`` (None when
+    research runs without an embedder, or on a corpus that keeps no spread of its cosines)."""
+    if search is None or not hasattr(search.corpus, "cosine_spread"):
+        return None
+    return MeaningJudge(search.corpus, search.embedder).answers(part, question, passage_ids)

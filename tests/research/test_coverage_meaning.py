@@ -1,0 +1,96 @@
+"""A part is answered only by a passage that answers it by meaning, judged against the corpus's own
+spread of cosines; one that merely shares its words (the keypad's "undo" for undoing a rename) leaves
+it a gap, named in plain words.
+
+The documents are a made-up kiln-controller manual: a section on renaming firing programs, one on the
+keypad's undo key, and a hundred varied notes so that the corpus has a spread to stand out from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deepr_mcp.embedding import shared_embedder
+from deepr_mcp.research.corpus.backfill import embed_pending
+from deepr_mcp.research.corpus.storage import Corpus
+from deepr_mcp.research.engine import Engine, new_state
+from deepr_mcp.research.providers.local import LocalProvider
+from deepr_mcp.research.retrieval.hybrid import HybridSearch
+from deepr_mcp.research.synthesis.meaning import MIN_PASSAGES, MeaningJudge
+from tests.heat_pumps import HEAT_PUMPS
+
+WARES = [
+    "tall vases",
+    "wide bowls",
+    "flat tiles",
+    "small cups",
+    "heavy planters",
+    "glazed mugs",
+    "thin plates",
+    "lidded jars",
+    "bisque beads",
+    "stoneware teapots",
+]
+COLOURS = ["celadon", "tenmoku", "shino", "ash", "copper red", "cobalt blue", "matte white", "iron saturate"]
+PARTS = ["thermocouple", "relay", "element", "lid hinge", "door seal", "vent fan", "peephole plug", "shelf post"]
+FAULTS = ["has burnt out", "reads too low", "sticks open", "rattles", "leaks heat", "cracked"]
+MATERIALS = ["silica", "feldspar", "whiting", "kaolin", "talc", "dolomite", "zinc oxide", "bone ash"]
+ROOMS = ["studio", "garage", "basement", "classroom", "shed"]
+TEMPLATES = [
+    lambda n: f"Load {n} sets the {WARES[n % 10]} on shelf {n % 7 + 1}, {n % 5 + 2} cm from the elements.",
+    lambda n: f"The {PARTS[n % 8]} wears out after about {n * 10} firings; replace it when it {FAULTS[n % 6]}.",
+    lambda n: (
+        f"Glaze {COLOURS[n % 8]} is mixed from {MATERIALS[n % 8]}, {MATERIALS[(n + 3) % 8]} and "
+        f"{MATERIALS[(n + 5) % 8]}, sieved twice and applied {n % 3 + 1} mm thick."
+    ),
+    lambda n: f"Error E{n} on the display means the {PARTS[n % 8]} {FAULTS[n % 6]}; switch the kiln off at the wall.",
+    lambda n: f"Cone {n % 12} bends at about {1000 + 20 * n} degrees when the kiln climbs {50 + n} degrees an hour.",
+    lambda n: f"A {ROOMS[n % 5]} with a kiln needs {n % 6 + 3} air changes an hour while it fires, for the fumes.",
+    lambda n: f"Wedge {n % 4 + 1} kg of {COLOURS[n % 8]} clay body for {n % 9 + 2} minutes to drive out the air.",
+    lambda n: f"The warranty covers the {PARTS[n % 8]} for {n % 5 + 1} years if the kiln is serviced every spring.",
+    lambda n: f"Pack {WARES[n % 10]} in straw and boxes of {n % 8 + 4} when shipping them to a gallery.",
+    lambda n: f"Electricity for one firing of {n % 9 + 6} hours costs about {n % 7 + 2} euros at night rates.",
+]
+sections = [f"## Note {n}\n\n{TEMPLATES[n % 10](n)}" for n in range(1, 101)]
+RENAME = (
+    "## Renaming programs\n\nThe `kilnctl mv` command renames many firing programs at once: it takes a "
+    "pattern such as `'bisque-(*)'` and a new name such as `'b-$1'`, and renames every program whose name "
+    "matches. With `-n` it only prints what it would rename."
+)
+KEYPAD = (
+    "## The keypad\n\nThe keypad's undo key reverts the last digit typed while entering a temperature; "
+    "pressing it twice reverts the one before. It cannot undo a program that has already started."
+)
+DOC = "# Kiln controller\n\n" + "\n\n".join([RENAME, KEYPAD, *sections])
+QUESTION = (
+    "How do I rename many firing programs at once with a pattern, and can I undo it afterwards if I got it wrong?"
+)
+
+
+def embedded_corpus(tmp_path: Path, text: str) -> Corpus:
+    (tmp_path / "manual.md").write_text(text)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path / "manual.md")
+    embed_pending(corpus, shared_embedder("minilm"))
+    return corpus
+
+
+async def test_a_part_sharing_only_words_with_a_passage_is_a_gap(tmp_path: Path) -> None:
+    corpus = embedded_corpus(tmp_path, DOC)
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    state = await Engine(corpus, LocalProvider(), search=search).run(new_state(QUESTION))
+    report = state.report or ""
+    rename, undo = state.sub_questions
+    assert rename.status == "answered" and "kilnctl mv" in report
+    assert undo.status == "unanswered" and not undo.findings and not undo.covered_by
+    assert "undo key" not in report  # the keypad's undo is no answer to undoing a rename
+    gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
+    assert "Can I undo it afterwards if I got it wrong?" in gaps and "no passage in the documents answers it" in gaps
+
+
+def test_the_judge_abstains_on_a_corpus_too_small_to_stand_anything_out(tmp_path: Path) -> None:
+    corpus = embedded_corpus(tmp_path, HEAT_PUMPS)
+    assert corpus.embedding_status(shared_embedder("minilm").name)["embedded"] < MIN_PASSAGES
+    judge = MeaningJudge(corpus, shared_embedder("minilm"))
+    ids = [p.id for p in corpus.search_passages("heat pump", 5)]
+    assert judge.answers("What is the noise level of heat pumps?", "What is the noise level?", ids) is None
