@@ -49,6 +49,9 @@ as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's
 WEIGHT_SUB_QUESTION = 1.0
 WEIGHT_QUESTION = 0.8
 WEIGHT_FEEDBACK = 0.35
+WEIGHT_OPTIONAL = 0.3
+"""A question-frame word, or the other clause's terms in a compound question: below ``signals.COORD_MIN_WEIGHT``,
+so a passage lacks nothing for not holding it."""
 HEADING_WEIGHT = 1.5
 """A heading term counts as this many extra occurrences for each of: the heading path, the page title,
 the nearest heading ("Cooling the kiln"): headings say densely what a passage is about."""
@@ -217,17 +220,15 @@ class Retriever:
         terms would pull in the wrong evidence, so the question's terms count less there.
         """
         weights: dict[str, float] = {}
-        question_weight = WEIGHT_QUESTION if len(analysis.clauses) < 2 else 0.3
+        question_weight = WEIGHT_QUESTION if len(analysis.clauses) < 2 else WEIGHT_OPTIONAL
         for term in key_terms(analysis):
             weights[term] = question_weight
-        topic = set(tokenize(analysis.topic))
         defined = {t for e in analysis.entities[:1] for t in tokenize(e)} if analysis.type == "definition" else set()
         for term in tokenize(sub_question):
-            # what the sub-question asks about its topic ("fail" in "why did the cable fail") leads
-            weight = WEIGHT_SUB_QUESTION if term in topic else WEIGHT_SUB_QUESTION * 1.5
             if term in GENERIC or (defined and term not in defined):
-                weight = 0.3  # "mean" in "what does bisque mean?" asks for a definition; it is not the subject
-            weights[term] = max(weights.get(term, 0), weight) if weight > 0.3 else weight
+                weights[term] = WEIGHT_OPTIONAL  # "mean" in "what does bisque mean?" asks for a definition
+            else:
+                weights[term] = max(weights.get(term, 0.0), WEIGHT_SUB_QUESTION)
         return weights
 
     def _score(self, pool: dict[str, Candidate], weights: dict[str, float]) -> None:
@@ -248,10 +249,7 @@ class Retriever:
                     idf = math.log(1 + (n - df.get(term, 0) + 0.5) / (df.get(term, 0) + 0.5))
                     score += weight * idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
             core = candidate.section - GENERIC  # "Glaze Recipes": glaze
-            is_named = bool(named and core and core <= named)
-            if length < 12 and not is_named:
-                score *= 0.6  # a heading or a one-line fragment rarely answers anything
-            if is_named:
+            if named and core and core <= named:
                 score *= NAMED_BOOST
             if self._sides and covered(candidate.terms.keys(), self._sides) == len(self._sides):
                 score *= COVER_BOOST
