@@ -34,21 +34,17 @@ _SAFETY = re.compile(
 )
 """English for a question about risk: warnings must be surfaced (no topic's own names for its dangers)."""
 _HOW_TO = re.compile(
-    r"^(?:how (?:do|can|should|would|could|might) (?:i|you|we|one)|how to|"
-    r"what(?:'s| is) the (?:best|right|correct|recommended|proper|safest|simplest) way to|"
-    r"is there a way to|can i|is it possible to|is it (?:safe|secure|ok|okay|a good idea|wise|dangerous) to)"
-    r"\s+(?P<action>.+)$",
+    r"^(?:how \w+ (?:i|you|we|one)|how to|what(?:'s| is) the \w+ way to|is there a way to|can i|"
+    r"is it (?:a good idea|\w+) to)\s+(?P<action>.+)$",
     re.I,
 )
+"""English asks how to do a thing in these shapes ("how can I ...", "what is the best way to ...",
+"is it safe to ..."), whatever the verb or adjective."""
 _COMPARE = [
     re.compile(r"^(?:what (?:is|are) )?(?:the )?differences? between (?P<a>.+?) and (?P<b>.+)$", re.I),
     re.compile(r"^how (?:does|do) (?P<a>.+?) (?:differ from|compare (?:to|with)) (?P<b>.+)$", re.I),
-    re.compile(r"^(?:should|do|would|can) (?:i|you|we) (?:use|choose|pick|prefer) (?P<a>.+?) or (?P<b>.+)$", re.I),
-    re.compile(
-        r"^(?:when|why) (?:should|would|do) (?:i|you|we) (?:use|choose|prefer) (?P<a>.+?) "
-        r"(?:over|instead of|rather than) (?P<b>.+)$",
-        re.I,
-    ),
+    re.compile(r"^(?:should|do|would|can) (?:i|you|we) \w+ (?P<a>.+?) or (?P<b>.+)$", re.I),
+    re.compile(r"^(?:when|why) \w+ (?:i|you|we) \w+ (?P<a>.+?) (?:over|instead of|rather than) (?P<b>.+)$", re.I),
     re.compile(r"^(?P<a>.+?) (?:vs\.?|versus) (?P<b>.+)$", re.I),
 ]
 _COMPARED = re.compile(r"^(?P<stem>.+?),? compared (?:with|to) (?P<b>.+)$", re.I)
