@@ -46,8 +46,9 @@ SEMANTIC_PER_QUERY = 30
 MEANT_SPREAD = 3.0
 """How far above a query's mean cosine to the corpus (in standard deviations) a passage must be to count
 as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's sit high on any text)."""
-WEIGHT_SUB_QUESTION = 1.0
-WEIGHT_QUESTION = 0.8
+WEIGHT_ASKED = 1.0
+"""A term of the sub-question or of the whole question (a compound question's other clauses weigh
+``WEIGHT_OPTIONAL``): measured equal to weighing the question's terms 0.8 on every corpus of the bench."""
 WEIGHT_FEEDBACK = 0.35
 WEIGHT_OPTIONAL = 0.3
 """A question-frame word, or the other clause's terms in a compound question: below ``signals.COORD_MIN_WEIGHT``,
@@ -125,7 +126,7 @@ class Retriever:
         joined = self._compounds(f"{sub_question} {analysis.question}")
         for word in joined:
             for term in tokenize(word):
-                weights[term] = max(weights.get(term, 0.0), WEIGHT_SUB_QUESTION)
+                weights[term] = max(weights.get(term, 0.0), WEIGHT_ASKED)
         self._remember_spelling(" ".join(joined))
         pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, also)
         phrasings = [sub_question, *also]
@@ -214,13 +215,13 @@ class Retriever:
 
     @staticmethod
     def _weights(sub_question: str, analysis: QuestionAnalysis) -> dict[str, float]:
-        """Sub-question terms count fully; the question's own terms keep retrieval on its topic.
+        """The sub-question's and the question's terms count fully: the question's keep retrieval on its topic.
 
         In a compound question ("why did X fail, and how is Y repaired?") the other clause's
         terms would pull in the wrong evidence, so the question's terms count less there.
         """
         weights: dict[str, float] = {}
-        question_weight = WEIGHT_QUESTION if len(analysis.clauses) < 2 else WEIGHT_OPTIONAL
+        question_weight = WEIGHT_ASKED if len(analysis.clauses) < 2 else WEIGHT_OPTIONAL
         for term in key_terms(analysis):
             weights[term] = question_weight
         defined = {t for e in analysis.entities[:1] for t in tokenize(e)} if analysis.type == "definition" else set()
@@ -228,7 +229,7 @@ class Retriever:
             if term in GENERIC or (defined and term not in defined):
                 weights[term] = WEIGHT_OPTIONAL  # "mean" in "what does bisque mean?" asks for a definition
             else:
-                weights[term] = max(weights.get(term, 0.0), WEIGHT_SUB_QUESTION)
+                weights[term] = max(weights.get(term, 0.0), WEIGHT_ASKED)
         return weights
 
     def _score(self, pool: dict[str, Candidate], weights: dict[str, float]) -> None:
