@@ -16,6 +16,7 @@ from typing import Final, Literal, Protocol, TypeVar, get_args
 
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.research.retrieval.pages import PageVector, page_index
 
 __all__ = ["MODES", "RRF_K", "HybridSearch", "Mode", "check_mode", "fuse", "mode_from_env"]
 
@@ -25,6 +26,11 @@ RRF_K: Final = 60
 """The constant of reciprocal rank fusion (Cormack et al. 2009): damps the weight of the very top ranks."""
 DEPTH: Final = 50
 """Candidates taken from each list before fusing (at least ``limit``)."""
+NEAR_PAGES: Final = 5
+"""Pages nearest in meaning whose passages form the page list (``pages``)."""
+PER_PAGE: Final = 3
+"""Best passages taken from each near page into the page list."""
+PAGE_VECTOR: PageVector = "mean"
 
 
 class Ranked(Protocol):
@@ -93,6 +99,25 @@ class HybridSearch:
         vectors = self.embedder.embed(list(queries), query=True)
         return [list(self.corpus.nearest(self.embedder.name, v, limit)) for v in vectors]
 
+    def near_pages(self, queries: Sequence[str], limit: int = NEAR_PAGES) -> list[list[Ranked]]:
+        """The passages of the ``limit`` pages nearest in meaning to any of ``queries``, page by page,
+        each page's passages ordered by their best cosine to a query (``pages``: title and opening
+        as one unit); empty without an embedder or a corpus that lists its passages."""
+        kind = os.environ.get("DEEPR_PAGE_VECTOR", PAGE_VECTOR)
+        if not self.semantic_enabled or not queries or kind == "off":
+            return []
+        index = page_index(self.corpus, self.embedder, kind)  # type: ignore[arg-type]
+        if index is None:
+            return []
+        vectors = self.embedder.embed(list(queries), query=True)
+        pages = [index.passages[row] for row in index.nearest(vectors, limit)]
+        stored = self.corpus.vectors_of(self.embedder.name, [p.id for page in pages for p in page])
+        ranked: list[list[Ranked]] = []
+        for page in pages:
+            cosine = {p.id: float((vectors @ stored[p.id]).max()) for p in page if p.id in stored}
+            ranked.append(sorted((p for p in page if p.id in cosine), key=lambda p: -cosine[p.id]))
+        return ranked
+
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, also: Sequence[str] = ()) -> list[Ranked]:
         """The ``limit`` best passages for ``query`` (and the other phrasings ``also``), fused by rank."""
         mode = check_mode(mode)
@@ -107,6 +132,7 @@ class HybridSearch:
             rankings += self.semantic(queries, depth)
         if mode == "hybrid" and self.semantic_enabled:
             rankings += self.stand_ins(rankings[: len(queries)])
+            rankings.append([p for page in self.near_pages(queries) for p in page[:PER_PAGE]])
         if len(rankings) == 1:
             return list(rankings[0][:limit])
         return fuse(rankings, limit)
