@@ -28,7 +28,7 @@ DEPTH: Final = 50
 """Candidates taken from each list before fusing (at least ``limit``)."""
 NEAR_PAGES: Final = 5
 """Pages nearest in meaning whose passages form the page list (``pages``)."""
-PER_PAGE: Final = 3
+PER_PAGE: Final = 2
 """Best passages taken from each near page into the page list."""
 PAGE_VECTOR: PageVector = "mean"
 
