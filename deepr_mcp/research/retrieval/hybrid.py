@@ -16,7 +16,7 @@ from typing import Final, Literal, Protocol, TypeVar, get_args
 
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.research.retrieval.pages import PageVector, page_index
+from deepr_mcp.research.retrieval.pages import page_index
 
 __all__ = ["MODES", "RRF_K", "HybridSearch", "Mode", "check_mode", "fuse", "mode_from_env"]
 
@@ -27,10 +27,9 @@ RRF_K: Final = 60
 DEPTH: Final = 50
 """Candidates taken from each list before fusing (at least ``limit``)."""
 NEAR_PAGES: Final = 5
-"""Pages nearest in meaning whose passages form the page list (``pages``)."""
+"""Pages nearest in meaning whose best passages form the page list (``near_pages``): 3 or 8 found less."""
 PER_PAGE: Final = 2
-"""Best passages taken from each near page into the page list."""
-PAGE_VECTOR: PageVector = "mean"
+"""Best passages of each near page in the page list (3 found less on zsh-doc and python3-doc)."""
 
 
 class Ranked(Protocol):
@@ -100,13 +99,12 @@ class HybridSearch:
         return [list(self.corpus.nearest(self.embedder.name, v, limit)) for v in vectors]
 
     def near_pages(self, queries: Sequence[str], limit: int = NEAR_PAGES) -> list[list[Ranked]]:
-        """The passages of the ``limit`` pages nearest in meaning to any of ``queries``, page by page,
-        each page's passages ordered by their best cosine to a query (``pages``: title and opening
-        as one unit); empty without an embedder or a corpus that lists its passages."""
-        kind = os.environ.get("DEEPR_PAGE_VECTOR", PAGE_VECTOR)
-        if not self.semantic_enabled or not queries or kind == "off":
+        """The passages of the ``limit`` pages nearest in meaning to any of ``queries`` (``pages``), page
+        by page, each page's ordered by its best cosine to a query; empty without an embedder or a
+        corpus that lists its passages. A page found as a whole brings passages no query is near alone."""
+        if not self.semantic_enabled or not queries:
             return []
-        index = page_index(self.corpus, self.embedder, kind)  # type: ignore[arg-type]
+        index = page_index(self.corpus, self.embedder.name)
         if index is None:
             return []
         vectors = self.embedder.embed(list(queries), query=True)
@@ -132,7 +130,7 @@ class HybridSearch:
             rankings += self.semantic(queries, depth)
         if mode == "hybrid" and self.semantic_enabled:
             rankings += self.stand_ins(rankings[: len(queries)])
-            rankings.append([p for page in self.near_pages(queries) for p in page[:PER_PAGE]])
+            rankings.append([p for page in self.near_pages(queries) for p in page[:PER_PAGE]])  # by whole page
         if len(rankings) == 1:
             return list(rankings[0][:limit])
         return fuse(rankings, limit)

@@ -15,7 +15,8 @@ against "the casing must stay below 60 degrees") and returns five near-copies of
 4. by meaning too (``research.retrieval``, default hybrid): the embedder's nearest passages join
    the pool, and the pool's word ranking is fused (reciprocal rank) with its ranking by cosine to
    the sub-question and to the agent's phrasings: the embedder, not a word list, bridges the
-   user's words and the documentation's;
+   user's words and the documentation's; the pages nearest in meaning as a whole (``pages``) add
+   their best passages as one more fused list;
 5. maximal marginal relevance picks passages that add something the others do not say.
 
 No word lists: which words matter comes from the question's structure and the corpus's statistics.
@@ -278,7 +279,8 @@ class Retriever:
     def _fuse(
         self, phrasings: list[str], pool: dict[str, Candidate], near: Sequence[Sequence[Any]] = ()
     ) -> frozenset[str]:
-        """Each candidate's score becomes the reciprocal-rank fusion of its word rank and its meaning rank;
+        """Each candidate's score becomes the reciprocal-rank fusion of its word rank, its meaning rank and,
+        for the best ``PER_PAGE`` of each page nearest in meaning (``near``), its place in that page list;
         returns the candidates found by meaning (``Evidence.meant``).
 
         Meaning is the best cosine to any phrasing; a passage not embedded yet keeps its word rank
@@ -304,7 +306,7 @@ class Retriever:
             for pid in sorted((p.id for p in page if p.id in fused), key=lambda pid: -fused[pid])[:PER_PAGE]
         ]
         for rank, pid in enumerate(dict.fromkeys(by_page), start=1):
-            fused[pid] += 1.0 / (RRF_K + rank)
+            fused[pid] += 1 / (RRF_K + rank)
         top = max(fused.values(), default=0.0) or 1.0
         for candidate in candidates:
             candidate.score = fused[candidate.passage.id] / top
