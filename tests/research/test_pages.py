@@ -119,8 +119,10 @@ def test_a_page_added_later_joins_the_page_index(tmp_path: Path, model: Embedder
     (tmp_path / "mending.md").write_text(MENDING)
     corpus = Corpus(tmp_path / "corpus.db")
     corpus.add_path(tmp_path / "mending.md")
-    embed_pending(corpus, model)
     search = HybridSearch(corpus, model)
+    assert search.near_pages([QUESTION]) == []  # nothing embedded yet: searched by words meanwhile
+    assert {p.source for p in search.search(QUESTION, 3)} == {"mending.md"}
+    embed_pending(corpus, model)
     assert {p.source for page in search.near_pages([QUESTION]) for p in page} == {"mending.md"}
     (tmp_path / "cooling.md").write_text(COOLING)
     corpus.add_path(tmp_path / "cooling.md")

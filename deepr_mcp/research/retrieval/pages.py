@@ -78,4 +78,6 @@ def _build(corpus: Any, model: str, passages: Any) -> PageIndex:
             mean = np.mean(found, axis=0)
             rows.append(mean / (np.linalg.norm(mean) or 1))
             kept.append(page)
-    return PageIndex(kept, np.asarray(rows, dtype=np.float32).reshape(len(rows), -1))
+    if not rows:  # nothing embedded yet: no page can be near
+        return PageIndex([], np.zeros((0, 0), dtype=np.float32))
+    return PageIndex(kept, np.asarray(rows, dtype=np.float32))
