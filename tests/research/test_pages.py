@@ -135,3 +135,22 @@ def test_no_pages_without_an_embedder(corpus: Corpus) -> None:
     from deepr_mcp.embedding import NoEmbedder
 
     assert HybridSearch(corpus, NoEmbedder()).near_pages([QUESTION]) == []
+
+
+def test_a_page_replaced_by_as_many_passages_is_read_again(tmp_path: Path, model: Embedder) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(MENDING)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(page)
+    embed_pending(corpus, model)
+    search = HybridSearch(corpus, model)
+    assert search.near_pages([QUESTION])[0][0].location.startswith("Mending")
+    page.write_text(COOLING)
+    corpus.add_path(page)
+    embed_pending(corpus, model)
+    assert corpus.stats()["passages"] == 3
+    assert {p.location for p in search.near_pages([QUESTION])[0]} == {
+        "Cooling down slowly > Descent",
+        "Cooling down slowly > Lid and vents",
+        "Cooling down slowly > Quartz inversion",
+    }

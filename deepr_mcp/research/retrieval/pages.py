@@ -10,7 +10,7 @@ page for HTML, a chapter of a PDF manual that is one document. Its vector is the
 passage vectors, normalised: nothing new to embed. (Embedding each page's title and opening text
 as one unit was measured too and found fewer gold passages on three of the four bench corpora.)
 The index is built from the stored vectors on first use and kept per corpus until its passage or
-vector counts move.
+vector counts or its list of documents (path, size, passages, when added) change.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ class PageIndex:
     """Each page's passages (``Passage``), in document order, one list per row of ``matrix``."""
     matrix: Any
     """One unit vector per page (float32, pages x dimensions)."""
-    stamp: tuple[int, int] = (0, 0)
-    """The corpus's (passages, embedded) counts when built."""
+    stamp: tuple[int, int, int] = (0, 0, 0)
+    """The corpus's passage and vector counts, and a hash of its document list, when built."""
 
     def nearest(self, queries: np.ndarray, limit: int) -> list[int]:
         """Page rows by their best cosine to any query row, best first."""
@@ -54,7 +54,8 @@ def page_index(corpus: Any, model: str) -> PageIndex | None:
     if listing is None or status_of is None:
         return None
     status = status_of(model)
-    stamp = (status["passages"], status["embedded"])
+    listed = getattr(corpus, "documents", None)  # a document replaced by as many passages changes its entry
+    stamp = (status["passages"], status["embedded"], hash(tuple(listed())) if listed is not None else 0)
     with _lock:
         index = _cache.get(corpus)
         if index is None or index.stamp != stamp:
