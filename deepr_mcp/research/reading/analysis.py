@@ -110,9 +110,10 @@ def code_names(text: str) -> list[str]:
     return found
 
 
-_CLAUSES = re.compile(
-    r"(?:[,;]\s*|\s+)(?:and|but|also)\s+(?=(?:how|what|why|when|where|which|is|are|does|do|can|should)\b)", re.I
-)
+_QUESTION_START = r"(?:how|what|why|when|where|which|is|are|does|do|can|should)\b"
+"""The words an English question (or a question joined to another) opens with."""
+_CLAUSES = re.compile(r"(?:[,;]\s*|\s+)(?:and|but|also)\s+(?=" + _QUESTION_START + ")", re.I)
+_ASKS = re.compile(_QUESTION_START, re.I)
 
 
 def clauses(question: str) -> list[str]:
@@ -209,12 +210,15 @@ def _sides(analysis: QuestionAnalysis, stem: str) -> list[str]:
 
     A side named as a thing ("the difference between A and B") asks what it is; a side that is a
     whole clause ("How efficient are heat pumps in cold climates" compared with "gas boilers") asks
-    that clause once about each thing, with the other thing put in the subject's place.
+    that clause once about each thing, with the other thing put in the subject's place; a clause
+    whose subject cannot be found gives no side parts.
     """
     a, b = analysis.entities[:2]
     if stem and (match := _SUBJECT.match(stem)):
         other = f"{match.group('lead')} {b}{match.group('rest') or ''}"
         return [stem + "?", other[0].upper() + other[1:] + "?"]
+    if _ASKS.match(a) or _ASKS.match(b):  # a side that is itself a question ("Which file should X go in, versus
+        return []  # Y?") is no thing to ask "what is" of: the question stays whole, its pool still searches each side
     return [_what_is(a), _what_is(b)]
 
 
