@@ -129,8 +129,11 @@ class HybridSearch:
         if mode != "lexical":
             rankings += self.semantic(queries, depth)
         if mode == "hybrid" and self.semantic_enabled:
-            rankings += self.stand_ins(rankings[: len(queries)])
-            rankings.append([p for page in self.near_pages(queries) for p in page[:PER_PAGE]])  # by whole page
+            stand_ins = self.stand_ins(rankings[: len(queries)])
+            rankings += stand_ins
+            by_page = [p for page in self.near_pages(queries) for p in page[:PER_PAGE]]
+            if by_page:  # a passage with no vector is on no near page either: its word rank stands in there too
+                rankings += [by_page, *stand_ins]
         if len(rankings) == 1:
             return list(rankings[0][:limit])
         return fuse(rankings, limit)
