@@ -28,7 +28,6 @@ from deepr_mcp.research.providers.base import (
 from deepr_mcp.research.providers.local_answer import answer_text
 from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE, VERSION_NOTE
 from deepr_mcp.research.reading.terms import terms
-from deepr_mcp.research.retrieval.hybrid import RRF_K
 from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.synthesis.meaning import nearest
 from deepr_mcp.research.synthesis.relevance import (
@@ -233,23 +232,33 @@ Scored = tuple[float, int, int, Unit, int]
 
 
 def by_words_and_meaning(scored: list[Scored], closeness: Mapping[str, float], words: float) -> list[Scored]:
-    """Sentences ranked by words (``scored``, best first) fused with their ranking by meaning (reciprocal
-    rank, as retrieval fuses passages), the words weighing ``words`` (0..1) and meaning the rest.
+    """Sentences ranked by words (``scored``, best first) interleaved with their ranking by meaning, so
+    that any first ``n`` hold about ``words * n`` of the word ranking's best and the rest of the meaning
+    ranking's (each sentence once).
 
-    ``words`` is the share of the part's terms the best sentence holds: a question asked in the
-    documentation's terms is ranked by them, one in the reader's own words ("blow up", "pinned") by
-    meaning, since no sentence holds its words and ranking by the few it shares picks filler.
+    ``words`` (0..1) is the share of the part's terms the best sentence holds: a question asked in the
+    documentation's terms is ranked mostly by them, one in the reader's own words ("blow up", "pinned")
+    mostly by meaning, since no sentence holds its words and the few it shares pick filler. Either
+    ranking's best stay near the top, so what words find surely is never pushed out by meaning.
     """
     if not closeness:
         return scored
 
-    def cosine(unit: Unit) -> float:
+    def standing(unit: Unit) -> float:
         return max((closeness.get(u.text, -math.inf) for u in units(unit.text) if u.text), default=-math.inf)
 
-    meaning = sorted(range(len(scored)), key=lambda i: -cosine(scored[i][3]))
-    meaning_rank = {i: rank for rank, i in enumerate(meaning, start=1)}
-    fused = {i: words / (RRF_K + i + 1) + (1 - words) / (RRF_K + meaning_rank[i]) for i in range(len(scored))}
-    return [scored[i] for i in sorted(fused, key=lambda i: -fused[i])]
+    rankings = (list(range(len(scored))), sorted(range(len(scored)), key=lambda i: -standing(scored[i][3])))
+    order: list[int] = []
+    seen: set[int] = set()
+    cursors = [0, 0]
+    while len(order) < len(scored):
+        by_words = sum(cursors) == 0 or cursors[0] < words * (len(order) + 1)
+        ranking, at = (0, cursors[0]) if by_words and cursors[0] < len(scored) else (1, cursors[1])
+        cursors[ranking] += 1
+        if at < len(scored) and (i := rankings[ranking][at]) not in seen:
+            seen.add(i)
+            order.append(i)
+    return [scored[i] for i in order]
 
 
 def whole_warnings(found: list[Unit]) -> list[Unit]:
