@@ -59,3 +59,17 @@ def test_the_floor_admits_a_claim_whose_sentence_is_near_in_meaning() -> None:
     near = Floor(SUB, wanted, SUB, near=frozenset({ANSWER}))
     assert not far.admits(ANSWER, passage) and not far.shows(passage)
     assert near.admits(ANSWER, passage) and near.shows(passage)
+
+
+def test_a_claim_takes_in_the_next_sentence_that_goes_on_about_it() -> None:
+    """ "It ignores later edits ..." qualifies the sentence before it and says nothing alone."""
+    text = (
+        "The controller reads the firing schedule from the card at start-up. "
+        "It ignores later edits until the next power cycle. "
+        "Cards are sold in packs of three."
+    )
+    found = listed(findings_text(findings_request("Does the controller read the firing schedule?", [(1, "", text)])))
+    assert found[0] == (
+        "The controller reads the firing schedule from the card at start-up. "
+        "It ignores later edits until the next power cycle."
+    )

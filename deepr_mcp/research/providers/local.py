@@ -305,7 +305,7 @@ def _with_neighbour(
             and other.code is None
             and not _ADMONITION.match(other.text)  # a warning is a claim of its own, read whole
             and not dangling(other.text, other.code)  # "Two problems exist:" would leave the claim hanging
-            and other_value >= NEIGHBOUR_SHARE * value
+            and (other_value >= NEIGHBOUR_SHARE * value or _goes_on(unit, other))
             and (number, other.index) not in taken
             and len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS
         ):
@@ -313,6 +313,12 @@ def _with_neighbour(
             first, second = sorted((unit, other), key=lambda u: u.index)
             return Unit(f"{first.text} {second.text}", None, first.index)
     return unit
+
+
+def _goes_on(unit: Unit, after: Unit) -> bool:
+    """Whether ``after`` is the next sentence and speaks of what ``unit`` says ("It will not do this if
+    invoked as sh."): it qualifies the claim, and alone it says nothing, so the claim takes it in."""
+    return after.index == unit.index + 1 and bool(_ANAPHOR.match(after.text))
 
 
 def _section_names_subject(location: str, wanted: set[str]) -> bool:
