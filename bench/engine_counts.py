@@ -140,10 +140,40 @@ def measure(root: Path) -> Counts:
     return counts
 
 
+STAGE_COUNTS = ("regexes", "alternatives", "listed_words", "named_weights", "lines")
+
+
+def by_stage(root: Path) -> dict[str, Counts]:
+    """The counts per pipeline stage: the first folder under research/ (``.`` for its top-level modules).
+
+    Separates what reads documents (``corpus/``: HTML tags, PDF page furniture) from what reads
+    questions and ranks passages, where a hand-written word list is a bet on one corpus's wording.
+    """
+    stages: dict[str, Counts] = {}
+    research = root / "deepr_mcp" / "research"
+    for path in sorted(research.rglob("*.py")):
+        parts = path.relative_to(research).parts
+        count_file(path, stages.setdefault(parts[0] if len(parts) > 1 else ".", Counts()))
+    return stages
+
+
+def print_stages(roots: list[Path]) -> None:
+    staged = [by_stage(r) for r in roots]
+    print(f"\nper stage ({' -> '.join(str(r) for r in roots)})")
+    print(f"{'stage':<12}" + "".join(f"{name:>20}" for name in STAGE_COUNTS))
+    for stage in sorted({s for st in staged for s in st}):
+        cells = []
+        for name in STAGE_COUNTS:
+            values = [str(getattr(st[stage], name)) if stage in st else "-" for st in staged]
+            cells.append(f"{' -> '.join(values):>20}")
+        print(f"{stage:<12}" + "".join(cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.engine_counts", description=__doc__.split("\n\n")[0])
     p.add_argument("--root", type=Path, default=HERE, help="checkout to count (default: this working tree)")
     p.add_argument("--compare", type=Path, metavar="ROOT", help="also count this checkout and print both")
+    p.add_argument("--by-stage", action="store_true", help="also print the counts per research/ stage folder")
     args = p.parse_args(argv)
     roots = [args.compare, args.root] if args.compare else [args.root]
     measured = [measure(r) for r in roots]
@@ -151,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'count':<24}" + "".join(f"{r!s:>22}" for r in roots))
     for name in names:
         print(f"{name:<24}" + "".join(f"{getattr(m, name):>22}" for m in measured))
+    if args.by_stage:
+        print_stages(roots)
     return 0
 
 

@@ -141,7 +141,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
     if not 1 <= args.limit <= 20:
         raise InvalidInput(f"--limit must be 1-20, got {args.limit}")
     if args.mode != "lexical":
-        from deepr_mcp.gateway.vectors import embed_catalogue
+        from deepr_mcp.cli.catalogue import embed_catalogue
 
         embed_catalogue(registry, settings_for(args))
     hits = registry.search(args.query, args.limit, mode=args.mode)

@@ -18,19 +18,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import numpy as np
 
 from deepr_mcp.embedding.base import Embedder
-from deepr_mcp.embedding.factory import shared_embedder
 from deepr_mcp.gateway.spec import ToolSpec
 
-if TYPE_CHECKING:
-    from deepr_mcp.config import Settings
-    from deepr_mcp.gateway.registry import ToolRegistry
-
-__all__ = ["ToolVectors", "embed_catalogue", "first_sentence", "tool_text"]
+__all__ = ["ToolVectors", "first_sentence", "tool_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,8 +33,6 @@ BATCH: Final = 8
 """Tools per background call of the embedder: small, so a search queued behind it waits little."""
 SAVE_EVERY: Final = 512
 """New vectors between two saves of the cache while a long backlog is embedded."""
-EMBED_WAIT_S: Final = 600.0
-"""How long a one-shot command waits for the catalogue's vectors (seconds; a few are needed)."""
 QUERY_CACHE: Final = 256
 """Recent query vectors kept: agents repeat their searches."""
 
@@ -252,18 +245,3 @@ class ToolVectors:
             os.replace(tmp, self.cache_file)
         except OSError as exc:
             logger.warning("tool vectors: cannot save %s: %s", self.cache_file, exc)
-
-
-def embed_catalogue(registry: ToolRegistry, settings: Settings) -> None:
-    """Rank ``registry`` by meaning as the server does: the same embedder and vector cache, embedded now.
-
-    For a command that searches once (``deepr-mcp tools search``): it waits for what is not cached yet
-    (the first run embeds the catalogue, a few seconds; later runs read the cache the server keeps).
-    """
-    embedder = shared_embedder(settings.research.embedder)
-    if embedder.dimensions <= 0:
-        return
-    vectors = ToolVectors(embedder, settings.data_dir / "tool-vectors")
-    registry.use_vectors(vectors)
-    vectors.wait_idle(timeout=EMBED_WAIT_S)
-    vectors.close()

@@ -11,12 +11,12 @@ TODAYS_REPORT = """# Research report: How do I cache a function?
 
 ## Summary
 
-Decorator to wrap a function with a memoizing callable. [1] Returns the same as lru_cache(maxsize=None). [2]
+Wrapper that stores each kiln reading in a notebook. [1] Returns the same as kiln_log(limit=None). [2]
 
 ## How do I cache a function?
 
-- Decorator to wrap a function with a memoizing callable that saves the maxsize most recent calls. [1] (confidence 0.81)
-- Returns the same as lru_cache(maxsize=None), creating a thin wrapper. [2][3] (confidence 0.74)
+- Wrapper that stores each kiln reading in a notebook that saves the maxsize most recent calls. [1] (confidence 0.81)
+- Returns the same as kiln_log(limit=None), creating a thin wrapper. [2][3] (confidence 0.74)
 
 ## What is the background of cache a function?
 
@@ -58,17 +58,17 @@ def factorial(n): return n * factorial(n - 1) if n else 1  [7]
 
 
 def test_normalise_drops_markup_case_punctuation_and_pilcrows() -> None:
-    expected = " files are created outside of path e g "
-    assert qm.normalise("**Files** are  created\n outside of `path`, e.g.¶") == expected
+    expected = " pots are placed outside of shelf e g "
+    assert qm.normalise("**Pots** are  placed\n outside of `shelf`, e.g.¶") == expected
     assert qm.normalise("[the docs](https://x.org/a_b) say “official”") == " the docs say official "
     assert qm.normalise("an object’s identity") == qm.normalise("an object's identity")
 
 
 def test_gold_found_matches_whole_words_through_formatting() -> None:
-    output = "It is possible that *files* are created\noutside of `path`, e.g. members [3]."
-    assert qm.gold_found(output, ["files are created outside of path", "absolute filenames"]) == [True, False]
+    output = "It is possible that *pots* are placed\noutside of `shelf`, e.g. pieces [3]."
+    assert qm.gold_found(output, ["pots are placed outside of shelf", "long labels"]) == [True, False]
     assert qm.gold_found("use pathlib", ["path"]) == [False]  # no match inside a word
-    assert qm.gold_found("Returns the same as ``lru_cache(maxsize=None)``", ["lru_cache(maxsize=None)"]) == [True]
+    assert qm.gold_found("Returns the same as ``kiln_log(limit=None)``", ["kiln_log(limit=None)"]) == [True]
 
 
 # -- claims ------------------------------------------------------------------------------------
@@ -78,10 +78,10 @@ def test_todays_report_claims_and_sources() -> None:
     parsed = qm.parse_report(TODAYS_REPORT)
     texts = [c.text for c in parsed.claims]
     assert texts == [
-        "Decorator to wrap a function with a memoizing callable.",
-        "Returns the same as lru_cache(maxsize=None).",
-        "Decorator to wrap a function with a memoizing callable that saves the maxsize most recent calls.",
-        "Returns the same as lru_cache(maxsize=None), creating a thin wrapper.",
+        "Wrapper that stores each kiln reading in a notebook.",
+        "Returns the same as kiln_log(limit=None).",
+        "Wrapper that stores each kiln reading in a notebook that saves the maxsize most recent calls.",
+        "Returns the same as kiln_log(limit=None), creating a thin wrapper.",
     ]
     assert [c.citations for c in parsed.claims] == [(1,), (2,), (1,), (2, 3)]
     assert parsed.sources[1].passage_id == "pa8573c3fcd07cdc5"
@@ -124,11 +124,11 @@ def test_sentences_keep_their_citations() -> None:
 
 def test_duplicates_identical_after_normalising_and_near_duplicates() -> None:
     texts = [
-        "The pickle module is not secure.",
-        "the pickle module is **not secure**",  # identical once normalised
-        "The pickle module is not secure at all.",  # Jaccard 6/8 = 0.75: different enough
-        "Only unpickle data you trust.",
-        "Only unpickle the data you trust.",  # Jaccard 5/6 = 0.83: a near-duplicate
+        "The glaze bucket is not sealed.",
+        "the glaze bucket is **not sealed**",  # identical once normalised
+        "The glaze bucket is not sealed at all.",  # Jaccard 6/8 = 0.75: different enough
+        "Only fire pots you glazed.",
+        "Only fire the pots you glazed.",  # Jaccard 5/6 = 0.83: a near-duplicate
     ]
     assert qm.duplicate_flags(texts) == [False, True, False, False, True]
 
@@ -167,7 +167,7 @@ def test_text_that_looks_like_navigation() -> None:
     assert qm.looks_like_navigation("Extraction filters¶ New in version 3.12.")
     assert qm.looks_like_navigation("Previous topic zipfile — Work with ZIP archives Next topic csv")
     assert qm.looks_like_navigation("This Page Report a Bug Show Source")
-    assert qm.looks_like_navigation("5.3. Searching 5.3.1. The module cache 5.3.2. Finders and loaders 5.3.3. Hooks")
+    assert qm.looks_like_navigation("5.3. Searching 5.3.1. The module cache 5.3.2. Shelves and posts 5.3.3. Hooks")
     assert qm.looks_like_navigation("[tarfile](tarfile.html) [zipfile](zipfile.html) [gzip](gzip.html) and more")
     assert qm.looks_like_navigation(
         "Path.read_bytes() Path.joinpath() PyZipFile Objects PyZipFile PyZipFile.writepy() ZipInfo Objects "
@@ -178,9 +178,9 @@ def test_text_that_looks_like_navigation() -> None:
 
 def test_prose_and_code_are_not_navigation() -> None:
     assert not qm.looks_like_navigation(
-        "It is possible that files are created outside of path, e.g. members that have absolute filenames."
+        "It is possible that pots are placed outside of the shelf, e.g. pieces that have long labels."
     )
-    assert not qm.looks_like_navigation("New in version 3.9. Changed in version 3.11: added the filter argument.")
+    assert not qm.looks_like_navigation("New in version 2.4. Changed in version 2.6: added the filter argument.")
     code = "Use it like this:\n\n```python\nimport tarfile\ntar = tarfile.open(name)\ntar.extractall()\n```"
     assert not qm.looks_like_navigation(code)
     assert not qm.looks_like_navigation("Call os.path.join() and os.path.normpath() before opening the file.")
@@ -216,8 +216,7 @@ def test_question_set_shape() -> None:
         for phrase in q["gold"]:
             assert 3 <= len(phrase.split()) <= 10, (q["id"], phrase)
             assert qm.normalise(phrase) not in qm.normalise(q["question"]), (q["id"], phrase)  # no free hits
-    tar = next(q for q in questions if q["question"].startswith("How do I safely extract a tar archive"))
-    assert any("outside of path" in g for g in tar["gold"])
+    assert all(q["gold"] for q in questions if q["type"] == "safety")
 
 
 # -- gaps contradicting the answer, question wording, the multi-corpus question sets -------------

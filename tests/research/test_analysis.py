@@ -58,6 +58,16 @@ def test_a_clause_compared_with_a_thing_is_asked_of_each_side() -> None:
     ]
 
 
+def test_a_side_that_is_itself_a_question_is_not_asked_what_it_is() -> None:
+    """No "What is Which shelf should ...?": a side that is a clause leaves the question whole."""
+    question = "Which shelf should my cone 6 pots go on, versus my bisque tiles?"
+    analysis = analyse(question)
+    assert analysis.type == "comparison"
+    planned = sub_questions(analysis, 5)
+    assert planned == [question]
+    assert not any(q.startswith(("What is Which", "What are my")) for q in planned)
+
+
 def test_compound_questions_are_planned_by_their_parts_and_nothing_else() -> None:
     question = "Why did the first kiln firing fail, and how are cracked shelves repaired today?"
     assert clauses(question) == ["Why did the first kiln firing fail?", "How are cracked shelves repaired today?"]
@@ -79,12 +89,7 @@ def test_odd_input_never_fails(question: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "action"),
-    [
-        ("What should I watch out for when firing a kiln indoors?", "firing a kiln indoors"),
-        ("What are the pitfalls of glazing the foot of a pot?", "glazing the foot of a pot"),
-    ],
+    "question", ["What should I watch out for when firing a kiln indoors?", "What are the pitfalls of glazing a foot?"]
 )
-def test_pitfall_questions_are_how_tos_about_safety(question: str, action: str) -> None:
-    analysis = analyse(question)
-    assert (analysis.type, analysis.safety, analysis.action) == ("how_to", True, action)
+def test_pitfall_questions_are_about_safety(question: str) -> None:
+    assert analyse(question).safety  # the words of risk, whatever the question's form

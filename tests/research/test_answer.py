@@ -25,20 +25,20 @@ def _answer(question: str, groups: list[tuple[str, list[str]]], focus: str, key:
 
 
 def test_an_answer_sentence_must_name_what_the_question_is_about() -> None:
-    question = "In which version did the walrus operator appear and what does it do?"
+    question = "What is the glaze operator, and what does it do?"
     groups = [
         (
-            "In which version was the walrus operator added?",
+            "What is the glaze operator?",
             [
                 "`re.subn(pattern, repl, string)` Perform the same operation as sub(). Changed in version 3.1. [1]",
-                "A new syntax := exists that assigns values to variables; it is known as the walrus operator. [2]",
+                "A new role exists that loads the kiln; it is known as the glaze operator. [2]",
             ],
         ),
-        ("What does the walrus operator do?", ["The walrus operator assigns a variable in an expression. [3]"]),
+        ("What does the glaze operator do?", ["The glaze operator dips every pot before firing. [3]"]),
     ]
-    out = _answer(question, groups, "version", ["walrus", "operator", "version"])
+    out = _answer(question, groups, "definition", ["glaze", "operator"])
     assert "re.subn" not in out  # "operation" is not "operator", though both stem alike
-    assert "A new syntax := exists" in out
+    assert "A new role exists" in out
 
 
 def test_words_as_written_not_stems_and_plurals_name_their_singular() -> None:

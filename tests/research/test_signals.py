@@ -14,8 +14,8 @@ from deepr_mcp.research.retrieval.signals import coordination, covered, names_al
 
 
 def test_sides_keep_the_words_that_tell_them_apart() -> None:
-    assert sides(["subprocess.Popen", "subprocess.run"]) == [frozenset({"popen"}), frozenset({"run"})]
-    assert sides(["threading", "multiprocessing"]) == [frozenset({"thread"}), frozenset({"multiprocess"})]
+    assert sides(["glaze.dip", "glaze.brush"]) == [frozenset({"dip"}), frozenset({"brush"})]
+    assert sides(["stoneware", "earthenware"]) == [frozenset({"stonewar"}), frozenset({"earthenwar"})]
 
 
 @pytest.mark.parametrize(
@@ -32,61 +32,60 @@ def test_no_sides_when_nothing_tells_them_apart(entities: list[str]) -> None:
 
 
 def test_a_text_names_all_sides_only_when_it_names_each() -> None:
-    compared = sides(["subprocess.Popen", "subprocess.run"])
-    assert names_all("How do subprocess.Popen and subprocess.run differ?", compared)
-    assert not names_all("What does subprocess.Popen do?", compared)
+    compared = sides(["glaze.dip", "glaze.brush"])
+    assert names_all("How do glaze.dip and glaze.brush differ?", compared)
+    assert not names_all("What does glaze.dip do?", compared)
     assert not names_all("How do they differ?", [])
 
 
 def test_covered_counts_the_sides_a_passage_speaks_of() -> None:
-    compared = sides(["subprocess.Popen", "subprocess.run"])
-    assert covered({"popen", "run", "recommend"}, compared) == 2
-    assert covered({"popen", "shell"}, compared) == 1
+    compared = sides(["glaze.dip", "glaze.brush"])
+    assert covered({"dip", "brush", "recommend"}, compared) == 2
+    assert covered({"dip", "bucket"}, compared) == 1
     assert covered(set(), compared) == 0
 
 
-DOCS = """# subprocess
+DOCS = """# glaze
 
-## Using the module
+## Choosing a method
 
-The recommended approach is the run() function for all use cases it can handle; for more advanced use
-cases the underlying Popen interface can be used directly.
+The recommended approach is the dip() call for every pot the bucket can hold; for larger and odder pieces
+the slower brush can be worked by hand.
 
-## subprocess.run
+## glaze.dip
 
-subprocess.run(args) runs the command described by args and waits for it to complete.
+glaze.dip(pot) lowers the pot into the bucket and lifts it after three seconds.
 
-The subprocess.run function returns a CompletedProcess; subprocess.run takes a timeout.
+The glaze.dip call returns the coat thickness; glaze.dip takes a timeout.
 
-## subprocess.Popen
+## glaze.brush
 
-subprocess.Popen(args) executes a child program in a new process.
+glaze.brush(pot) paints one coat on the pot.
 
-subprocess.Popen accepts the shell argument; subprocess.Popen on Windows uses CreateProcess.
+glaze.brush accepts the stroke argument; glaze.brush on bisque uses a soft bristle.
 
-subprocess.Popen raises OSError when the program cannot be found by subprocess.Popen.
+glaze.brush raises DryError when the glaze cannot be loaded by glaze.brush.
 """
 
 
 def test_a_comparison_prefers_the_passage_that_speaks_of_both_sides(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "subprocess.md").write_text(DOCS)
+    (tmp_path / "glaze.md").write_text(DOCS)
     corpus = Corpus(tmp_path / "corpus.db")
     corpus.add_path(tmp_path)
-    analysis = analyse("When should I use subprocess.Popen rather than subprocess.run?")
+    analysis = analyse("When should I use glaze.brush rather than glaze.dip?")
 
     def top(k: int) -> list[str]:
         return [p.text for p in Retriever(corpus).retrieve(analysis.question, analysis, k).passages]
 
     assert any("recommended approach" in t for t in top(2))
     # a sub-question about one side alone is not pulled towards passages about both
-    one_side = Retriever(corpus).retrieve("What does subprocess.Popen do?", analysis, 1).passages
-    assert "Popen" in one_side[0].location
+    one_side = Retriever(corpus).retrieve("What does glaze.brush paint?", analysis, 1).passages
+    assert "brush" in one_side[0].location
+    monkeypatch.setattr(retrieval, "COVER_BOOST", 1.0)
     monkeypatch.setattr(retrieval, "coordination", lambda weights, words: 1.0)
-    assert any("recommended approach" in t for t in top(2))  # the side coverage alone brings it
-    monkeypatch.setattr(retrieval, "COVER_BOOST", 1.0)  # without either signal the side entries crowd it out
-    assert not any("recommended approach" in t for t in top(2))
+    assert not any("recommended approach" in t for t in top(2))  # without both, the side entries crowd it out
 
 
 def test_coordination_is_the_weighted_share_of_main_terms_held() -> None:
@@ -132,7 +131,6 @@ class _Recording:
 
 def test_a_comparison_pools_each_side_on_its_own() -> None:
     corpus = _Recording()
-    analysis = analyse("What is the difference between the is operator and == ?")
+    analysis = analyse("What is the difference between a glaze kiln and a raku pit?")
     Retriever(corpus).retrieve(analysis.question, analysis, 3)
-    assert "the is operator identity" in corpus.queries  # a stop word side, searched by its name
-    assert "== equality equal" in corpus.queries
+    assert "a glaze kiln" in corpus.queries and "a raku pit" in corpus.queries

@@ -15,8 +15,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from deepr_mcp.research.reading.terms import terms
+from deepr_mcp.text.tokenizer import STOP_WORDS
 
 QuestionType = Literal["how_to", "comparison", "why", "definition", "version", "general"]
+"""``version`` is no longer read from a question (only one corpus's manuals answered it); saved states load."""
 
 _CODE = re.compile(
     r"`([^`]+)`"  # anything in backticks
@@ -26,67 +28,33 @@ _CODE = re.compile(
     r"|\b((?:__\w+__))"  # dunder names
 )
 _SAFETY = re.compile(
-    r"\b(safe(?:ly)?|secure(?:ly)?|security|untrusted|risks?|risky|dangers?|dangerous|pitfalls?|vulnerab\w*|"
-    r"attacks?|attackers?|injection|traversal|malicious|exploit\w*|avoid|sanitiz\w*|sanitis\w*|harmful|"
-    r"watch out|look out|beware|careful|gotchas?)\b",
+    r"\b(safe(?:ly)?|secure(?:ly)?|security|insecure|risks?|risky|dangers?|dangerous|pitfalls?|untrusted|avoid|"
+    r"careful|beware|watch out)\b",
     re.I,
 )
-_VERSION = re.compile(
-    r"\b(which|what) version\b|\bsince when\b|\b(added|introduced|new|deprecated|removed|changed) in\b"
-    r"|\bis \S+ deprecated\b|\bstill supported\b|\bwhen (?:was|were|did|is|are)\b.*\b(?:added|introduced|deprecated|"
-    r"removed|changed|available)\b",
-    re.I,
-)
+"""English for a question about risk: warnings must be surfaced (no topic's own names for its dangers)."""
 _HOW_TO = re.compile(
-    r"^(?:how (?:do|can|should|would|could|might) (?:i|you|we|one)|how to|"
-    r"what(?:'s| is) the (?:best|right|correct|recommended|proper|safest|simplest) way to|"
-    r"is there a way to|can i|is it possible to|is it (?:safe|secure|ok|okay|a good idea|wise|dangerous) to)"
-    r"\s+(?P<action>.+)$",
+    r"^(?:how \w+ (?:i|you|we|one)|how to|what(?:'s| is) the \w+ way to|is there a way to|can i|"
+    r"is it (?:a good idea|\w+) to)\s+(?P<action>.+)$",
     re.I,
 )
-_VERSION_CLAUSE = re.compile(r"\bversion (?:of \w+ )?do (?P<clause>\w.+?)(?: (?:in|on|for|with|by|from))?$", re.I)
-"""A version question about a behaviour ("... do kilns cool with the lid shut"): the clause is kept whole
-(only after "do": its plural subject and plain verb read right after "say that")."""
-_PITFALL = re.compile(
-    r"^what (?:should|do|must|would) (?:i|you|we|one) (?:watch out|look out|be careful|beware|be aware|know|consider)"
-    r"(?: for| of| about)? (?:when|while|before|if) (?P<action>.+)$"
-    r"|^what are the (?:pitfalls|risks|dangers|gotchas|caveats) (?:of|when|in) (?P<action2>.+)$",
-    re.I,
-)
-"""A pitfall question: how to do something (often a gerund: "extracting a zip file") and what to beware of."""
+"""English asks how to do a thing in these shapes ("how can I ...", "what is the best way to ...",
+"is it safe to ..."), whatever the verb or adjective."""
 _COMPARE = [
-    re.compile(r"^(?:what is |what are )?(?:the )?differences? between (?P<a>.+?) and (?P<b>.+)$", re.I),
-    re.compile(r"^(?:how does|how do) (?P<a>.+?) (?:differ from|compare (?:to|with)) (?P<b>.+)$", re.I),
-    re.compile(r"^(?:should|do|would|can) (?:i|you|we) (?:use|choose|pick|prefer) (?P<a>.+?) or (?P<b>.+)$", re.I),
-    re.compile(
-        r"^(?:when|why) (?:should|would|do) (?:i|you|we) (?:use|choose|prefer) (?P<a>.+?) "
-        r"(?:over|instead of|rather than|vs\.?|versus) (?P<b>.+)$",
-        re.I,
-    ),
-    re.compile(r"^compare (?P<a>.+?) (?:and|with|to) (?P<b>.+)$", re.I),
+    re.compile(r"^(?:what (?:is|are) )?(?:the )?differences? between (?P<a>.+?) and (?P<b>.+)$", re.I),
+    re.compile(r"^how (?:does|do) (?P<a>.+?) (?:differ from|compare (?:to|with)) (?P<b>.+)$", re.I),
+    re.compile(r"^(?:should|do|would|can) (?:i|you|we) \w+ (?P<a>.+?) or (?P<b>.+)$", re.I),
+    re.compile(r"^(?:when|why) \w+ (?:i|you|we) \w+ (?P<a>.+?) (?:over|instead of|rather than) (?P<b>.+)$", re.I),
     re.compile(r"^(?P<a>.+?) (?:vs\.?|versus) (?P<b>.+)$", re.I),
-    re.compile(r"^(?:which is better|which should i use)[,:]? (?P<a>.+?) or (?P<b>.+)$", re.I),
 ]
-_COMPARED = re.compile(
-    r"^(?P<stem>.+?),? (?:compared (?:with|to)|as opposed to|in comparison (?:with|to)) (?P<b>.+)$", re.I
-)
+_COMPARED = re.compile(r"^(?P<stem>.+?),? compared (?:with|to) (?P<b>.+)$", re.I)
 """A clause compared with a thing: "How efficient are heat pumps in cold climates compared with gas boilers"."""
-_WHY = re.compile(
-    r"^why (?:does|do|did|is|are|was|were|can't|cannot|doesn't|don't|won't|isn't|would|should) (?P<rest>.+)$", re.I
-)
-_DEFINITION = [
-    re.compile(r"^what (?:is|are) (?P<term>.+)$", re.I),
-    re.compile(r"^what does (?P<term>.+?) (?:do|mean|return)$", re.I),
-    re.compile(r"^(?:explain|define|describe) (?P<term>.+)$", re.I),
-    re.compile(r"^what (?:is|are) meant by (?P<term>.+)$", re.I),
-]
+_WHY = re.compile(r"^why \S+ (?P<rest>.+)$", re.I)
+_DEFINITION = re.compile(r"^what (?:is|are) (?P<term>.+)$|^what does (?P<term2>.+?) (?:do|mean)$", re.I)
 _CONCERN = re.compile(
-    r"\s+(?:against|without|so that|while avoiding|to avoid|to prevent|preventing|avoiding|protecting against|"
-    r"and avoid|and prevent|without risking)\s+(?P<concern>.+)$",
-    re.I,
+    r"\s+(?:against|without|so that|to avoid|to prevent|avoiding|preventing)\s+(?P<concern>.+)$", re.I
 )
 _SAFETY_ADVERBS = re.compile(r"\b(?:safely|securely|correctly|properly)\b\s*", re.I)
-_TRAILING = re.compile(r"\s+(?:today|nowadays|currently)$", re.I)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 
 
@@ -111,26 +79,19 @@ class QuestionAnalysis(BaseModel):
 
 
 def _clean(text: str) -> str:
-    text = " ".join(text.strip().rstrip("?.! ").split())
-    text = _TRAILING.sub("", text)
-    return text
+    return " ".join(text.strip().rstrip("?.! ").split())
 
 
 def _strip_article(text: str) -> str:
     return _ARTICLE.sub("", text.strip())
 
 
-_LEAD = re.compile(
-    r"^(?:(?:how|what|why|when|where|who|which|is|are|was|were|does|do|did|can|could|should|would|it|there|"
-    r"to|the|a|an|i|we|you|one)\b\s*)+",
-    re.I,
-)
-
-
 def _general_topic(text: str) -> str:
     """The words a general question is about, without its question words or safety words."""
-    topic = _LEAD.sub("", _SAFETY.sub("", text)).strip(" ,")
-    return " ".join(topic.split()) or text
+    words = _SAFETY.sub("", text).split()
+    while words and words[0].lower().strip(",") in STOP_WORDS:  # the question words: "how do I", "what is the"
+        words.pop(0)
+    return " ".join(words).strip(" ,") or text
 
 
 def is_safety_sub_question(sub_question: str, analysis: QuestionAnalysis) -> bool:
@@ -149,9 +110,10 @@ def code_names(text: str) -> list[str]:
     return found
 
 
-_CLAUSES = re.compile(
-    r"(?:[,;]\s*|\s+)(?:and|but|also)\s+(?=(?:how|what|why|when|where|which|is|are|does|do|can|should)\b)", re.I
-)
+_QUESTION_START = r"(?:how|what|why|when|where|which|is|are|does|do|can|should)\b"
+"""The words an English question (or a question joined to another) opens with."""
+_CLAUSES = re.compile(r"(?:[,;]\s*|\s+)(?:and|but|also)\s+(?=" + _QUESTION_START + ")", re.I)
+_ASKS = re.compile(_QUESTION_START, re.I)
 
 
 def clauses(question: str) -> list[str]:
@@ -189,22 +151,6 @@ def analyse(question: str) -> QuestionAnalysis:
             analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
             analysis.topic = f"{a} and {b}"
             return analysis
-    if _VERSION.search(text):
-        analysis.type = "version"
-        if not codes and (clause := _VERSION_CLAUSE.search(text)):
-            # "since which version do kilns cool with the lid shut": a statement, not a thing
-            analysis.action = analysis.topic = clause.group("clause").strip()
-            return analysis
-        # an aside in parentheses names the same thing again: "( match statement)" is no part of a question
-        analysis.entities = codes or ["the " + _strip_article(_topic_words(re.sub(r"\s*\([^)]*\)", "", text)))]
-        analysis.topic = analysis.entities[0]
-        return analysis
-    if match := _PITFALL.match(text):
-        analysis.type = "how_to"
-        analysis.safety = True
-        analysis.action = analysis.topic = (match.group("action") or match.group("action2")).strip()
-        analysis.entities = codes
-        return analysis
     if match := _HOW_TO.match(text):
         action = _SAFETY_ADVERBS.sub("", match.group("action")).strip()
         if concern := _CONCERN.search(action):
@@ -222,13 +168,12 @@ def analyse(question: str) -> QuestionAnalysis:
         analysis.topic = codes[0] if codes else subject
         analysis.entities = codes
         return analysis
-    for pattern in _DEFINITION:
-        if match := pattern.match(text):
-            term = match.group("term").strip()
-            analysis.type = "definition"
-            analysis.topic = term
-            analysis.entities = [term, *[c for c in codes if c != term]]
-            return analysis
+    if match := _DEFINITION.match(text):
+        term = (match.group("term") or match.group("term2")).strip()
+        analysis.type = "definition"
+        analysis.topic = term
+        analysis.entities = [term, *[c for c in codes if c != term]]
+        return analysis
     analysis.entities = codes
     return analysis
 
@@ -237,17 +182,6 @@ def _side(text: str) -> str:
     side = re.sub(r"^(?:using|use|the use of)\s+", "", text.strip(), flags=re.I)
     side = re.sub(r"\s+(?:for .+|when .+|if .+)$", "", side, flags=re.I)
     return side.strip(" ,")
-
-
-def _topic_words(text: str) -> str:
-    words = re.sub(
-        r"\b(which|what|version|since|when|was|were|is|are|the|a|an|added|introduced|new|deprecated|"
-        r"removed|changed|in|of|did|does|do|still|supported|to|from|available)\b",
-        " ",
-        text,
-        flags=re.I,
-    )
-    return " ".join(words.split()) or text
 
 
 def _is_code(name: str) -> bool:
@@ -276,12 +210,15 @@ def _sides(analysis: QuestionAnalysis, stem: str) -> list[str]:
 
     A side named as a thing ("the difference between A and B") asks what it is; a side that is a
     whole clause ("How efficient are heat pumps in cold climates" compared with "gas boilers") asks
-    that clause once about each thing, with the other thing put in the subject's place.
+    that clause once about each thing, with the other thing put in the subject's place; a clause
+    whose subject cannot be found gives no side parts.
     """
     a, b = analysis.entities[:2]
     if stem and (match := _SUBJECT.match(stem)):
         other = f"{match.group('lead')} {b}{match.group('rest') or ''}"
         return [stem + "?", other[0].upper() + other[1:] + "?"]
+    if _ASKS.match(a) or _ASKS.match(b):  # a side that is itself a question ("Which file should X go in, versus
+        return []  # Y?") is no thing to ask "what is" of: the question stays whole, its pool still searches each side
     return [_what_is(a), _what_is(b)]
 
 

@@ -25,7 +25,6 @@ CAVEAT_WORDS = (
     "malicious",
     "security",
     r"vulnerab\w*",
-    "outside of",
     r"attack\w*",
     "deprecated",
     "note that",
@@ -34,8 +33,6 @@ CAVEAT_WORDS = (
 )
 """What a warning says (regular-expression pieces)."""
 CAVEAT = re.compile(r"\b(" + "|".join(CAVEAT_WORDS) + r")\b", re.I)
-CAVEAT_QUERY = "warning never untrusted security malicious unsafe outside caution"
-"""The caveat words searched beside a safety question's key terms (single words: what full-text search can match)."""
 QUALIFIERS = (
     r"warn\w*",
     "does not",
@@ -43,7 +40,6 @@ QUALIFIERS = (
     "can't",
     "trusted",
     r"secur\w*",
-    "outside",
     "careful",
     r"avoid\w*",
     r"risk\w*",

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Protocol, TypeVar
 
-from deepr_mcp.text.tokenizer import tokenize
-
 MMR_LAMBDA = 0.72
 
 
@@ -16,19 +14,6 @@ class Scored(Protocol):
 
 
 C = TypeVar("C", bound=Scored)
-
-
-COMMON = frozenset(
-    tokenize(
-        "like without within two one three first second also however therefore thus example examples following "
-        "instead since because although though whether either neither every already always often usually "
-        "possible possibly specified specify given give gives new old default defaults value values return "
-        "returns returned object objects type types name names number numbers used uses using way ways case "
-        "cases set sets true false none call calls called see note notes prior time times part parts section "
-        "make makes made take takes work works well good better best different same available current"
-    )
-)
-"""Words too common in documentation to say what a topic is about; never taken as feedback."""
 
 
 def similarity(a: Counter[str], b: Counter[str]) -> float:

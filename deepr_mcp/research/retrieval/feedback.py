@@ -17,7 +17,6 @@ from typing import Protocol
 
 from deepr_mcp.research.passage import Passage
 from deepr_mcp.research.reading.terms import GENERIC
-from deepr_mcp.research.retrieval.diversity import COMMON
 from deepr_mcp.text.tokenizer import tokenize
 
 FEEDBACK_DOCS = 5
@@ -33,7 +32,10 @@ class Ranked(Protocol):
 
 
 def feedback_terms(pool: Iterable[Ranked], weights: dict[str, float]) -> list[str]:
-    """Words of the best passages that the rest of the pool rarely has, as the passages spell them."""
+    """Words of the best passages that the rest of the pool rarely has, as the passages spell them.
+
+    No stop list beyond the tokenizer's: a word the whole corpus uses ("value", "default") is as common
+    in the rest of the pool as in its best passages, so the ratio of the two shares leaves it out."""
     ranked = sorted(pool, key=lambda c: -c.score)
     top, rest = ranked[:FEEDBACK_DOCS], ranked[FEEDBACK_DOCS:]
     if len(top) < 2:
@@ -46,7 +48,7 @@ def feedback_terms(pool: Iterable[Ranked], weights: dict[str, float]) -> list[st
             words.setdefault(tokenize(raw)[0] if tokenize(raw) else "", raw.lower())
     scored = []
     for term, count in in_top.items():
-        if term in weights or term in GENERIC or term in COMMON or len(term) < 4 or count < 2 or term.isdigit():
+        if term in weights or term in GENERIC or len(term) < 4 or count < 2 or term.isdigit():
             continue
         share_top, share_rest = count / len(top), (in_rest[term] + 0.5) / (len(rest) + 1)
         scored.append((share_top * math.log(1 + share_top / share_rest), term))

@@ -3,24 +3,22 @@
 Plain BM25 over the sub-question's words misses evidence phrased differently ("overheating"
 against "the casing must stay below 60 degrees") and returns five near-copies of one paragraph. So:
 
-1. the pool comes from several corpus searches: the sub-question, the whole question's key
-   terms, each compared side on its own, and, for "safely / should I" questions, the key terms
-   with caveat words; everyday words the documentation says otherwise ("folder", "keep") are searched
-   as the documentation's words too ("directory", "preserve": ``terms.DOC_WORDS``);
+1. the pool comes from several corpus searches: the sub-question, the whole question's key terms,
+   each compared side on its own, and the phrasings the calling agent gave (``queries``);
 2. pseudo-relevance feedback: words that are frequent in the best few passages and rare in the
-   rest of the pool (the corpus's own vocabulary for the topic, e.g. "tarfile") widen the pool;
-3. how-tos (not safety ones) follow the dotted API names the best passages use ("os.walk") to
-   those APIs' own reference entries, which rarely share a word with a question worded unlike
-   the docs ("visit every file in subfolders"), and a matching paragraph of an entry leads to the
-   entry's opening (signature and description);
-4. every candidate is scored on the weighted terms (sub-question > question > feedback), its
-   heading, and, when the question is about safety, on carrying a warning; a sub-question that
-   names both sides of a comparison prefers passages that speak of both, and every score is
-   scaled by the share of the main terms the passage holds (coordination, ``signals``);
-5. by meaning too (``research.retrieval``, default hybrid): the embedder's nearest passages join
+   rest of the pool (the corpus's own vocabulary for the topic) widen the pool;
+3. every candidate is scored by BM25 on the weighted terms (sub-question > question > feedback),
+   its headings counting as extra occurrences, with corpus-wide rarity; a section headed by what
+   the question names is raised; a sub-question that names both sides of a comparison prefers
+   passages that speak of both, and every score is scaled by the share of the main terms the
+   passage holds (coordination, ``signals``);
+4. by meaning too (``research.retrieval``, default hybrid): the embedder's nearest passages join
    the pool, and the pool's word ranking is fused (reciprocal rank) with its ranking by cosine to
-   the sub-question and to the phrasings the calling agent gave (``queries``);
-6. maximal marginal relevance picks passages that add something the others do not say.
+   the sub-question and to the agent's phrasings: the embedder, not a word list, bridges the
+   user's words and the documentation's;
+5. maximal marginal relevance picks passages that add something the others do not say.
+
+No word lists: which words matter comes from the question's structure and the corpus's statistics.
 """
 
 from __future__ import annotations
@@ -34,47 +32,32 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepr_mcp.research.passage import Passage, PassageSearch
-from deepr_mcp.research.reading.analysis import QuestionAnalysis, is_safety_sub_question
-from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT, CAVEAT_QUERY, VERSION_NOTE
-from deepr_mcp.research.reading.terms import GENERIC, weigh_doc_words
-from deepr_mcp.research.retrieval.diversity import COMMON, mmr
+from deepr_mcp.research.reading.analysis import QuestionAnalysis
+from deepr_mcp.research.reading.terms import GENERIC
+from deepr_mcp.research.retrieval.diversity import mmr
 from deepr_mcp.research.retrieval.feedback import feedback_terms
-from deepr_mcp.research.retrieval.follow import follow_names
 from deepr_mcp.research.retrieval.hybrid import RRF_K, HybridSearch, Mode
-from deepr_mcp.research.retrieval.operators import named_keywords, operator_words, writes_keyword
 from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
 POOL_PER_QUERY = 60
 SEMANTIC_PER_QUERY = 30
 """Nearest passages by meaning added to the pool per phrasing (the sub-question and the agent's queries)."""
-HOW_TO_CUE = re.compile(
-    r"\b(?:you can|you could|you may|you should|you need to|"
-    r"the (?:simplest|easiest|usual|recommended|preferred) way)\b",
-    re.I,
-)
-"""A how-to is answered where the documentation addresses the reader ("you can trim the wick
-first"); retrieval only (the report side keeps ``ANSWER_CUES``). Not "can be used to": reference
-entries say it of every API ("this call can be used to ..."), so it lifted neighbours of the answer."""
 MEANT_SPREAD = 3.0
 """How far above a query's mean cosine to the corpus (in standard deviations) a passage must be to count
 as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's sit high on any text)."""
-WEIGHT_SUB_QUESTION = 1.0
-WEIGHT_QUESTION = 0.8
+WEIGHT_ASKED = 1.0
+"""A term of the sub-question or of the whole question (a compound question's other clauses weigh
+``WEIGHT_OPTIONAL``): measured equal to weighing the question's terms 0.8 on every corpus of the bench."""
 WEIGHT_FEEDBACK = 0.35
+WEIGHT_OPTIONAL = 0.3
+"""A question-frame word, or the other clause's terms in a compound question: below ``signals.COORD_MIN_WEIGHT``,
+so a passage lacks nothing for not holding it."""
 HEADING_WEIGHT = 1.5
-"""A heading term counts as this many occurrences: headings say densely what a passage is about."""
-TITLE_WEIGHT = 1.5
-"""Added on top of the heading weight for terms of the page title."""
-SECTION_WEIGHT = 1.5
-"""Added for terms of the nearest heading ("Cooling the kiln")."""
-LEAD_BOOST = 1.25
-"""A page's opening passage, when the page title matches: how the documentation introduces it."""
+"""A heading term counts as this many extra occurrences for each of: the heading path, the page title,
+the nearest heading ("Cooling the kiln"): headings say densely what a passage is about."""
 NAMED_BOOST = 1.3
-KEYWORD_BOOST = 1.3
-"""A passage writing as code a keyword the question names as a construct (stop words are not searchable)."""
 """A section headed by exactly what the question names ("Glossary > generator")."""
-CUE_BOOST = 1.15
 FIRST_STAGE_SHARE = 0.2
 """Share of the final score kept from the corpus's own BM25 rank (it knows corpus-wide word rarity)."""
 
@@ -83,8 +66,7 @@ FIRST_STAGE_SHARE = 0.2
 class Evidence:
     passages: list[Passage]
     related: list[str]
-    """The documentation's words for the question's everyday ones ("directory" for "folder") and the
-    words the feedback step took from the corpus (shown to the model as related terms)."""
+    """The words the feedback step took from the corpus (shown to the model as related terms)."""
     meant: frozenset[str] = frozenset()
     """Passages (ids) found by meaning: their cosine to the sub-question or to one of the agent's
     phrasings stands out from that query's cosines to the whole corpus (``MEANT_SPREAD`` standard
@@ -100,8 +82,6 @@ class Candidate:
     """Terms of the page title (the heading path's first part): pages about the query come first."""
     section: set[str]
     """Terms of the nearest heading (the path's last part): what this very passage is about."""
-    lead: bool = False
-    """The passage opens its page (no heading below the title): a page's summary of itself."""
     first_stage: float = 0.0
     score: float = 0.0
 
@@ -129,8 +109,6 @@ class Retriever:
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
         self._sides: list[frozenset[str]] = []
-        self._keywords: list[str] = []
-        self._cue: re.Pattern[str] | None = None
         self.search = search if search is not None and search.semantic_enabled and mode != "lexical" else None
         self.mode: Mode = mode if self.search is not None else "lexical"
 
@@ -143,27 +121,14 @@ class Retriever:
         weights = self._weights(sub_question, analysis)
         self._remember_spelling(" ".join([sub_question, analysis.question, *analysis.entities, analysis.action]))
         self._named = {t for e in analysis.entities for t in tokenize(e)}
-        # each side with the names of the operators it is written as: "==" is "equality" to the docs
-        named = [f"{e} {' '.join(operator_words(e))}" for e in analysis.entities[:2]]
-        compared = sides(named) if analysis.type == "comparison" else []
-        self._sides = (
-            compared if names_all(f"{sub_question} {' '.join(operator_words(sub_question))}", compared) else []
-        )
-        self._keywords = named_keywords(f"{sub_question} {analysis.question}")
-        safety = is_safety_sub_question(sub_question, analysis)
+        compared = sides(analysis.entities[:2]) if analysis.type == "comparison" else []
+        self._sides = compared if names_all(sub_question, compared) else []
         joined = self._compounds(f"{sub_question} {analysis.question}")
         for word in joined:
             for term in tokenize(word):
-                weights[term] = max(weights.get(term, 0.0), WEIGHT_SUB_QUESTION)
-        for text, weight in ((analysis.question, WEIGHT_QUESTION), (sub_question, WEIGHT_SUB_QUESTION)):
-            for word in operator_words(text):
-                joined.append(word)
-                for term in tokenize(word):
-                    weights[term] = max(weights.get(term, 0.0), weight)
-        aliases = weigh_doc_words(f"{sub_question} {analysis.question}", weights, WEIGHT_QUESTION)
-        joined += aliases
+                weights[term] = max(weights.get(term, 0.0), WEIGHT_ASKED)
         self._remember_spelling(" ".join(joined))
-        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, safety, " ".join(aliases), also)
+        pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, also)
         phrasings = [sub_question, *also]
         meaning = self.search.semantic(phrasings, SEMANTIC_PER_QUERY) if self.search is not None else []
         for hits in meaning:
@@ -172,9 +137,7 @@ class Retriever:
                     pool[hit.id] = self._candidate(hit)
         if not pool:
             return Evidence([], [])
-        version = analysis.type == "version"
-        self._cue = ANSWER_CUES.get(analysis.type) or (HOW_TO_CUE if analysis.type == "how_to" else None)
-        self._score(pool, weights, safety, version)
+        self._score(pool, weights)
         feedback = feedback_terms(pool.values(), weights)
         if feedback:
             extra = " ".join(feedback)
@@ -183,16 +146,14 @@ class Retriever:
                 if p.id not in pool:
                     pool[p.id] = self._candidate(p)
             weights.update({t: WEIGHT_FEEDBACK for t in tokenize(extra) if t not in weights})
-            self._score(pool, weights, safety, version)
-        if analysis.type == "how_to" and not safety:  # a safety answer is the warning, not the reference
-            follow_names(self.corpus, pool, weights, self._candidate, f"{sub_question} {analysis.question}")
+            self._score(pool, weights)
         meant: frozenset[str] = frozenset()
         if self.search is not None:
             meant = self._fuse(phrasings, pool)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         ranked = ranked[: max(3 * k, 12)]
         chosen = [c.passage for c in mmr(ranked, k)]
-        return Evidence(chosen, [*aliases, *feedback], meant & {p.id for p in chosen})
+        return Evidence(chosen, feedback, meant & {p.id for p in chosen})
 
     def _compounds(self, text: str) -> list[str]:
         """Two adjacent words written as one where the corpus has that word ("context manager" ->
@@ -219,20 +180,16 @@ class Retriever:
 
     # -- the pool ------------------------------------------------------------------------------
 
-    def _pool(
-        self, sub_question: str, analysis: QuestionAnalysis, safety: bool, aliases: str = "", also: Sequence[str] = ()
-    ) -> dict[str, Candidate]:
+    def _pool(self, sub_question: str, analysis: QuestionAnalysis, also: Sequence[str] = ()) -> dict[str, Candidate]:
         queries = [
             sub_question,
-            " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic, aliases]).strip(),
+            " ".join([*analysis.entities, analysis.action, analysis.concern, analysis.topic]).strip(),
             *also,
         ]
-        if safety:
-            queries.append(" ".join([*analysis.entities, analysis.action, analysis.topic, CAVEAT_QUERY]))
         pool: dict[str, Candidate] = {}
         searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
         if analysis.type == "comparison":  # each side's own evidence, not only what the joint query favours
-            searches += [(f"{e} {' '.join(operator_words(e))}", False) for e in analysis.entities[:2]]
+            searches += [(e, False) for e in analysis.entities[:2]]
         for query, headings_only in searches:
             # the corpus builds the FTS5 query from the words and drops stop words itself
             hits = list(self.corpus.search_passages(query, POOL_PER_QUERY, headings_only=headings_only))
@@ -252,37 +209,32 @@ class Retriever:
             set(tokenize(passage.location)),
             set(tokenize(parts[0])),
             set(tokenize(parts[-1])) if len(parts) > 1 else set(),
-            lead=len(parts) == 1 and bool(parts[0]),
         )
 
     # -- scoring -------------------------------------------------------------------------------
 
     @staticmethod
     def _weights(sub_question: str, analysis: QuestionAnalysis) -> dict[str, float]:
-        """Sub-question terms count fully; the question's own terms keep retrieval on its topic.
+        """The sub-question's and the question's terms count fully: the question's keep retrieval on its topic.
 
         In a compound question ("why did X fail, and how is Y repaired?") the other clause's
         terms would pull in the wrong evidence, so the question's terms count less there.
         """
         weights: dict[str, float] = {}
-        question_weight = WEIGHT_QUESTION if len(analysis.clauses) < 2 else 0.3
+        question_weight = WEIGHT_ASKED if len(analysis.clauses) < 2 else WEIGHT_OPTIONAL
         for term in key_terms(analysis):
             weights[term] = question_weight
-        topic = set(tokenize(analysis.topic))
         defined = {t for e in analysis.entities[:1] for t in tokenize(e)} if analysis.type == "definition" else set()
         for term in tokenize(sub_question):
-            # what the sub-question asks about its topic ("fail" in "why did the cable fail") leads
-            weight = WEIGHT_SUB_QUESTION if term in topic else WEIGHT_SUB_QUESTION * 1.5
             if term in GENERIC or (defined and term not in defined):
-                weight = 0.3  # "mean" in "what does bisque mean?" asks for a definition; it is not the subject
-            weights[term] = max(weights.get(term, 0), weight) if weight > 0.3 else weight
+                weights[term] = WEIGHT_OPTIONAL  # "mean" in "what does bisque mean?" asks for a definition
+            else:
+                weights[term] = max(weights.get(term, 0.0), WEIGHT_ASKED)
         return weights
 
-    def _score(
-        self, pool: dict[str, Candidate], weights: dict[str, float], safety: bool, version: bool = False
-    ) -> None:
+    def _score(self, pool: dict[str, Candidate], weights: dict[str, float]) -> None:
         """BM25 over the pool with weighted query terms (a heading counts as extra occurrences),
-        blended with the corpus search's own rank, and raised for warnings when safety is asked."""
+        blended with the corpus search's own rank."""
         n, df = self._rarity(pool, weights)
         named = self._named
         lengths = [sum(c.terms.values()) for c in pool.values()]
@@ -291,35 +243,18 @@ class Retriever:
         for candidate, length in zip(pool.values(), lengths, strict=True):
             score = 0.0
             for term, weight in weights.items():
-                tf = (
-                    candidate.terms.get(term, 0)
-                    + HEADING_WEIGHT * (term in candidate.heading)
-                    + TITLE_WEIGHT * (term in candidate.title)
-                    + SECTION_WEIGHT * (term in candidate.section)
+                tf = candidate.terms.get(term, 0) + HEADING_WEIGHT * (
+                    (term in candidate.heading) + (term in candidate.title) + (term in candidate.section)
                 )
                 if tf:
                     idf = math.log(1 + (n - df.get(term, 0) + 0.5) / (df.get(term, 0) + 0.5))
                     score += weight * idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
-            if safety and CAVEAT.search(candidate.passage.text):
-                score *= 1.35
-            if version and VERSION_NOTE.search(candidate.passage.text):
-                score *= 1.3
-            if self._cue is not None and self._cue.search(candidate.passage.text):
-                score *= CUE_BOOST
-            core = candidate.section - COMMON - GENERIC  # "Bytearray Objects" is about bytearray
-            is_named = bool(named and core and core <= named)
-            if length < 12 and not is_named:
-                score *= 0.6  # a heading or a one-line fragment rarely answers anything
-            if candidate.lead and candidate.title & weights.keys():
-                score *= LEAD_BOOST
-            if is_named:
+            core = candidate.section - GENERIC  # "Glaze Recipes": glaze
+            if named and core and core <= named:
                 score *= NAMED_BOOST
             if self._sides and covered(candidate.terms.keys(), self._sides) == len(self._sides):
                 score *= COVER_BOOST
             score *= coordination(weights, candidate.terms.keys() | candidate.heading) ** COORD_POWER
-            where = f"{candidate.passage.location}\n{candidate.passage.text}"
-            if any(writes_keyword(where, k) for k in self._keywords):
-                score *= KEYWORD_BOOST  # "a with block": this passage writes `with` as code or a construct
             raw.append(score)
         top = max(raw, default=0.0) or 1.0
         for candidate, score in zip(pool.values(), raw, strict=True):
