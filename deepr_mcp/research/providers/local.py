@@ -193,7 +193,9 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
     # the words are trusted as far as the passages hold them: a question in the documentation's own terms
     # finds a sentence holding most of them, one in the reader's words ("blow up", "pinned") does not
     held_words = max((_share(want["sub"], terms(f"{u.text} {u.code or ''}"), idf) for *_, u, _ in scored), default=0)
-    scored = by_words_and_meaning(scored, request.closeness, held_words)
+    # and never less than every other sentence: only the word ranking knows the kind of answer asked (the code
+    # of a how-to, a warning, a section's defining line), and meaning alone ranks an index page's list high
+    scored = by_words_and_meaning(scored, request.closeness, max(held_words, 0.5))
     out: list[tuple[Unit, int, float]] = []
     taken: set[tuple[int, int]] = set()
     for value, _, _, unit, number in scored:
@@ -330,7 +332,7 @@ def _section_names_subject(location: str, wanted: set[str]) -> bool:
 
 def findings_text(request: FindingsRequest) -> str:
     ranked = best_units(request)
-    best = max((value for _, _, value in ranked), default=0.0)
+    best = max((value for _, _, value in ranked), default=0)
     limit = request.max_findings or MAX_FINDINGS  # the engine's cap, when it sets one
     lines: list[str] = []
     per_passage: dict[int, int] = {}
