@@ -31,6 +31,33 @@ def test_markdown_fences_and_indented_code_stay_code() -> None:
     assert rollback.endswith("Keep the previous release until the new one has served traffic for a day.")
 
 
+def test_sibling_sections_of_a_page_that_starts_below_level_one_are_not_nested(tmp_path: Path) -> None:
+    page = tmp_path / "kiln-vent.md"
+    page.write_text(
+        "### Synopsis\n\nkiln-vent open\n\n### Description\n\nOpens the damper.\n\n"
+        "### Configuration\n\n#### `delay`\n\nSeconds to wait.\n\n### See also\n\nkiln-fire\n",
+        encoding="utf-8",
+    )
+    sections = sections_of(page, page.read_bytes())
+    assert [s.location for s in sections] == ["Synopsis", "Description", "Configuration > `delay`", "See also"]
+
+
+def test_front_matter_is_the_page_title_and_opening_line_not_text(tmp_path: Path) -> None:
+    page = tmp_path / "kiln-vent.md"
+    page.write_text(
+        "---\ntitle: kiln-vent\nsection: 1\ndescription: 'Open the kiln damper'\n---\n\n"
+        "### Description\n\nOpens the damper after a firing.\n",
+        encoding="utf-8",
+    )
+    found = by_location_of(page)
+    assert found == {"kiln-vent": "Open the kiln damper", "kiln-vent > Description": "Opens the damper after a firing."}
+    assert not any("section: 1" in text or "---" in text for text in found.values())
+
+
+def by_location_of(path: Path) -> dict[str, str]:
+    return {c.location: c.text for c in chunk(sections_of(path, path.read_bytes()))}
+
+
 def test_rst_literal_blocks_directives_and_doctests() -> None:
     found = by_location("guide.rst")
     assert found["Widgets guide"] == "Install the package first:\n\n```\npip install widgets\nwidgets --version\n```"

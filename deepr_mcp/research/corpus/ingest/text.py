@@ -3,6 +3,12 @@
 Both are read line by line so that a ``# comment`` inside a code block is never taken for a
 heading, and code (Markdown fences or indented blocks, rst ``::`` literal blocks, ``code-block``
 directives and ``>>>`` doctests) comes out as one fenced block with its line breaks.
+
+A heading closes every open heading of its level or deeper, whatever level the document starts at
+(a page of ``###`` sections has sibling sections, not each nested in the one before). A Markdown
+page's YAML front matter (the ``---`` block static-site generators read) is not text: its ``title``
+is the root of every heading path, as an HTML page's first heading is, and its ``description``
+the page's opening line.
 """
 
 from __future__ import annotations
@@ -14,6 +20,20 @@ from deepr_mcp.research.corpus.ingest.model import Section, fence
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<body>.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_FIELD = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):[ \t]*(?P<value>.*?)[ \t]*$")
+
+
+def front_matter(text: str) -> tuple[dict[str, str], str]:
+    """A page's top-level ``key: value`` front-matter fields (quotes removed) and the text after it."""
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}, text
+    fields = {}
+    for line in match.group("body").splitlines():
+        if field := _FIELD.match(line):
+            fields[field.group("key").lower()] = field.group("value").strip("'\"")
+    return fields, text[match.end() :]
 
 
 class _Sections:
@@ -21,24 +41,31 @@ class _Sections:
 
     def __init__(self) -> None:
         self.sections: list[Section] = []
-        self.heads: list[str] = []
+        self.heads: list[tuple[int, str]] = []
         self.lines: list[str] = []
         self.offset = 0
 
     def heading(self, level: int, title: str) -> None:
         self.flush()
-        self.heads = [*self.heads[: level - 1], title.strip()]
+        while self.heads and self.heads[-1][0] >= level:
+            self.heads.pop()
+        self.heads.append((level, title.strip()))
 
     def flush(self) -> None:
         text = "\n".join(self.lines).strip("\n")
         if text.strip():
-            self.sections.append(Section(text, " > ".join(h for h in self.heads if h), self.offset))
+            self.sections.append(Section(text, " > ".join(h for _, h in self.heads if h), self.offset))
             self.offset += len(text) + 2
         self.lines = []
 
 
 def markdown_sections(text: str) -> list[Section]:
     out = _Sections()
+    fields, text = front_matter(text)
+    if title := fields.get("title", ""):
+        out.heading(0, title)  # the page's root, above its level-1 headings
+    if description := fields.get("description", ""):
+        out.lines += [description, ""]
     lines = text.splitlines()
     i = 0
     while i < len(lines):
