@@ -10,12 +10,20 @@ The documents are made up (a kiln manual); the standings are given, as the engin
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
+from deepr_mcp.embedding import shared_embedder
+from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.passage import Passage
-from deepr_mcp.research.providers.local import findings_text
-from deepr_mcp.research.synthesis.meaning import COVER_SPREAD, nearest
+from deepr_mcp.research.providers.base import Completion, FindingsRequest, Request
+from deepr_mcp.research.providers.local import LocalProvider, findings_text
+from deepr_mcp.research.retrieval.hybrid import HybridSearch
+from deepr_mcp.research.synthesis.claims import units
+from deepr_mcp.research.synthesis.meaning import COVER_SPREAD, nearest, sentence_standing
 from deepr_mcp.research.synthesis.verify import Floor
+from tests.heat_pumps import HEAT_PUMPS
 from tests.research.requests import findings_request
+from tests.research.test_coverage_meaning import DOC, QUESTION, embedded_corpus
 
 SUB = "Why do my pots keep shattering when I open the kiln?"
 ANSWER = "Cool the chamber slowly: below 600 degrees a sudden draught cracks glazed ware."
@@ -73,3 +81,30 @@ def test_a_claim_takes_in_the_next_sentence_that_goes_on_about_it() -> None:
         "The controller reads the firing schedule from the card at start-up. "
         "It ignores later edits until the next power cycle."
     )
+
+
+async def test_the_engine_hands_the_provider_each_sentences_standing(tmp_path: Path) -> None:
+    """The standing is the corpus's statistic for the part: the renaming sentence stands out for "rename
+    many programs", the keypad's undo does not; a corpus too small for a spread gets none at all."""
+    corpus = embedded_corpus(tmp_path, DOC)
+    seen: list[FindingsRequest] = []
+
+    class Recording(LocalProvider):
+        def research_now(self, request: Request) -> Completion:
+            if isinstance(request, FindingsRequest):
+                seen.append(request)
+            return super().research_now(request)
+
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    await Engine(corpus, Recording(), search=search).run(new_state(QUESTION))
+    rename = seen[0].closeness
+    renames = next(s for s in rename if s.startswith("The `kilnctl mv` command renames"))
+    keypad = next(s for s in rename if s.startswith("The keypad's undo key"))
+    assert rename[renames] >= COVER_SPREAD > rename[keypad]
+    assert set(rename) >= {u.text for p in seen[0].passages for u in units(p.text) if u.text}
+
+
+async def test_no_standing_on_a_corpus_too_small_to_have_a_spread(tmp_path: Path) -> None:
+    corpus = embedded_corpus(tmp_path, HEAT_PUMPS)
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    assert sentence_standing(search, ["How loud is a heat pump?"], [HEAT_PUMPS]) == {}
