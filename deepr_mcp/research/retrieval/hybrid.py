@@ -16,7 +16,6 @@ from typing import Final, Literal, Protocol, TypeVar, get_args
 
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.errors import InvalidInput
-from deepr_mcp.research.retrieval.pages import page_index
 
 __all__ = ["MODES", "RRF_K", "HybridSearch", "Mode", "check_mode", "fuse", "mode_from_env"]
 
@@ -26,10 +25,6 @@ RRF_K: Final = 60
 """The constant of reciprocal rank fusion (Cormack et al. 2009): damps the weight of the very top ranks."""
 DEPTH: Final = 50
 """Candidates taken from each list before fusing (at least ``limit``)."""
-NEAR_PAGES: Final = 5
-"""Pages nearest in meaning whose best passages form the page list (``near_pages``): 3 or 8 found less."""
-PER_PAGE: Final = 2
-"""Best passages of each near page in the page list (3 found less on zsh-doc and python3-doc)."""
 
 
 class Ranked(Protocol):
@@ -98,24 +93,6 @@ class HybridSearch:
         vectors = self.embedder.embed(list(queries), query=True)
         return [list(self.corpus.nearest(self.embedder.name, v, limit)) for v in vectors]
 
-    def near_pages(self, queries: Sequence[str], limit: int = NEAR_PAGES) -> list[list[Ranked]]:
-        """The passages of the ``limit`` pages nearest in meaning to any of ``queries`` (``pages``), page
-        by page, each page's ordered by its best cosine to a query; empty without an embedder or a
-        corpus that lists its passages. A page found as a whole brings passages no query is near alone."""
-        if not self.semantic_enabled or not queries:
-            return []
-        index = page_index(self.corpus, self.embedder.name)
-        if index is None:
-            return []
-        vectors = self.embedder.embed(list(queries), query=True)
-        pages = [index.passages[row] for row in index.nearest(vectors, limit)]
-        stored = self.corpus.vectors_of(self.embedder.name, [p.id for page in pages for p in page])
-        ranked: list[list[Ranked]] = []
-        for page in pages:
-            cosine = {p.id: float((vectors @ stored[p.id]).max()) for p in page if p.id in stored}
-            ranked.append(sorted((p for p in page if p.id in cosine), key=lambda p: -cosine[p.id]))
-        return ranked
-
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, also: Sequence[str] = ()) -> list[Ranked]:
         """The ``limit`` best passages for ``query`` (and the other phrasings ``also``), fused by rank."""
         mode = check_mode(mode)
@@ -129,11 +106,7 @@ class HybridSearch:
         if mode != "lexical":
             rankings += self.semantic(queries, depth)
         if mode == "hybrid" and self.semantic_enabled:
-            stand_ins = self.stand_ins(rankings[: len(queries)])
-            rankings += stand_ins
-            by_page = [p for page in self.near_pages(queries) for p in page[:PER_PAGE]]
-            if by_page:  # a passage with no vector is on no near page either: its word rank stands in there too
-                rankings += [by_page, *stand_ins]
+            rankings += self.stand_ins(rankings[: len(queries)])
         if len(rankings) == 1:
             return list(rankings[0][:limit])
         return fuse(rankings, limit)

@@ -15,8 +15,7 @@ against "the casing must stay below 60 degrees") and returns five near-copies of
 4. by meaning too (``research.retrieval``, default hybrid): the embedder's nearest passages join
    the pool, and the pool's word ranking is fused (reciprocal rank) with its ranking by cosine to
    the sub-question and to the agent's phrasings: the embedder, not a word list, bridges the
-   user's words and the documentation's; the pages nearest in meaning as a whole (``pages``) add
-   their best passages as one more fused list;
+   user's words and the documentation's;
 5. maximal marginal relevance picks passages that add something the others do not say.
 
 No word lists: which words matter comes from the question's structure and the corpus's statistics.
@@ -37,7 +36,7 @@ from deepr_mcp.research.reading.analysis import QuestionAnalysis
 from deepr_mcp.research.reading.terms import GENERIC
 from deepr_mcp.research.retrieval.diversity import mmr
 from deepr_mcp.research.retrieval.feedback import feedback_terms
-from deepr_mcp.research.retrieval.hybrid import PER_PAGE, RRF_K, HybridSearch, Mode
+from deepr_mcp.research.retrieval.hybrid import RRF_K, HybridSearch, Mode
 from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
@@ -132,8 +131,7 @@ class Retriever:
         pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, also)
         phrasings = [sub_question, *also]
         meaning = self.search.semantic(phrasings, SEMANTIC_PER_QUERY) if self.search is not None else []
-        near = self.search.near_pages(phrasings) if self.search is not None else []
-        for hits in [*meaning, *(page[:PER_PAGE] for page in near)]:
+        for hits in meaning:
             for hit in hits:
                 if hit.id not in pool:
                     pool[hit.id] = self._candidate(hit)
@@ -151,7 +149,7 @@ class Retriever:
             self._score(pool, weights)
         meant: frozenset[str] = frozenset()
         if self.search is not None:
-            meant = self._fuse(phrasings, pool, near)
+            meant = self._fuse(phrasings, pool)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         ranked = ranked[: max(3 * k, 12)]
         chosen = [c.passage for c in mmr(ranked, k)]
@@ -276,11 +274,8 @@ class Retriever:
         local = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
         return len(pool), dict(local)
 
-    def _fuse(
-        self, phrasings: list[str], pool: dict[str, Candidate], near: Sequence[Sequence[Any]] = ()
-    ) -> frozenset[str]:
-        """Each candidate's score becomes the reciprocal-rank fusion of its word rank, its meaning rank and,
-        for the best ``PER_PAGE`` of each page nearest in meaning (``near``), its place in that page list;
+    def _fuse(self, phrasings: list[str], pool: dict[str, Candidate]) -> frozenset[str]:
+        """Each candidate's score becomes the reciprocal-rank fusion of its word rank and its meaning rank;
         returns the candidates found by meaning (``Evidence.meant``).
 
         Meaning is the best cosine to any phrasing; a passage not embedded yet keeps its word rank
@@ -300,13 +295,6 @@ class Retriever:
             pid = candidate.passage.id
             words = 0.0 if self.mode == "semantic" else 1.0 / (RRF_K + rank)
             fused[pid] = words + (1.0 / (RRF_K + meaning_rank[pid]) if pid in meaning_rank else 0.0)
-        by_page = [
-            pid
-            for page in near
-            for pid in sorted((p.id for p in page if p.id in fused), key=lambda pid: -fused[pid])[:PER_PAGE]
-        ]
-        for rank, pid in enumerate(dict.fromkeys(by_page), start=1):
-            fused[pid] += 1 / (RRF_K + rank)
         top = max(fused.values(), default=0.0) or 1.0
         for candidate in candidates:
             candidate.score = fused[candidate.passage.id] / top
