@@ -42,6 +42,7 @@ from deepr_mcp.research.reading.analysis import (
 from deepr_mcp.research.reading.terms import coverage, terms
 from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
+from deepr_mcp.research.shares import findings_per_part, passages_per_part
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.closeness import lead_closeness
@@ -60,29 +61,6 @@ GATHER_PREFIX = "gather:"
 MAX_OUTPUT_TOKENS = {PLAN: 300, SYNTHESISE: 600, GATHER_PREFIX: 700}
 """Each step's ``max_tokens``: the output cost of a step can never exceed this."""
 PASSAGE_MAX_CHARS = 1100
-MAX_PASSAGES_PER_PART = 30
-"""A report's evidence budget (passages per sub-question x the sub-questions allowed) is spread over
-the parts the question has: a question of one part reads more passages for it, up to this many."""
-
-
-FINDINGS_PER_REPORT = 15
-"""The findings a report may list, spread over its parts (``FINDINGS_PER_PART`` bounds each share)."""
-FINDINGS_PER_PART = (5, 10)
-"""The fewest and most findings one part may list, whatever the provider drafts: a model shown 30
-passages would otherwise list a claim from each, and a reader wants the few that answer."""
-
-
-def findings_per_part(state: ResearchState) -> int:
-    """The cap on one part's findings: asked of the provider (``FindingsRequest.max_findings``) and kept."""
-    least, most = FINDINGS_PER_PART
-    return max(least, min(most, FINDINGS_PER_REPORT // max(1, len(state.sub_questions))))
-
-
-def passages_per_part(state: ResearchState) -> int:
-    """How many passages each planned part retrieves: the report's budget over its parts."""
-    parts = max(1, len(state.sub_questions))
-    share = state.passages_per_question * max(1, state.max_sub_questions // parts)
-    return max(state.passages_per_question, min(MAX_PASSAGES_PER_PART, share))
 
 
 class CostModel(Protocol):

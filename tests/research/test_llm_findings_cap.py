@@ -2,7 +2,7 @@
 
 The fake server's stand-in model writes a claim for every passage it is shown (30 for a question of
 one part), as a model told to list "each fact" would; the engine's per-part cap
-(``engine.FINDINGS_PER_PART``) is named in the prompt and applied to what is kept.
+(``shares.FINDINGS_PER_PART``) is named in the prompt and applied to what is kept.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ import aiohttp
 import pytest
 
 from deepr_mcp.research.corpus.storage import Corpus
-from deepr_mcp.research.engine import FINDINGS_PER_PART, Engine, new_state
+from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.providers.anthropic_messages import AnthropicProvider
 from deepr_mcp.research.providers.openai_compat import OpenAIProvider
+from deepr_mcp.research.shares import FINDINGS_PER_PART
 from tests.fake_llm import fake_llm
 
 WARES = [

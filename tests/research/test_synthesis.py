@@ -178,7 +178,7 @@ def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> No
 
 
 def test_a_part_lists_as_many_findings_as_the_engine_allows_it() -> None:
-    """A question planned as few parts may say more in each (``engine.findings_per_part``); a request
+    """A question planned as few parts may say more in each (``shares.findings_per_part``); a request
     with no cap gets the provider's own default."""
     from dataclasses import replace
 

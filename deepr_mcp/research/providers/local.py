@@ -55,7 +55,7 @@ SECTION_MATCH = 0.5
 """For a sentence using the words that answer this kind of question ("because", "rather than")."""
 MIN_SENTENCE_CHARS = 25
 MAX_FINDINGS = 5
-"""Findings for a request with no cap of its own; the engine sets one (``engine.findings_per_part``),
+"""Findings for a request with no cap of its own; the engine sets one (``shares.findings_per_part``),
 larger for a question planned as few parts, so an open question may say more in each."""
 MAX_PER_PASSAGE = 2
 MIN_SCORE = 0.3
