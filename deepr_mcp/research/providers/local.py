@@ -191,7 +191,7 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
             by_passage.setdefault(number, []).append((unit, value))
     scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
     # the words are trusted as far as the passages hold them: a question in the documentation's own terms
-    # finds a sentence holding most of them, one in the reader's words ("my pots shatter") does not
+    # finds a sentence holding most of them, one in the reader's words ("blow up", "pinned") does not
     held_words = max((_share(want["sub"], terms(f"{u.text} {u.code or ''}"), idf) for *_, u, _ in scored), default=0)
     # and never less than every other sentence: only the word ranking knows the kind of answer asked (the code
     # of a how-to, a warning, a section's defining line), and meaning alone ranks an index page's list high
@@ -239,7 +239,7 @@ def by_words_and_meaning(scored: list[Scored], closeness: Mapping[str, float], w
     ranking's (each sentence once).
 
     ``words`` (0..1) is the share of the part's terms the best sentence holds: a question asked in the
-    documentation's terms is ranked mostly by them, one in the reader's own words ("my pots shatter")
+    documentation's terms is ranked mostly by them, one in the reader's own words ("blow up", "pinned")
     mostly by meaning, since no sentence holds its words and the few it shares pick filler. Either
     ranking's best stay near the top, so what words find surely is never pushed out by meaning.
     """
@@ -318,8 +318,8 @@ def _with_neighbour(
 
 
 def _goes_on(unit: Unit, after: Unit) -> bool:
-    """Whether ``after`` is the next sentence and speaks of what ``unit`` says ("It ignores later edits
-    until the next power cycle."): it qualifies the claim, and alone it says nothing, so the claim takes it in."""
+    """Whether ``after`` is the next sentence and speaks of what ``unit`` says ("It will not do this if
+    invoked as sh."): it qualifies the claim, and alone it says nothing, so the claim takes it in."""
     return after.index == unit.index + 1 and bool(_ANAPHOR.match(after.text))
 
 

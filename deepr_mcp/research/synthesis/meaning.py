@@ -81,8 +81,8 @@ def sentence_standing(search: Any, phrasings: Sequence[str], texts: Sequence[str
     cosine to the corpus. Empty when research runs without an embedder or the corpus is too small.
 
     Retrieval found a passage by the meaning of the whole; which of its sentences answers is a
-    question of meaning too, and a reader's words ("my pots shatter when I open the kiln") are rarely
-    the sentence's ("cool the chamber slowly"). Standing, not the cosine, so that it compares across
+    question of meaning too, and a reader's words ("blow up if the pins are stale") are rarely the
+    sentence's ("will exit with an error"). Standing, not the cosine, so that it compares across
     phrasings and says when a sentence is near as retrieval's "found by meaning" does.
     """
     if search is None or not hasattr(search.corpus, "cosine_spread") or not phrasings:
