@@ -14,7 +14,6 @@ from typing import Protocol
 
 import anyio
 
-from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.errors import BudgetExceeded, InvalidInput
 from deepr_mcp.research.artifacts import ArtifactSink, copy_to_sandbox
 from deepr_mcp.research.key_words import key_words
@@ -47,7 +46,7 @@ from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.closeness import lead_closeness
 from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, Verdict
-from deepr_mcp.research.synthesis.meaning import by_meaning, nearest, sentence_standing
+from deepr_mcp.research.synthesis.meaning import by_meaning
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
@@ -245,13 +244,7 @@ class Engine:
         wanted = terms(sq.text) or set(key_terms(analysis))
         sq.evidence = round(max((coverage(wanted, f"{h.location} {h.text}") for h in hits), default=0.0), 4)
         action = analysis.action if analysis.type == "how_to" else ""
-        phrasings = [sq.text, *state.queries]
-        texts = [h.text for h in hits]
-        near = await anyio.to_thread.run_sync(sentence_standing, self.retriever.search, phrasings, texts)
-        cap = findings_per_part(state)
-        floor = Floor(
-            sq.text, wanted | set(key_terms(analysis)), state.question, action, evidence.meant, nearest(near, cap)
-        )
+        floor = Floor(sq.text, wanted | set(key_terms(analysis)), state.question, action, evidence.meant)
         shown = [h for h in hits if floor.shows(h)]  # the model never reads what cannot be a finding
         numbered = [(i + 1, h) for i, h in enumerate(shown)]
         request = FindingsRequest(
@@ -263,11 +256,10 @@ class Engine:
             related=tuple(evidence.related),
             known=tuple([f.claim for other in state.sub_questions if other is not sq for f in other.findings][:20]),
             safety=is_safety_sub_question(sq.text, analysis),
-            max_findings=cap,
+            max_findings=findings_per_part(state),
             other_parts=tuple(other.text for other in state.sub_questions if other is not sq),
             part=analyse(sq.text) if len(analysis.clauses) > 1 else None,
             meant=tuple(n for n, h in numbered if h.id in evidence.meant),
-            closeness=near,
         )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)
@@ -334,7 +326,7 @@ class Engine:
     async def _synthesise(self, state: ResearchState) -> None:
         state.beliefs, state.gaps = beliefs_and_gaps(state)
         analysis = self._analysis(state)
-        embedder = self._embedder
+        embedder = self.retriever.search.embedder if self.retriever.search is not None else None
         claims = [[f.claim for f in sq.findings] for sq in state.sub_questions]
         near = await anyio.to_thread.run_sync(lead_closeness, embedder, state.question, claims)
         groups = tuple(
@@ -352,10 +344,6 @@ class Engine:
         state.answer = verify_answer(answer, lines)
         state.report = render_report(state, state.answer)
         self._write("final_report.md", state.report)
-
-    @property
-    def _embedder(self) -> Embedder | None:
-        return self.retriever.search.embedder if self.retriever.search is not None else None
 
     @staticmethod
     def _analysis(state: ResearchState) -> QuestionAnalysis:

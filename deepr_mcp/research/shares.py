@@ -23,7 +23,7 @@ the parts the question has: a question of one part reads more passages for it, u
 
 FINDINGS_PER_REPORT = 15
 """The findings a report may list, spread over its parts (``FINDINGS_PER_PART`` bounds each share)."""
-FINDINGS_PER_PART = (5, 10)
+FINDINGS_PER_PART = (5, 12)
 """The fewest and most findings one part may list, whatever the provider drafts: a model shown 30
 passages would otherwise list a claim from each, and a reader wants the few that answer."""
 

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from deepr_mcp.research.reading.analysis import QuestionAnalysis
 
 Role = Literal["system", "user", "assistant"]
@@ -106,9 +104,6 @@ class FindingsRequest:
     meant: tuple[int, ...] = ()
     """Numbers of the passages found by meaning: they answer the sub-question though they may share
     none of its words."""
-    closeness: Mapping[str, float] = field(default_factory=dict)
-    """Per sentence of the passages (as ``claims.units`` reads it), how far it stands out in meaning for
-    the part (``meaning.sentence_standing``); empty without an embedder."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 
 import anyio
 
@@ -29,7 +28,6 @@ from deepr_mcp.research.providers.local_answer import answer_text
 from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE, VERSION_NOTE
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
-from deepr_mcp.research.synthesis.meaning import nearest
 from deepr_mcp.research.synthesis.relevance import (
     answers,
     ask_of_question,
@@ -155,17 +153,12 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
     action = asked.action if asked.type == "how_to" else ""
     others = terms(" ".join(request.other_parts))
     own, elsewhere = want["sub"] - others, others - want["sub"]
-    scored: list[Scored] = []
+    scored: list[tuple[float, int, int, Unit, int]] = []
     by_passage: dict[int, list[tuple[Unit, float]]] = {}
     heading = {number: location.split(", ", 1)[-1] for number, location, _ in passages}
     headed = {number: terms(text) for number, text in heading.items()}
     recipes: set[tuple[int, int]] = set()  # sentences about another task than the how-to's
     meant = set(request.meant)
-    near = nearest(request.closeness, request.max_findings or MAX_FINDINGS)
-
-    def by_meaning(number: int, text: str) -> bool:
-        return number in meant or is_near(text, near)
-
     for rank, (number, location, text) in enumerate(passages):
         cover = _share(everything, held[rank], idf)
         if number in meant:
@@ -190,12 +183,6 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
             scored.append((value, -rank, -unit.index, unit, number))
             by_passage.setdefault(number, []).append((unit, value))
     scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
-    # the words are trusted as far as the passages hold them: a question in the documentation's own terms
-    # finds a sentence holding most of them, one in the reader's words ("blow up", "pinned") does not
-    held_words = max((_share(want["sub"], terms(f"{u.text} {u.code or ''}"), idf) for *_, u, _ in scored), default=0)
-    # and never less than every other sentence: only the word ranking knows the kind of answer asked (the code
-    # of a how-to, a warning, a section's defining line), and meaning alone ranks an index page's list high
-    scored = by_words_and_meaning(scored, request.closeness, max(held_words, 0.5))
     out: list[tuple[Unit, int, float]] = []
     taken: set[tuple[int, int]] = set()
     for value, _, _, unit, number in scored:
@@ -206,10 +193,10 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
         merged = _with_neighbour(unit, value, by_passage[number], taken, number)
         if _CONTINUATION.match(merged.text):
             continue  # "And, if ..." whose sentence before it is taken elsewhere: half a statement alone
-        found_by_meaning = by_meaning(number, merged.text)
-        if not merged.code and not found_by_meaning and not (terms(merged.text) | headed[number]) & everything:
+        by_meaning = number in meant
+        if not merged.code and not by_meaning and not (terms(merged.text) | headed[number]) & everything:
             continue  # neither it nor its heading says anything of what is asked: filler
-        if not answers(ask, merged.text, merged.code, None if found_by_meaning else everything):
+        if not answers(ask, merged.text, merged.code, None if by_meaning else everything):
             continue  # on the topic, but not what this sub-question asks for (a warning, an option...)
         if off_subject(question, action, merged.text, heading[number]) or (number, merged.index) in recipes:
             continue  # another year's event, or a recipe for another task than the one asked
@@ -218,49 +205,11 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
         said = terms(f"{merged.text} {merged.code or ''}")
         if own and len(said & elsewhere) > len(said & own):
             continue  # it speaks to another part of the question ("how are faults repaired"), not this one
-        if merged.text and not found_by_meaning and not names_action(action, merged.text):
+        if merged.text and not by_meaning and not names_action(action, merged.text):
             continue  # the question itself takes any kind of statement, but about its task
         if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
             out.append((merged, number, value))
     return out
-
-
-def is_near(text: str, near: frozenset[str]) -> bool:
-    """Whether a sentence of ``text`` is among the nearest in meaning to the part (``closeness.nearest``)."""
-    return bool(near) and any(u.text in near for u in units(text) if u.text)
-
-
-Scored = tuple[float, int, int, Unit, int]
-
-
-def by_words_and_meaning(scored: list[Scored], closeness: Mapping[str, float], words: float) -> list[Scored]:
-    """Sentences ranked by words (``scored``, best first) interleaved with their ranking by meaning, so
-    that any first ``n`` hold about ``words * n`` of the word ranking's best and the rest of the meaning
-    ranking's (each sentence once).
-
-    ``words`` (0..1) is the share of the part's terms the best sentence holds: a question asked in the
-    documentation's terms is ranked mostly by them, one in the reader's own words ("blow up", "pinned")
-    mostly by meaning, since no sentence holds its words and the few it shares pick filler. Either
-    ranking's best stay near the top, so what words find surely is never pushed out by meaning.
-    """
-    if not closeness:
-        return scored
-
-    def standing(unit: Unit) -> float:
-        return max((closeness.get(u.text, -math.inf) for u in units(unit.text) if u.text), default=-math.inf)
-
-    rankings = (list(range(len(scored))), sorted(range(len(scored)), key=lambda i: -standing(scored[i][3])))
-    order: list[int] = []
-    seen: set[int] = set()
-    cursors = [0, 0]
-    while len(order) < len(scored):
-        by_words = sum(cursors) == 0 or cursors[0] < words * (len(order) + 1)
-        ranking, at = (0, cursors[0]) if by_words and cursors[0] < len(scored) else (1, cursors[1])
-        cursors[ranking] += 1
-        if at < len(scored) and (i := rankings[ranking][at]) not in seen:
-            seen.add(i)
-            order.append(i)
-    return [scored[i] for i in order]
 
 
 def whole_warnings(found: list[Unit]) -> list[Unit]:
@@ -307,7 +256,7 @@ def _with_neighbour(
             and other.code is None
             and not _ADMONITION.match(other.text)  # a warning is a claim of its own, read whole
             and not dangling(other.text, other.code)  # "Two problems exist:" would leave the claim hanging
-            and (other_value >= NEIGHBOUR_SHARE * value or _goes_on(unit, other))
+            and other_value >= NEIGHBOUR_SHARE * value
             and (number, other.index) not in taken
             and len(unit.text) + len(other.text) <= MAX_CLAIM_CHARS
         ):
@@ -315,12 +264,6 @@ def _with_neighbour(
             first, second = sorted((unit, other), key=lambda u: u.index)
             return Unit(f"{first.text} {second.text}", None, first.index)
     return unit
-
-
-def _goes_on(unit: Unit, after: Unit) -> bool:
-    """Whether ``after`` is the next sentence and speaks of what ``unit`` says ("It will not do this if
-    invoked as sh."): it qualifies the claim, and alone it says nothing, so the claim takes it in."""
-    return after.index == unit.index + 1 and bool(_ANAPHOR.match(after.text))
 
 
 def _section_names_subject(location: str, wanted: set[str]) -> bool:
@@ -332,14 +275,13 @@ def _section_names_subject(location: str, wanted: set[str]) -> bool:
 
 def findings_text(request: FindingsRequest) -> str:
     ranked = best_units(request)
-    best = max((value for _, _, value in ranked), default=0)
+    best = ranked[0][2] if ranked else 0.0
     limit = request.max_findings or MAX_FINDINGS  # the engine's cap, when it sets one
     lines: list[str] = []
     per_passage: dict[int, int] = {}
-    near = nearest(request.closeness, limit)
     for unit, number, value in ranked:
-        if value < max(MIN_SCORE, RELATIVE_FLOOR * best) and not is_near(unit.text, near):
-            continue  # filler by its words, and not among the sentences nearest the part in meaning
+        if value < max(MIN_SCORE, RELATIVE_FLOOR * best):
+            break
         if per_passage.get(number, 0) >= MAX_PER_PASSAGE:
             continue
         per_passage[number] = per_passage.get(number, 0) + 1

@@ -11,13 +11,11 @@ so no threshold is tuned to one corpus's cosines.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.research.retrieval.lexical import MEANT_SPREAD
-from deepr_mcp.research.synthesis.claims import units
-from deepr_mcp.research.synthesis.closeness import prose
 
 COVER_SPREAD = MEANT_SPREAD
 """Standard deviations above the corpus mean cosine a passage must stand, for the part and the question:
@@ -73,38 +71,3 @@ def by_meaning(search: Any, part: str, question: str, passage_ids: Sequence[str]
     if search is None or not hasattr(search.corpus, "cosine_spread"):
         return None
     return MeaningJudge(search.corpus, search.embedder).answers(part, question, passage_ids)
-
-
-def sentence_standing(search: Any, phrasings: Sequence[str], texts: Sequence[str]) -> dict[str, float]:
-    """Per sentence of the passages ``texts`` (as ``claims.units`` reads it), its best standing over
-    ``phrasings`` (the part and the calling agent's wordings): deviations above that phrasing's mean
-    cosine to the corpus. Empty when research runs without an embedder or the corpus is too small.
-
-    Retrieval found a passage by the meaning of the whole; which of its sentences answers is a
-    question of meaning too, and a reader's words ("blow up if the pins are stale") are rarely the
-    sentence's ("will exit with an error"). Standing, not the cosine, so that it compares across
-    phrasings and says when a sentence is near as retrieval's "found by meaning" does.
-    """
-    if search is None or not hasattr(search.corpus, "cosine_spread") or not phrasings:
-        return {}
-    corpus, embedder = search.corpus, search.embedder
-    if corpus.embedding_status(embedder.name).get("embedded", 0) < MIN_PASSAGES:
-        return {}
-    sentences = list(dict.fromkeys(u.text for text in texts for u in units(text.strip()) if u.text))
-    if not sentences:
-        return {}
-    vectors = embedder.embed([prose(s) for s in sentences])
-    best = [float("-inf")] * len(sentences)
-    for query in embedder.embed(list(phrasings), query=True):
-        mean, deviation = corpus.cosine_spread(embedder.name, query)
-        if deviation <= 0:
-            return {}
-        best = [max(b, (float(c) - mean) / deviation) for b, c in zip(best, vectors @ query, strict=True)]
-    return {s: round(b, 4) for s, b in zip(sentences, best, strict=True)}
-
-
-def nearest(standing: Mapping[str, float], count: int) -> frozenset[str]:
-    """The sentences that stand out by meaning (``COVER_SPREAD``), at most the ``count`` nearest: on the
-    part's topic whatever words they use, as many as the part may list."""
-    near = sorted((s for s, z in standing.items() if z >= COVER_SPREAD), key=lambda s: -standing[s])
-    return frozenset(near[: max(0, count)])

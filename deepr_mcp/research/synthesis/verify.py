@@ -37,8 +37,6 @@ class Floor:
     action: str = ""
     meant: frozenset[str] = frozenset()
     """Passages found by meaning (``Evidence.meant``): on the topic whatever words they use."""
-    near: frozenset[str] = frozenset()
-    """Sentences nearest the part in meaning (``closeness.nearest``): on the topic whatever words they use."""
 
     def clears(self, text: str, heading: str, code: str | None = None, *, by_meaning: bool = False) -> bool:
         return relevant(
@@ -53,14 +51,12 @@ class Floor:
         )
 
     def admits(self, claim: str, passage: Passage, code: str | None = None) -> bool:
-        """Whether a claim drawn from ``passage`` clears the floor (by meaning, if the passage was found
-        so or one of the claim's sentences is among the nearest)."""
-        near = passage.id in self.meant or any(u.text in self.near for u in units(claim))
-        return self.clears(claim, passage.location, code, by_meaning=near)
+        """Whether a claim drawn from ``passage`` clears the floor (by meaning, if the passage was found so)."""
+        return self.clears(claim, passage.location, code, by_meaning=passage.id in self.meant)
 
     def shows(self, passage: Passage) -> bool:
         """Whether any sentence of the passage (with the code it introduces) clears the floor."""
-        found = units(passage.text.strip())
+        found = units(passage.text)
         recipes = off_task(self.action, [u.text for u in found])
         return any(
             self.admits(u.text, passage, u.code) for i, u in enumerate(found) if (u.text or u.code) and i not in recipes
