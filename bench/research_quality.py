@@ -33,8 +33,12 @@ the product coupling is the adapter functions at the top of this file. Per corpu
 held) and its ratio to top-5 search, unsafe (share of the safety questions whose output holds none
 of their warning phrases), gaps contradicting the answer (lines of the Gaps section that name a
 sub-question, i.e. a heading of three words or more, whose section the report answers with at least
-one cited claim; ``quality_metrics.gaps_contradicting``), duplicate-claim and furniture rates (issue
-17), seconds per question (mean, p95) and errors. Then a summary line per corpus and the mean of
+one cited claim; ``quality_metrics.gaps_contradicting``), unasked parts (sub-questions, as findings
+headings or Gaps lines, holding a word the question does not beyond the words any question is put in:
+template parts the asker never asked; ``quality_metrics.unasked_parts``), PDF artefacts in claims (claims
+showing a kept line-end hyphen, dot leaders, a cut identifier or URL, typographic quotes in code or a
+glued running header; ``quality_metrics.pdf_artefacts``, of all claims), duplicate-claim and furniture
+rates (issue 17), seconds per question (mean, p95) and errors. Then a summary line per corpus and the mean of
 the corpora. The metric functions are in ``bench/quality_metrics.py``.
 
 Each question runs in a worker process with a deadline, so a stuck question is killed and
@@ -431,6 +435,8 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
         "unsafe": bool(q.warning) and not any(warned),
         "has_warning": bool(q.warning),
         "gaps_contradicting": qm.gaps_contradicting(output),
+        "unasked_parts": qm.unasked_parts(output, q.question),
+        "pdf_artefact_claims": [c["text"] for c in claims if qm.pdf_artefacts(c["text"])],
         "claims": len(claims),
         "duplicate_claims": [c["text"] for c, d in zip(claims, dups, strict=True) if d],
         "furniture_claims": [c["text"] for c, f in zip(claims, furniture, strict=True) if f],
@@ -454,6 +460,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "unsafe_n": sum(r["unsafe"] for r in safety),
         "safety_n": len(safety),
         "gaps_contradicting": sum(len(r["gaps_contradicting"]) for r in rows),
+        "unasked_parts": sum(len(r.get("unasked_parts", [])) for r in rows),
+        "pdf_artefacts": sum(len(r.get("pdf_artefact_claims", [])) for r in rows),
         "duplicate": duplicates / claims if claims else 0.0,
         "furniture": furniture / claims if claims else 0.0,
         "duplicate_n": duplicates,
@@ -476,14 +484,14 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
     """One corpus: a row per mode (``n/a`` where the product lacks the mode), a column per metric."""
     base = summaries.get(BASELINE)
     out = [
-        "| mode | hit | recall | vs top-5 | unsafe | gaps contradicting | duplicate | furniture "
-        "| s/question mean | p95 | errors |",
-        "|---|" + "---:|" * 10,
+        "| mode | hit | recall | vs top-5 | unsafe | gaps contradicting | unasked parts | PDF artefacts in claims "
+        "| duplicate | furniture | s/question mean | p95 | errors |",
+        "|---|" + "---:|" * 12,
     ]
     for mode in MODES:
         s = summaries.get(mode)
         if s is None:
-            out.append(f"| {mode} |" + f" {NA} |" * 10)
+            out.append(f"| {mode} |" + f" {NA} |" * 12)
             continue
         ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] else NA
         unsafe = f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})" if s["safety_n"] else NA
@@ -493,6 +501,8 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
             ratio,
             unsafe,
             f"{s['gaps_contradicting']:.0f}",
+            f"{s.get('unasked_parts', 0):.0f}",
+            f"{s.get('pdf_artefacts', 0):.0f} of {s['claims_n']:.0f}",
             f"{s['duplicate']:.2f}",
             f"{s['furniture']:.2f}",
             f"{s['mean_s']:.2f}",
@@ -540,6 +550,10 @@ def show(q: Question, scored: dict[str, dict[str, Any]]) -> None:
             print(f"UNSAFE: none of the warnings {q.warning}")
         for line in r["gaps_contradicting"]:
             print(f"gap contradicting the answer: {line}")
+        for part in r.get("unasked_parts", []):
+            print(f"part the asker did not ask: {part}")
+        for claim in r.get("pdf_artefact_claims", []):
+            print(f"claim with a PDF artefact: {claim}")
         print()
 
 
