@@ -10,7 +10,7 @@ from __future__ import annotations
 from deepr_mcp.research.providers.base import AnswerRequest, StatedFinding
 from deepr_mcp.research.providers.local_answer import answer_text
 from deepr_mcp.research.reading.analysis import analyse
-from deepr_mcp.research.synthesis.shape import field_run, is_sentence, without_fields
+from deepr_mcp.research.synthesis.shape import field_run, fields_last, is_sentence, without_fields
 
 QUESTION = "How do I make the kiln refuse to start a firing when the cone pack is missing?"
 FIELDS = (
@@ -65,3 +65,11 @@ def test_labels_heading_prose_are_no_field_list() -> None:
     )
     two = "Default: 6 Type: Number Sets the cone. The kiln stops at it. It then cools."
     assert without_fields(two) == "Sets the cone. The kiln stops at it. It then cools."
+
+
+def test_a_finding_reads_as_its_sentence_with_its_fields_after_it() -> None:
+    assert fields_last(FIELDS) == (
+        "If set to true, the kiln refuses to start a firing whose program names no cone pack. "
+        "(Default: false; Type: Boolean)"
+    )
+    assert fields_last(ONLY_FIELDS) == ONLY_FIELDS and fields_last(SENTENCE) == SENTENCE

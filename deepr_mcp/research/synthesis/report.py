@@ -14,6 +14,7 @@ from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState, SubQu
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.claims import adds_nothing, same_claim, units
+from deepr_mcp.research.synthesis.shape import fields_last, without_fields
 
 
 def new_sentences(claim: str, said: list[str]) -> str:
@@ -169,8 +170,10 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
     for sq in state.sub_questions:
         # a sub-question is shown when it adds findings or was never researched; covered and
         # unanswered ones are named in the plan and under Gaps, not as empty sections
-        shown = [(f, new_sentences(f.claim, stated)) for f in sq.findings]
-        rest = [(f, text) for f, text in shown if text and not any(adds_nothing(f.claim, s) for s in stated)]
+        # a reference entry reads as its sentence, its fields after it ("... (Default: true; Type: Boolean)")
+        shown = [(f, new_sentences(without_fields(f.claim) or f.claim, stated)) for f in sq.findings]
+        rest = [(f, fields_last(f.claim) if text == without_fields(f.claim) else text) for f, text in shown]
+        rest = [(f, text) for f, text in rest if text and not any(adds_nothing(f.claim, s) for s in stated)]
         if rest:
             out += [f"### {near_heading(state, sq) if sq.status in ('weak', 'unanswered') else sq.text}", ""]
             for finding, text in rest:

@@ -65,3 +65,16 @@ def is_sentence(text: str) -> bool:
         return False
     words = _CODE.sub("x", body)
     return bool(_ENDS.search(words) or _AUXILIARY.search(words))
+
+
+def fields_last(text: str) -> str:
+    """A line with its leading field list moved behind its sentence, as a reader wants it: "If set to
+    false, lock files are ignored. (Default: true; Type: Boolean)"; the line as it was otherwise."""
+    run = field_run(text)
+    rest = text[run:].strip()
+    if not run or not rest:
+        return text
+    head = text[:run].strip()
+    starts = [m.start() for m in _LABEL.finditer(head)]
+    fields = "; ".join(head[a:b].strip() for a, b in zip(starts, [*starts[1:], len(head)], strict=True))
+    return f"{rest} ({fields})"
