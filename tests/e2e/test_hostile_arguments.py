@@ -5,7 +5,7 @@ The arguments come from each tool's own input schema (so a new tool is covered t
 nothing, an unknown field, and for every property values of every wrong type, out-of-range numbers,
 huge and hostile strings (NUL, traversal, right-to-left override, 200,000 characters). Two of these once
 reached the server as "internal error": an offset too large for SQLite in ``campaign_list`` and a NUL
-in ``corpus_remove``'s path.
+in ``corpus_remove``'s path. Resource URIs and prompt arguments get the same treatment.
 """
 
 from __future__ import annotations
@@ -104,3 +104,53 @@ async def test_every_tool_refuses_hostile_arguments_clearly_and_the_server_lives
     finally:
         os.kill(again.proc.pid, signal.SIGTERM)
         again.proc.wait()
+
+
+HOSTILE_URIS = [
+    "",
+    "deepr://",
+    "deepr://campaigns/",
+    "deepr://campaigns/../../etc/passwd",
+    "deepr://campaigns/%00/status",
+    "deepr://campaigns/" + HUGE,
+    "deepr://campaigns/{cid}/sandbox/../../x",
+    "deepr://campaigns/{cid}/status?x=1#f",
+    "deepr://campaigns/{cid}/report/../../..",
+    "file:///etc/passwd",
+    "ui://x",
+    "\x00",
+    "deepr://objects/obj_" + "0" * 24,
+]
+
+
+async def test_resources_prompts_and_completions_refuse_hostile_names_clearly(data_dir: Path) -> None:
+    server = launch(data_dir)
+    try:
+        async with Client(server.url, mode="legacy") as client:
+            cid = (await call(client, "campaign_start", {"question": "What does the kiln do?"}))["campaign_id"]
+            answers: list[tuple[str, str]] = []
+
+            async def answer(label: str, request: Any) -> None:
+                try:
+                    with anyio.fail_after(60):  # a hang guard only
+                        answers.append((label, str(await request)))
+                except MCPError as error:
+                    answers.append((label, f"jsonrpc error {error}"))
+                assert server.proc.poll() is None, f"the server died on {label}"
+
+            for uri in (u.replace("{cid}", cid) for u in HOSTILE_URIS):
+                await answer(f"read {uri[:60]!r}", client.read_resource(uri))
+                await answer(f"subscribe {uri[:60]!r}", client.subscribe_resource(uri))
+            for prompt in (await client.list_prompts()).prompts:
+                for value in STRINGS:
+                    names = {a.name: value for a in prompt.arguments or []}
+                    await answer(f"prompt {prompt.name} {value[:20]!r}", client.get_prompt(prompt.name, names))
+                await answer(f"prompt {prompt.name} unknown argument", client.get_prompt(prompt.name, {"zzz": "1"}))
+            await answer("an unknown prompt", client.get_prompt("nope" + HUGE, {}))
+            bad = [(label, text[:200]) for label, text in answers if any(word in text for word in NEVER)]
+            assert len(answers) > 40 and not bad, bad
+            assert any("expected deepr://campaigns/{id}/{status" in text for _, text in answers)  # says what is allowed
+            assert any("prompts: research" in text for _, text in answers)
+    finally:
+        os.kill(server.proc.pid, signal.SIGTERM)
+        server.proc.wait()
