@@ -57,9 +57,10 @@ def test_a_synopsis_is_no_row_of_names() -> None:
     assert is_sentence(synopsis) and not is_sentence(NAMES)
 
 
-def test_labels_heading_prose_are_no_field_list() -> None:
+def test_a_label_after_a_sentence_is_prose_not_a_field() -> None:
     line = "Source code: kiln/ The controller's programs are kept in `kiln`. Warning: The door lock can fail open."
-    assert field_run(line) == 0 and without_fields(line) == line
+    # the path is a field; the warning after a sentence's end is prose, kept whole
+    assert without_fields(line) == "The controller's programs are kept in `kiln`. Warning: The door lock can fail open."
     assert without_fields("Release: 2.1 Editor: Ann Potter This manual covers the kiln's controller.") == (
         "This manual covers the kiln's controller."
     )
@@ -73,3 +74,11 @@ def test_a_finding_reads_as_its_sentence_with_its_fields_after_it() -> None:
         "(Default: false; Type: Boolean)"
     )
     assert fields_last(ONLY_FIELDS) == ONLY_FIELDS and fields_last(SENTENCE) == SENTENCE
+
+
+def test_one_label_with_a_one_token_value_before_a_sentence_is_a_field() -> None:
+    line = "Source code: kiln/ctl.py The `ctl` module starts and stops firings."
+    assert without_fields(line) == "The `ctl` module starts and stops firings."
+    notes = ("Note: In some cases the kiln cools slowly.", "Note: The ZIP export of a program keeps its cones.")
+    for prose in (*notes, "Warning: Never open a hot kiln. It can crack."):
+        assert field_run(prose) == 0

@@ -13,7 +13,7 @@ import re
 
 _LABEL = re.compile(r"([A-Z][a-z]+(?:[ -][A-Za-z]+)?):\s+")
 """A field's label: one or two words, the first capitalised, then a colon ("Default:", "Type:")."""
-_SENTENCE_START = re.compile(r"\s(?=[A-Z][\w'’]*\s+[a-z])")
+_SENTENCE_START = re.compile(r"\s(?=[A-Z][\w'’]*\s+[`a-z])")
 """Where a sentence starts inside a field's value: a capitalised word followed by a lower-case one."""
 _STOP = re.compile(r"[.!?]\s+(?=[A-Z])")
 _ENDS = re.compile(r"[.!?:;][\"'’”)\]]*$")
@@ -35,10 +35,12 @@ FIELDS = 2
 
 
 def field_run(text: str) -> int:
-    """Where a leading run of ``FIELDS`` or more "Label: value" fields ends (0 when the line opens
-    with none): "Default: true Type: Boolean If set ..." -> the index of "If". A value runs to the next
-    label or to the first word that starts a sentence after it."""
-    pos, labels = 0, 0
+    """Where a leading run of "Label: value" fields ends (0 when the line opens with none): "Default:
+    true Type: Boolean If set ..." -> the index of "If". A value runs to the next label or to the first
+    word that starts a sentence after it. ``FIELDS`` labels make a record; so does one whose value is a
+    single token that is no word before a sentence ("Source code: kiln/ctl.py The `ctl` module ..."):
+    "Note: The kiln cools slowly" is a sentence with a label."""
+    pos, labels, token = 0, 0, False
     while (label := _LABEL.match(text, pos)) is not None:
         following = _LABEL.search(text, label.end() + 1)
         value_end = following.start() if following else len(text)
@@ -48,8 +50,11 @@ def field_run(text: str) -> int:
             break  # a value never holds a sentence's end: "Source code: ... package. Warning: ..." is prose
         labels, pos = labels + 1, end
         if opens is not None:  # the value ends where a sentence begins: the run of fields is over
+            value = text[label.end() : end].split()
+            # one token that is no word ("kiln/ctl.py", "2.1"): "Note: The kiln ..." opens a sentence with "The"
+            token = labels == 1 and len(value) == 1 and not value[0].isalpha()
             break
-    return pos if labels >= FIELDS else 0
+    return pos if labels >= FIELDS or token else 0
 
 
 def without_fields(text: str) -> str:
