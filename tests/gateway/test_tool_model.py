@@ -67,3 +67,9 @@ def test_a_model_of_another_shape_is_refused() -> None:
     graph = _bytes_field(1, _node("MatMul", ["x", "w"], ["y"], "plain"))  # float weights: nothing to rewrite
     with pytest.raises(GraphRewriteError, match="no int8-stored weight"):
         int8_matmul_model(_bytes_field(7, graph))
+
+
+def test_a_text_gets_the_same_vector_whatever_it_is_embedded_with() -> None:
+    fast = tool_embedder(shared_embedder("minilm"))
+    alone = np.stack([fast.embed([text])[0] for text in KILN])
+    assert np.array_equal(fast.embed(KILN), alone), "a tool's vector must not depend on the tools beside it"
