@@ -2,10 +2,12 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``, ``--heldout`` (the held-out
-questions instead: run them once, at the end, and never tune on them), ``--modes`` (a subset of
-the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show`` (every output and the
-gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and mode, ``--max-minutes M``
-for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
+questions instead: run them once, at the end, and never tune on them), ``--fresh`` (the fresh set
+instead: written after the held-out set was used for a keep/revert decision, untouched until the
+lead runs it once at the end of a session; only its ``--check-*`` commands run before that),
+``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
+(every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
+mode, ``--max-minutes M`` for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
 hybrid modes embed each corpus once and keep its vectors in the cached database),
 ``--check-gold`` (every gold and warning phrase is in the ingested passages) and
 ``--check-questions`` (no question shares more than five consecutive words with a passage of its
@@ -19,8 +21,8 @@ otherwise the message says how. Each is ingested once, as ``corpus add`` would, 
 ``.data/bench/research-quality/<corpus>-<version>-ingest-<ingest code hash>/``: a change to the
 ingest code indexes again, ``--reindex`` forces it.
 
-Questions: ``bench/research_questions.json`` (+ ``_heldout``) for python3-doc and
-``bench/research_questions/<corpus>.json`` (+ ``-heldout``) for the others, each with a type, 2-5
+Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``) for python3-doc and
+``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``) for the others, each with a type, 2-5
 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
 question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
 do not answer. The gold was committed before the first run and is never changed.
@@ -176,12 +178,17 @@ def ingest_code_hash() -> tuple[str, list[str]]:
     return digest.hexdigest()[:12], [str(p.relative_to(ROOT)) for p in files]
 
 
+def cache_folder(spec: CorpusSpec) -> Path:
+    """Where this corpus version, ingested by this ingest code, is cached (it may not be built yet)."""
+    return CACHE / f"{spec.name}-{package_version(spec)}-ingest-{ingest_code_hash()[0]}"
+
+
 def ready_corpus(folder: Path, *, reindex: bool, spec: CorpusSpec | None = None) -> Path:
     """The cached corpus database for this corpus version and ingest code; built when missing."""
     spec = spec or CORPORA[PACKAGE]
-    code_hash, code_files = ingest_code_hash()
-    key = f"{spec.name}-{package_version(spec)}-ingest-{code_hash}"
-    target = CACHE / key
+    code_files = ingest_code_hash()[1]
+    target = cache_folder(spec)
+    key = target.name
     db = target / "corpus.db"
     meta_file = target / "meta.json"
     if not reindex and meta_file.is_file() and db.is_file():
@@ -549,10 +556,16 @@ def show(q: Question, scored: dict[str, dict[str, Any]]) -> None:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.research_quality", description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus", default="all", choices=["all", *CORPORA], help="which corpus (default all)")
-    p.add_argument(
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
         "--heldout",
         action="store_true",
         help="run the held-out questions instead (once, at the end: never tune on them)",
+    )
+    which.add_argument(
+        "--fresh",
+        action="store_true",
+        help="run the fresh questions instead (untouched: only the lead runs them, once, at the end of a session)",
     )
     p.add_argument("--limit", type=int, help="only the first N questions of each corpus")
     p.add_argument("--only", action="append", default=[], metavar="ID", help="only this question (repeatable)")
@@ -605,8 +618,19 @@ def embed_corpus(db: Path, *, cold: bool) -> None:
         corpus.close()
 
 
+def question_file(spec: CorpusSpec, args: argparse.Namespace) -> Path:
+    """The question set asked for: ``--questions``, else the fresh, held-out or tuned set of the corpus."""
+    if args.questions:
+        return args.questions
+    return spec.fresh if args.fresh else spec.heldout if args.heldout else spec.questions
+
+
+def set_kind(args: argparse.Namespace) -> str:
+    return "fresh" if args.fresh else "held-out" if args.heldout else "tuned"
+
+
 def select_questions(spec: CorpusSpec, args: argparse.Namespace) -> list[Question]:
-    questions = load_questions(args.questions or (spec.heldout if args.heldout else spec.questions))
+    questions = load_questions(question_file(spec, args))
     if args.only:
         questions = [q for q in questions if q.id in args.only]
     return questions[: args.limit] if args.limit else questions
@@ -675,7 +699,8 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + args.max_minutes * 60
     started = time.perf_counter()
     per_corpus: dict[str, dict[str, dict[str, float] | None]] = {}
-    payload: dict[str, Any] = {"heldout": args.heldout, "modes": MODES, "offered": modes, "corpora": {}}
+    payload: dict[str, Any] = {"heldout": args.heldout, "fresh": args.fresh, "modes": MODES, "offered": modes}
+    payload["corpora"] = {}
     for spec in specs:
         questions = question_sets[spec.name]
         if not questions:
@@ -688,7 +713,7 @@ def main(argv: list[str] | None = None) -> int:
         ran = len(next(iter(results.values()), []))
         summaries = {m: (summarise(results[m]) if results.get(m) else None) for m in MODES}
         per_corpus[spec.name] = summaries
-        kind = "held-out" if args.heldout else "tuned"
+        kind = set_kind(args)
         print(
             f"\n### {spec.name} ({spec.generator}, {spec.name} {package_version(spec)}): {ran} {kind} questions", end=""
         )
@@ -706,10 +731,7 @@ def main(argv: list[str] | None = None) -> int:
     if not per_corpus:
         print("no question was run", file=sys.stderr)
         return 1
-    print(
-        f"\n### Summary ({'held-out' if args.heldout else 'tuned'} sets), "
-        f"{time.perf_counter() - started:.0f} s in all\n"
-    )
+    print(f"\n### Summary ({set_kind(args)} sets), {time.perf_counter() - started:.0f} s in all\n")
     print(summary_table(per_corpus))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ import functools
 from typing import Annotated, Any, Literal
 
 import anyio
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
@@ -16,12 +16,19 @@ from deepr_mcp.tools.campaigns import Strict
 from deepr_mcp.tools.context import ToolContext
 
 
+def _no_nul(path: str) -> str:
+    if "\x00" in path:
+        raise ValueError("a path may not contain a NUL character")
+    return path
+
+
+HostPath = Annotated[str, Field(min_length=1, max_length=4096), AfterValidator(_no_nul)]
+"""A path on the server's machine as the operating system can take it: no NUL, which no file name holds."""
+
+
 class AddInput(Strict):
-    path: str | None = Field(
-        None,
-        min_length=1,
-        max_length=4096,
-        description="File or folder on the server's machine, under the configured corpus roots when any are set",
+    path: HostPath | None = Field(
+        None, description="File or folder on the server's machine, under the configured corpus roots when any are set"
     )
     sample: bool = Field(
         False,
@@ -169,7 +176,7 @@ async def corpus_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
 
 
 class RemoveInput(Strict):
-    path: str = Field(min_length=1, max_length=4096, description="A document path as corpus_list shows it")
+    path: HostPath = Field(description="A document path as corpus_list shows it")
 
 
 @define_tool(

@@ -18,19 +18,8 @@ from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.retrieval.hybrid import HybridSearch
 from deepr_mcp.research.synthesis.meaning import MIN_PASSAGES, MeaningJudge
 from tests.heat_pumps import HEAT_PUMPS
+from tests.research.kiln import WARES
 
-WARES = [
-    "tall vases",
-    "wide bowls",
-    "flat tiles",
-    "small cups",
-    "heavy planters",
-    "glazed mugs",
-    "thin plates",
-    "lidded jars",
-    "bisque beads",
-    "stoneware teapots",
-]
 COLOURS = ["celadon", "tenmoku", "shino", "ash", "copper red", "cobalt blue", "matte white", "iron saturate"]
 PARTS = ["thermocouple", "relay", "element", "lid hinge", "door seal", "vent fan", "peephole plug", "shelf post"]
 FAULTS = ["has burnt out", "reads too low", "sticks open", "rattles", "leaks heat", "cracked"]
