@@ -28,8 +28,8 @@ GRAPH_NODE, GRAPH_INITIALIZER = 1, 5
 NODE_INPUT, NODE_OUTPUT, NODE_NAME, NODE_OP_TYPE, NODE_ATTRIBUTE, NODE_DOMAIN = 1, 2, 3, 4, 5, 7
 ATTR_NAME, ATTR_INT, ATTR_TYPE = 1, 3, 20
 ATTR_TYPE_INT = 2
-TENSOR_DIMS, TENSOR_NAME = 1, 8
-FLOAT = 1
+TENSOR_DIMS, TENSOR_DATA_TYPE, TENSOR_NAME = 1, 2, 8
+FLOAT, INT8 = 1, 3
 VARINT, FIXED64, LENGTH, FIXED32 = 0, 1, 2, 5
 
 MICROSOFT = "com.microsoft"
@@ -137,12 +137,23 @@ def _node(op_type: str, inputs: list[str], outputs: list[str], name: str, domain
     return body
 
 
-def _initializer(raw: memoryview) -> tuple[str, list[int]]:
-    """An initializer's name and dims (packed or not); its data is not decoded."""
-    name, dims = "", []
+@dataclass(frozen=True)
+class _Tensor:
+    """What the rewrite needs of an initializer: its element type and shape, and its bytes to copy."""
+
+    data_type: int
+    dims: list[int]
+    raw: memoryview
+
+
+def _initializer(raw: memoryview) -> tuple[str, _Tensor]:
+    """An initializer's name, type and dims (packed or not); its data is not decoded."""
+    name, data_type, dims = "", 0, []
     for number, _, value, _ in _fields(raw):
         if number == TENSOR_NAME and not isinstance(value, int):
             name = str(value, "utf-8")
+        elif number == TENSOR_DATA_TYPE and isinstance(value, int):
+            data_type = value
         elif number == TENSOR_DIMS:
             if isinstance(value, int):
                 dims.append(value)
@@ -151,7 +162,7 @@ def _initializer(raw: memoryview) -> tuple[str, list[int]]:
                 while pos < len(value):
                     dim, pos = _varint(value, pos)
                     dims.append(dim)
-    return name, dims
+    return name, _Tensor(data_type, dims, raw)
 
 
 def _as_vector(raw: memoryview, length: int, name: str) -> bytes:
@@ -162,14 +173,14 @@ def _as_vector(raw: memoryview, length: int, name: str) -> bytes:
 
 def _rewrite_graph(graph: memoryview) -> tuple[bytes, int]:
     nodes: list[_Node] = []
-    initializers: dict[str, tuple[list[int], memoryview]] = {}
+    initializers: dict[str, _Tensor] = {}
     rest: list[bytes] = []
     for number, _, value, chunk in _fields(graph):
         if number == GRAPH_NODE and not isinstance(value, int):
             nodes.append(_Node.parse(value))
         elif number == GRAPH_INITIALIZER and not isinstance(value, int):
-            name, dims = _initializer(value)
-            initializers[name] = (dims, value)
+            name, tensor = _initializer(value)
+            initializers[name] = tensor
             rest.append(bytes(chunk))
         else:
             rest.append(bytes(chunk))
@@ -177,17 +188,17 @@ def _rewrite_graph(graph: memoryview) -> tuple[bytes, int]:
     uses = Counter(name for node in nodes for name in node.inputs)
 
     def dequantized(name: str) -> tuple[_Node, _Node, str, str] | None:
-        """``name`` = Mul(Cast(int8 initializer), scale initializer), used once: (mul, cast, weight, scale)."""
+        """``name`` = Mul(Cast(int8 initializer), float scale), each used once: (mul, cast, weight, scale)."""
         mul = producer.get(name)
         if mul is None or mul.op_type != "Mul" or len(mul.inputs) != 2 or uses[name] != 1:
             return None
         cast = producer.get(mul.inputs[0])
         if cast is None or cast.op_type != "Cast" or uses[mul.inputs[0]] != 1:
             return None
-        weight, scale = cast.inputs[0], mul.inputs[1]
-        if weight not in initializers or scale not in initializers:
+        weight, scale = initializers.get(cast.inputs[0]), initializers.get(mul.inputs[1])
+        if weight is None or scale is None or weight.data_type != INT8 or scale.data_type != FLOAT:
             return None
-        return mul, cast, weight, scale
+        return mul, cast, cast.inputs[0], mul.inputs[1]
 
     dropped: set[int] = set()
     replaced: dict[int, bytes] = {}
@@ -196,26 +207,29 @@ def _rewrite_graph(graph: memoryview) -> tuple[bytes, int]:
     for node in nodes:
         if node.op_type == "MatMul" and not node.domain and (found := dequantized(node.inputs[1])):
             mul, cast, weight, scale = found
-            weight_dims, scale_dims = initializers[weight][0], initializers[scale][0]
+            weight_dims, scale_dims = initializers[weight].dims, initializers[scale].dims
             if len(weight_dims) != 2 or scale_dims not in ([1, weight_dims[1]], [weight_dims[1]]):
-                continue  # only per-column (or per-tensor row) scales fit DynamicQuantizeMatMul's b_scale
+                continue  # DynamicQuantizeMatMul takes one scale per column of the weight
             column_scale = f"{scale}__column"
             added.append(
-                _bytes_field(GRAPH_INITIALIZER, _as_vector(initializers[scale][1], weight_dims[1], column_scale))
+                _bytes_field(GRAPH_INITIALIZER, _as_vector(initializers[scale].raw, weight_dims[1], column_scale))
             )
-            replaced[id(node)] = _node(
-                "DynamicQuantizeMatMul",
-                [node.inputs[0], weight, column_scale],
-                node.outputs,
-                f"{node.outputs[0]}__int8",
-                MICROSOFT,
+            replaced[id(node)] = _bytes_field(
+                GRAPH_NODE,
+                _node(
+                    "DynamicQuantizeMatMul",
+                    [node.inputs[0], weight, column_scale],
+                    node.outputs,
+                    f"{node.outputs[0]}__int8",
+                    MICROSOFT,
+                ),
             )
             dropped.update((id(mul), id(cast)))
             rewritten += 1
         elif node.op_type == "Gather" and not node.domain and (found := dequantized(node.inputs[0])):
             mul, cast, weight, scale = found
-            if initializers[scale][0] != [initializers[weight][0][0], 1]:
-                continue  # per-row scales are gathered with their rows
+            if not initializers[weight].dims or initializers[scale].dims != [initializers[weight].dims[0], 1]:
+                continue  # one scale per row: gathered with its row
             out, ids = node.outputs[0], node.inputs[1]
             replaced[id(node)] = b"".join(
                 _bytes_field(GRAPH_NODE, part)
@@ -233,8 +247,7 @@ def _rewrite_graph(graph: memoryview) -> tuple[bytes, int]:
         if id(node) in dropped:
             continue
         if id(node) in replaced:
-            new = replaced[id(node)]
-            body += new if node.op_type == "Gather" else _bytes_field(GRAPH_NODE, new)
+            body += replaced[id(node)]
         else:
             body += _bytes_field(GRAPH_NODE, node.raw)
     for chunk in rest:
@@ -247,8 +260,8 @@ def _rewrite_graph(graph: memoryview) -> tuple[bytes, int]:
 def int8_matmul_model(model: bytes) -> bytes:
     """``model`` (ONNX bytes) with its int8-stored weights multiplied in int8 arithmetic (see the module doc).
 
-    Raises ``GraphRewriteError`` when no weight has the ``Mul(Cast(int8), scale)`` shape: then the model
-    is not the one this was written for, and the caller runs it as it is.
+    Raises ``GraphRewriteError`` when the bytes are not a protocol buffer, or no weight has the
+    ``Mul(Cast(int8), scale)`` shape: then the model is not the one this was written for.
     """
     parts: list[bytes] = []
     rewritten = 0
