@@ -16,7 +16,9 @@ Prints markdown tables:
    tools would take minutes and time nothing of the query path: a search costs the same whatever
    the vectors' values). Wall p50/p95 and CPU ms per query (process time, the model's threads
    included): on a shared machine wall time mostly measures waiting for a core, CPU is the steadier
-   figure. ``uptime``'s load is printed with each run.
+   figure. ``uptime``'s load is printed with each run. Then the same new and repeated queries
+   through the mcp SDK client against an in-process server with default settings (the handler runs
+   a new query's search in a worker thread; the protocol's own work is in).
 2. Fused search at 200 tools while the same embedder embeds passages in another thread, as a corpus
    backfill does.
 3. Recall@1 / Recall@3 on ``bench/queries.py`` over the real catalogue: BM25, by meaning and fused
@@ -33,12 +35,15 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import numpy as np
+from mcp import Client
 from rank_bm25 import BM25Okapi
 
 if __package__ in (None, ""):  # run as a file by --before: this tree's bench, the other tree's deepr_mcp
@@ -46,6 +51,9 @@ if __package__ in (None, ""):  # run as a file by --before: this tree's bench, t
 
 from bench.gateway import WORDS, percentile, synthetic
 from bench.queries import QUERIES
+from deepr_mcp.app.root import Root
+from deepr_mcp.app.server import build_server
+from deepr_mcp.config import Settings
 from deepr_mcp.embedding import Embedder, shared_embedder
 from deepr_mcp.gateway import ToolRegistry, ToolSpec
 from deepr_mcp.gateway.gateway import Gateway
@@ -58,6 +66,8 @@ SIZES = (200, 1_000, 10_000, 50_000)
 BM25_ONLY = "BM25 only (embedder none)"
 COLD = "fused, a new query (embedded)"
 WARM = "fused, a query asked before (vector cached)"
+MCP_COLD = "through the MCP client, a new query"
+MCP_WARM = "through the MCP client, a query asked before"
 RANK_BM25 = "rank_bm25 BM25Okapi (before the numpy index)"
 
 
@@ -134,7 +144,7 @@ def scale(sizes: tuple[int, ...] = SIZES, *, rank_bm25: bool = True) -> list[Row
     embedder.embed(["load the model before timing"], query=True)
     for n in sizes:
         specs = synthetic(n)
-        queries = list(dict.fromkeys(" ".join(rng.choices(WORDS, k=rng.randint(2, 5))) for _ in range(320)))[:300]
+        queries = queries_for(rng)
         start = time.perf_counter()
         registry = ToolRegistry()
         registry.register_many(specs)
@@ -158,6 +168,44 @@ def scale(sizes: tuple[int, ...] = SIZES, *, rank_bm25: bool = True) -> list[Row
         few = queries[: 300 if n <= 10_000 else 40]
         rows.append(row(n, RANK_BM25, build, timed(lambda q: baseline.search(q, 3), few), len(few)))  # noqa: B023
     return rows
+
+
+def queries_for(rng: random.Random) -> list[str]:
+    return list(dict.fromkeys(" ".join(rng.choices(WORDS, k=rng.randint(2, 5))) for _ in range(320)))[:300]
+
+
+async def _through_mcp(n: int) -> list[Row]:
+    """tool_search as a client sees it: an in-process server (the default settings) and the mcp SDK client,
+    so the handler's worker thread for a new query and the protocol's own work are in. The catalogue's
+    tools are embedded for real; the synthetic ones get random vectors first, as in ``scale``."""
+    rng = random.Random(11)
+    queries = queries_for(rng)
+    with tempfile.TemporaryDirectory() as tmp:
+        async with Root(Settings(data_dir=Path(tmp))) as root:
+            vectors = root.registry.vectors
+            assert vectors is not None, "the default settings embed tools"
+            specs = synthetic(n - len(root.registry))
+            with_random_vectors(specs, vectors, n)
+            root.registry.register_many(specs)
+            assert await anyio.to_thread.run_sync(vectors.wait_idle, 600), "tool vectors never finished"
+            async with Client(build_server(root), mode="legacy") as client:
+                await client.call_tool("tool_search", {"query": "warm up the index and the model"})
+                rows = []
+                for label, batch in ((MCP_COLD, queries), (MCP_WARM, queries[-200:])):
+                    samples = []
+                    cpu = time.process_time()
+                    for query in batch:
+                        t0 = time.perf_counter()
+                        await client.call_tool("tool_search", {"query": query, "limit": 3})
+                        samples.append((time.perf_counter() - t0) * 1000)
+                    cpu_ms = (time.process_time() - cpu) * 1000 / len(batch)
+                    timing = (statistics.median(samples), percentile(samples, 0.95), cpu_ms)
+                    rows.append(row(n, label, 0.0, timing, len(batch)))
+    return rows
+
+
+def through_mcp(sizes: tuple[int, ...]) -> list[Row]:
+    return [r for n in sizes for r in anyio.run(_through_mcp, n)]
 
 
 def load() -> str:
@@ -263,12 +311,12 @@ def main() -> None:
     args = parser.parse_args()
     sizes = tuple(int(n) for n in args.sizes.split(","))
     if args.json:
-        print(json.dumps(scale(sizes, rank_bm25=False)))
+        print(json.dumps(scale(sizes, rank_bm25=False) + through_mcp(sizes)))
         return
     load_before = load()
     was = before(args.before, args.sizes) if args.before else None
     load_after = load()
-    print_scale(scale(sizes, rank_bm25=was is None), was)
+    print_scale(scale(sizes, rank_bm25=was is None) + through_mcp(sizes), was)
     print(f"\nload average (1, 5, 15 min): before {load_before}, after {load_after}, end {load()}")
     p50, p95, worst, count = while_embedding()
     print("\n### Search while the shared embedder embeds passages (a corpus backfill, batches of 64)\n")
