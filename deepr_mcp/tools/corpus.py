@@ -10,6 +10,7 @@ from pydantic import AfterValidator, Field
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
+from deepr_mcp.jobs.store import StoreUnavailable
 from deepr_mcp.research.corpus.ingest import AddScope
 from deepr_mcp.research.samples import SAMPLE_CORPUS
 from deepr_mcp.tools.campaigns import Strict
@@ -51,6 +52,21 @@ NO_ROOTS = (
 
 NEITHER = "corpus_add needs a path (a file or folder to add) or sample=true (the bundled sample corpus), got neither"
 BOTH = "corpus_add takes a path or sample=true, not both: call it once for each"
+
+
+async def not_yet_shared(ctx: ToolContext, done: str) -> str | None:
+    """With replicas, send this change to the shared log now; say so when the store cannot take it yet.
+
+    The change is kept in this replica's outbox and sent when the store is back (nothing is lost, and
+    calling again is harmless), but the other replicas do not see it until then."""
+    try:
+        await ctx.services.corpus_sync.durable()
+    except StoreUnavailable as exc:
+        return (
+            f"{done} on this replica, but the other replicas do not see it yet ({exc.message}); "
+            "it is sent when the store is back, and calling again is harmless"
+        )
+    return None
 
 
 def add_scope(ctx: ToolContext) -> AddScope:
@@ -96,6 +112,8 @@ async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
         "seconds": round(report.seconds, 2),
         "embedding": await anyio.to_thread.run_sync(embedding.status),
     }
+    if unshared := await not_yet_shared(ctx, "the documents were added"):
+        answer["not_yet_shared"] = unshared
     if report.left:
         answer["left"] = {
             "count": len(report.left),
@@ -191,7 +209,10 @@ class RemoveInput(Strict):
 )
 async def corpus_remove(ctx: ToolContext, args: RemoveInput) -> dict[str, Any]:
     removed = await anyio.to_thread.run_sync(ctx.services.corpus.remove, args.path)
-    return {"path": args.path, "passages_removed": removed}
+    answer: dict[str, Any] = {"path": args.path, "passages_removed": removed}
+    if removed and (unshared := await not_yet_shared(ctx, "the document was removed")):
+        answer["not_yet_shared"] = unshared
+    return answer
 
 
 class PassageInput(Strict):
