@@ -224,9 +224,11 @@ class Root:
                     self._shared_client,
                     url=self.settings.store.url,
                     local=self.notifier.counts,
+                    held=self.notifier.held,
                     ttl_s=self.settings.store.lease_s,
                 )
             )
+            self.notifier.held_elsewhere = cluster.held_elsewhere  # the principal's cap spans the replicas
 
             def count(uri: str) -> int:
                 return self.notifier.subscriber_count(uri) + cluster.elsewhere(uri)
