@@ -29,6 +29,7 @@ from deepr_mcp.experts.feeding import FeedExperts
 from deepr_mcp.experts.store import ExpertStore, SqliteExpertStore
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.gateway.tool_model import tool_embedder
 from deepr_mcp.gateway.vectors import ToolVectors
 from deepr_mcp.jobs.background import contained
 from deepr_mcp.jobs.campaigns import Campaigns, CorpusNotEmpty, Spawn, finish_deletions
@@ -139,8 +140,8 @@ class Root:
         )
 
     def _open_tool_vectors(self, stack: AsyncExitStack) -> None:
-        """tool_search by meaning too: the shared embedder over every tool, embedded in the background."""
-        embedder = shared_embedder(self.settings.research.embedder)
+        """tool_search by meaning too: the shared embedder (its int8 form) over every tool, in the background."""
+        embedder = tool_embedder(shared_embedder(self.settings.research.embedder))
         if embedder.dimensions <= 0:
             return
         vectors = ToolVectors(embedder, self.settings.data_dir / "tool-vectors")
@@ -223,9 +224,11 @@ class Root:
                     self._shared_client,
                     url=self.settings.store.url,
                     local=self.notifier.counts,
+                    held=self.notifier.held,
                     ttl_s=self.settings.store.lease_s,
                 )
             )
+            self.notifier.held_elsewhere = cluster.held_elsewhere  # the principal's cap spans the replicas
 
             def count(uri: str) -> int:
                 return self.notifier.subscriber_count(uri) + cluster.elsewhere(uri)
