@@ -80,6 +80,21 @@ def _share(wanted: set[str], have: set[str], weight: dict[str, float] | None = N
     return sum(weight.get(t, 1.0) for t in wanted & have) / total
 
 
+def rarity(request: FindingsRequest, wanted: set[str], held: list[set[str]]) -> dict[str, float]:
+    """Each wanted term's weight by how few passages hold it: counted over the whole corpus when the
+    engine could count it (``corpus_counts``), else over the passages shown.
+
+    The passages shown were retrieved for the question, so its main words are common among them and an
+    incidental word ("kiln", in a manual whose every page names the kiln) looks rare there. The formula
+    is the same either way: a corpus no larger than the passages shown weighs its terms as before.
+    """
+    passages, counts = request.corpus_counts
+    holding = dict(counts)
+    if not passages or not wanted <= holding.keys():  # the corpus could not count them all: count the shown
+        passages, holding = len(held), {t: sum(t in h for h in held) for t in wanted}
+    return {t: math.log(1 + passages / (1 + holding[t])) + 0.1 for t in wanted}
+
+
 def score_unit(
     unit: Unit, rank: int, passage_cover: float, want: dict[str, set[str]], focus: str, idf: dict[str, float]
 ) -> float:
@@ -144,7 +159,7 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
     if not everything:
         return []
     held = [terms(f"{location} {text}") for _, location, text in passages]
-    idf = {t: math.log(1 + len(held) / (1 + sum(t in h for h in held))) + 0.1 for t in everything}
+    idf = rarity(request, everything, held)
     known = request.known
     sub_question, question = request.sub_question, request.question
     # every sub-question is a part the reader asked: it takes whatever answers it, warnings for a risk question

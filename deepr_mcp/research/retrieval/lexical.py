@@ -172,6 +172,16 @@ class Retriever:
                 self._spelling.setdefault(tokenize(word)[0], word)
         return found
 
+    def document_frequencies(self, text: str) -> tuple[int, dict[str, int]]:
+        """The corpus's passage count and how many passages hold each term of ``text`` ((0, {}) when the
+        corpus cannot count): corpus-wide rarity, for whoever weighs the question's terms after retrieval."""
+        counter = getattr(self.corpus, "document_frequency", None)
+        total = getattr(self.corpus, "passage_count", None)
+        if counter is None or total is None:
+            return 0, {}
+        self._remember_spelling(text)
+        return total(), {term: counter(self._spelling.get(term, term)) for term in dict.fromkeys(tokenize(text))}
+
     def _remember_spelling(self, text: str) -> None:
         """A word as written for each stem, so the corpus can count it with its own tokenizer."""
         for word in re.findall(r"[^\W_]+", text):
