@@ -55,7 +55,10 @@ MIN_SENTENCE_CHARS = 25
 MAX_FINDINGS = 5
 """Findings for a request with no cap of its own; the engine sets one (``shares.findings_per_part``),
 larger for a question planned as few parts, so an open question may say more in each."""
-MAX_PER_PASSAGE = 2
+MAX_PER_PASSAGE = 3
+"""Findings one passage may give: documentation states a behaviour and, in the same section, the condition
+or exception that bounds it ("The kiln lid does not lock while the vent plug is out"); at two the exception
+was cut for the rule's own restatement. More would let one passage fill a part's findings."""
 MIN_SCORE = 0.3
 RELATIVE_FLOOR = 0.5
 """A finding must score at least this share of the sub-question's best, or it is filler."""
