@@ -41,8 +41,10 @@ from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coord
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
 POOL_PER_QUERY = 60
-SEMANTIC_PER_QUERY = 30
-"""Nearest passages by meaning added to the pool per phrasing (the sub-question and the agent's queries)."""
+SEMANTIC_PER_QUERY = POOL_PER_QUERY
+"""Nearest passages by meaning added to the pool per phrasing (the sub-question and the agent's queries):
+as many as each search by words brings, so a question sharing no word with the documentation draws on
+as deep a pool as one that does."""
 MEANT_SPREAD = 3.0
 """How far above a query's mean cosine to the corpus (in standard deviations) a passage must be to count
 as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's sit high on any text)."""
