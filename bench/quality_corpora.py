@@ -8,6 +8,10 @@ apt-get when this runs as root (else the message says how); the npm package is f
 ``npm pack`` into the bench cache and unpacked there. Nothing here touches the product: this
 module only finds the files; ``research_quality`` ingests them.
 
+Each corpus has three question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
+end of a session; used once for a keep/revert decision, so no longer untouched) and ``fresh`` (written
+2026-11-26 for an honest measure of generalisation: run once, at the end, never tuned on).
+
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
 
@@ -40,6 +44,9 @@ class CorpusSpec:
     """Debian packages that provide it (empty for the npm registry corpus)."""
     questions: Path
     heldout: Path
+    fresh: Path
+    """A third set nobody has run: written after the held-out set was used for a keep/revert decision,
+    run only once, at the end of a session (``research_quality --fresh``)."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
@@ -189,6 +196,7 @@ CORPORA: dict[str, CorpusSpec] = {
             ("python3-doc",),
             BENCH / "research_questions.json",
             BENCH / "research_questions_heldout.json",
+            BENCH / "research_questions_fresh.json",
             debian_html(PYTHON_HTML),
             debian_html_version(PYTHON_HTML),
         ),
@@ -198,6 +206,7 @@ CORPORA: dict[str, CorpusSpec] = {
             (),
             QUESTION_DIR / "npm-docs.json",
             QUESTION_DIR / "npm-docs-heldout.json",
+            QUESTION_DIR / "npm-docs-fresh.json",
             npm_docs,
             npm_version,
         ),
@@ -207,6 +216,7 @@ CORPORA: dict[str, CorpusSpec] = {
             ("zsh-doc",),
             QUESTION_DIR / "zsh-doc.json",
             QUESTION_DIR / "zsh-doc-heldout.json",
+            QUESTION_DIR / "zsh-doc-fresh.json",
             debian_html(ZSH_HTML),
             debian_html_version(ZSH_HTML),
         ),
@@ -216,6 +226,7 @@ CORPORA: dict[str, CorpusSpec] = {
             ("bash-doc", "gnuplot-doc"),
             QUESTION_DIR / "pdf-manuals.json",
             QUESTION_DIR / "pdf-manuals-heldout.json",
+            QUESTION_DIR / "pdf-manuals-fresh.json",
             pdf_manuals,
             pdf_version,
         ),

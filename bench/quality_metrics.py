@@ -369,3 +369,74 @@ def gaps_contradicting(report: str) -> list[str]:
 
 _SILENT = re.compile(r"^the documents say nothing about (?P<what>.+)$")
 """A gaps line naming what the documents are silent on (the report's own wording), normalised."""
+
+
+# -- parts the asker did not ask ---------------------------------------------------------------
+
+ASKING_WORDS = frozenset(
+    "how what which who whom whose when where why whether if is are was were be do does did can could will "
+    "would should shall may might must i you it they there this that a an the of to".split()
+)
+"""The words a question is put in (interrogatives, auxiliaries, pronouns, articles): rephrasing a part
+of the question as a question of its own may add them; any other word is a part the asker did not ask."""
+_ASKED = re.compile(r"\(asked: ([^)]*)\)")
+_NEAR = re.compile(r"[“\"]([^”\"]+)[”\"]")
+
+
+def report_parts(report: str) -> list[str]:
+    """The sub-questions a report names: its findings headings (three words or more) and the parts
+    its Gaps lines name ("... (asked: X)" or "X (why it is a gap)")."""
+    parts: list[str] = []
+    section = ""
+    in_fence = False
+    for line in report.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        heading = None if in_fence else _HEADING.match(line)
+        if heading and line.lstrip().startswith("## "):
+            section = heading.group(1).strip().lower()
+            continue
+        if heading and section == "findings":
+            text = heading.group(1)
+            quoted = _NEAR.search(text)  # "Passages near “part” (none answers it)"
+            if quoted or not text.startswith("Passages near"):
+                parts.append(quoted.group(1) if quoted else text)
+            continue
+        bullet = _BULLET.match(line)
+        if section == "gaps" and bullet and not in_fence:
+            asked = _ASKED.search(bullet.group(1))
+            parts.append(asked.group(1) if asked else bullet.group(1).split(" (", 1)[0])  # "X? (why: may (nest))"
+    return [p.strip() for p in parts if len(normalise(p).split()) >= SUB_QUESTION_WORDS]
+
+
+def unasked_parts(report: str, question: str) -> list[str]:
+    """Sub-questions of a report that hold a word the question does not (beyond the words any question
+    is put in): template parts ("Which functions or methods are used to ...") the asker never asked."""
+    asked = tokens(question)
+    return [p for p in dict.fromkeys(report_parts(report)) if tokens(p) - asked - ASKING_WORDS]
+
+
+# -- PDF artefacts in claims -------------------------------------------------------------------
+
+_HYPHEN_SPLIT = re.compile(r"\b[a-z]{2,}(?:-|\ufffe)\s+(?!(?:and|or|nor|to)\b)[a-z]{2,}\b")
+"""A word cut at a line end and kept apart; a suspended hyphen ("device- or library-specific") is English."""
+_DOT_LEADERS = re.compile(r"(?:\.\s?){4,}\s*\d+")
+_CUT_NAME = re.compile(r"\b[A-Za-z0-9]+_ [A-Za-z0-9]|\b(?:https?|ftp):(?:\s+/|/\s+/|//\s)")
+_CODE_QUOTE = re.compile(r"\w=[\u2018\u2019\u201c\u201d]|\$[\u2018\u2019\u201c\u201d]\w")
+_RUNNING_HEAD = re.compile(r"\b(?:Chapter|Section|Part)\s+\d+[:.]?\s+[A-Z][\w ]{2,40}?\s\d{1,4}\s+[a-z]")
+PDF_ARTEFACTS = {
+    "hyphen": _HYPHEN_SPLIT,
+    "leaders": _DOT_LEADERS,
+    "split": _CUT_NAME,
+    "quotes": _CODE_QUOTE,
+    "header": _RUNNING_HEAD,
+}
+"""The text artefacts ``bench/pdf_artefacts.py`` counts in passages, as seen in a claim: a line-end
+hyphen kept ("fa- cility"), contents dot leaders, an identifier or URL cut at a line end, typographic
+quotes in code, a running header glued into a sentence ("Chapter 2: R Basics 5 can invoke")."""
+
+
+def pdf_artefacts(text: str) -> list[str]:
+    """Which PDF artefact kinds a claim shows (empty for clean text)."""
+    return [kind for kind, pattern in PDF_ARTEFACTS.items() if pattern.search(text)]

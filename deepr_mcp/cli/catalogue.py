@@ -7,6 +7,7 @@ from typing import Final
 from deepr_mcp.config import Settings
 from deepr_mcp.embedding.factory import shared_embedder
 from deepr_mcp.gateway.registry import ToolRegistry
+from deepr_mcp.gateway.tool_model import tool_embedder
 from deepr_mcp.gateway.vectors import ToolVectors
 
 EMBED_WAIT_S: Final = 600.0
@@ -19,7 +20,7 @@ def embed_catalogue(registry: ToolRegistry, settings: Settings) -> None:
     For a command that searches once (``deepr-mcp tools search``): it waits for what is not cached yet
     (the first run embeds the catalogue, a few seconds; later runs read the cache the server keeps).
     """
-    embedder = shared_embedder(settings.research.embedder)
+    embedder = tool_embedder(shared_embedder(settings.research.embedder))
     if embedder.dimensions <= 0:
         return
     vectors = ToolVectors(embedder, settings.data_dir / "tool-vectors")

@@ -124,7 +124,7 @@ class SubscriptionSettings(BaseModel):
         ge=1,
         le=1_000_000,
         description="Subscriptions one principal holds at once, summed over its sessions: resources/subscribe "
-        "and the URIs of its open listen streams",
+        "and the URIs of its open listen streams; with replicas, over all of them (as of their last heartbeat)",
     )
     max_streams: int = Field(1024, ge=1, le=100_000, description="Open listen streams, all principals together")
 

@@ -2,7 +2,10 @@
 
 A tool's text (name, title, the description's first sentence) is embedded once per model: vectors are
 keyed by the model's name and a hash of the text, kept in one growing float32 array, and saved
-to ``<cache_dir>/<model>.npz`` so a restart embeds only what changed. Registering thousands of
+to ``<cache_dir>/<model>.npz`` so a restart embeds only what changed. The cache forgets what no
+catalogue asks for any more: a vector no tool has wanted for ``STALE_DAYS`` is dropped when the file is
+next saved (at most ``MAX_CACHED`` are kept, the most recently wanted), and so is another model's file
+(or a crashed save's leftover) untouched as long. Registering thousands of
 federated tools costs nothing at once: a worker thread embeds what is missing in small batches
 (a search waits at most for one batch, since the model serialises its calls), and until a tool
 has a vector, BM25 alone ranks it.
@@ -15,8 +18,9 @@ import logging
 import os
 import re
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -35,6 +39,12 @@ SAVE_EVERY: Final = 512
 """New vectors between two saves of the cache while a long backlog is embedded."""
 QUERY_CACHE: Final = 256
 """Recent query vectors kept: agents repeat their searches."""
+STALE_DAYS: Final = 30
+"""Days after which a cached vector no tool has wanted, or another model's cache file, is deleted:
+long enough for an upstream that is down for a while to find its tools' vectors when it is back."""
+MAX_CACHED: Final = 100_000
+"""Vectors a cache file keeps at most (the most recently wanted; 77 MB at 384 float16 dimensions)."""
+DAY: Final = 86_400.0
 
 _seen: dict[tuple[str, str], np.ndarray] = {}
 """Every vector embedded in this process, by (model, text hash): a second registry in the same
@@ -76,10 +86,16 @@ class ToolVectors:
     array is copied into a bigger one), so a reader holding an older array reads valid vectors.
     """
 
-    def __init__(self, embedder: Embedder, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder, cache_dir: Path | None = None, *, clock: Callable[[], float] = time.time
+    ) -> None:
         self.embedder = embedder
         self.model = embedder.name
         self.cache_file = cache_dir / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', self.model)}.npz" if cache_dir else None
+        self._clock = clock
+        self._wanted: dict[str, int] = {}
+        """Text hash -> the day (since the epoch) a tool last wanted its vector: what the cache keeps."""
+        self._restamped = False
         self._lock = threading.Condition()
         self._rows = np.zeros((0, embedder.dimensions), dtype=np.float32)
         self._count = 0
@@ -106,9 +122,13 @@ class ToolVectors:
             if self._closed:
                 return
             known: list[tuple[str, np.ndarray]] = []
+            today = self._today()
             for spec in specs:
                 text = tool_text(spec)
                 key = text_key(text)
+                if self._wanted.get(key, -1) < today:
+                    self._wanted[key] = today
+                    self._restamped = True
                 if key in self._index:
                     continue
                 vector = _seen.get((self.model, key))
@@ -218,26 +238,45 @@ class ToolVectors:
     def _load(self) -> None:
         if self.cache_file is None or not self.cache_file.is_file():
             return
+        today = self._today()
         try:
             with np.load(self.cache_file, allow_pickle=False) as data:
                 keys = [str(k) for k in data["keys"]]
                 rows = data["rows"].astype(np.float32)
-            if rows.shape != (len(keys), self.embedder.dimensions):
+                stamped = "wanted" in data  # a file saved before the stamps: stamp it at the next save
+                days = data["wanted"].astype(np.int64) if stamped else np.full(len(keys), today)
+            if rows.shape != (len(keys), self.embedder.dimensions) or days.shape != (len(keys),):
                 raise ValueError(f"rows of shape {rows.shape} for {len(keys)} keys")
         except (OSError, ValueError, KeyError) as exc:
             logger.warning("tool vectors: ignoring unreadable %s (%s); embedding again", self.cache_file, exc)
             return
         self.add(keys, rows)
-        self._unsaved = 0
+        with self._lock:
+            for key, day in zip(keys, days.tolist(), strict=True):
+                self._wanted[key] = max(self._wanted.get(key, day), day)
+            self._unsaved = 0
+            self._restamped = not stamped
+
+    def _today(self) -> int:
+        return int(self._clock() // DAY)
 
     def _save(self) -> None:
+        """Write what tools still want (the newest ``MAX_CACHED`` wanted within ``STALE_DAYS``), then prune."""
         with self._lock:
-            if self.cache_file is None or self._unsaved == 0:
+            if self.cache_file is None or (self._unsaved == 0 and not self._restamped):
                 return
-            keys = sorted(self._index, key=self._index.__getitem__)
-            rows = self._rows[: self._count].astype(np.float16)
+            fresh_from = self._today() - STALE_DAYS
+            kept = [(day, key) for key, day in self._wanted.items() if day >= fresh_from and key in self._index]
+            kept = sorted(kept, reverse=True)[:MAX_CACHED]
+            keys = [key for _, key in kept]
+            rows = self._rows[[self._index[key] for key in keys]].astype(np.float16)
             self._unsaved = 0
-        payload: dict[str, Any] = {"keys": np.array(keys), "rows": rows}
+            self._restamped = False
+        payload: dict[str, Any] = {
+            "keys": np.array(keys, dtype=str),
+            "rows": rows.reshape(len(keys), self.embedder.dimensions),
+            "wanted": np.array([day for day, _ in kept], dtype=np.int64),
+        }
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.cache_file.with_name(f".{self.cache_file.name}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
@@ -245,3 +284,20 @@ class ToolVectors:
             os.replace(tmp, self.cache_file)
         except OSError as exc:
             logger.warning("tool vectors: cannot save %s: %s", self.cache_file, exc)
+        self._prune_others()
+
+    def _prune_others(self) -> None:
+        """Delete other models' cache files nothing has written for ``STALE_DAYS`` (a file another process
+        keeps using is rewritten, so it stays fresh), and a save's temporary file left for a day (its
+        writer died mid-save: a live one replaces it within seconds)."""
+        assert self.cache_file is not None
+        now = self._clock()
+        for path in self.cache_file.parent.glob("*.npz"):
+            if path.name == self.cache_file.name:
+                continue
+            unfinished = path.name.startswith(".") and path.name.endswith(".tmp.npz")
+            try:
+                if path.stat().st_mtime < now - (DAY if unfinished else STALE_DAYS * DAY):
+                    path.unlink()
+            except OSError:  # another process got there first, or it is not ours to delete: leave it
+                continue

@@ -110,6 +110,8 @@ class Notifier:
         self._held: dict[str, int] = {}
         """Subscriptions by principal, summed over its connections and open listen streams: one
         principal's sessions together can never take what the others need."""
+        self.held_elsewhere: Callable[[str], int] = lambda principal: 0
+        """What the principal holds on the other live replicas (set by the root with a shared store)."""
         self._subscribers: dict[str, Subscriber] = {}
         self._by_uri: dict[str, set[str]] = {}
         self._listen_counts: dict[str, int] = {}
@@ -192,16 +194,18 @@ class Notifier:
 
     def _hold(self, principal: str, count: int) -> None:
         """Count ``count`` more subscriptions against ``principal``, or refuse them all (nothing counted)."""
-        held, most = self._held.get(principal, 0), self.max_subscriptions_per_principal
-        if held + count > most:
+        here, most = self._held.get(principal, 0), self.max_subscriptions_per_principal
+        elsewhere = self.held_elsewhere(principal)
+        if here + elsewhere + count > most:
             more = "one more" if count == 1 else f"{count} more (one per URI of this listen)"
+            where = f" ({elsewhere} of them on other replicas)" if elsewhere else ""
             raise QuotaExceeded(
-                f"principal {principal!r} already holds {held} subscriptions across its sessions and listen "
-                f"streams; {more} would pass the {most} one principal may hold (setting "
+                f"principal {principal!r} already holds {here + elsewhere} subscriptions across its sessions and "
+                f"listen streams{where}; {more} would pass the {most} one principal may hold (setting "
                 "subscriptions.max_per_principal). Unsubscribe from some, or close sessions no longer used, "
                 "then subscribe again"
             )
-        self._held[principal] = held + count
+        self._held[principal] = here + count
 
     def _release(self, principal: str, count: int) -> None:
         left = self._held.get(principal, 0) - count
@@ -236,6 +240,10 @@ class Notifier:
 
     def subscriber_count(self, uri: str) -> int:
         return len(self._by_uri.get(uri, ())) + self._listen_counts.get(uri, 0)
+
+    def held(self) -> dict[str, int]:
+        """Subscriptions held here by each principal: what replicas publish to each other for the cap."""
+        return dict(self._held)
 
     def counts(self) -> dict[str, int]:
         """Every URI with a subscriber here and how many (both eras): what replicas publish to each other."""

@@ -4,7 +4,9 @@ Each replica knows its own subscribers (handshake ``resources/subscribe`` and 20
 streams, counted by the Notifier). With a shared store, a heartbeat (every ``interval_s``, at most
 1 s) writes this replica's counts as one hash ``subs:{replica}`` (URI -> count) that expires after
 ``ttl_s`` (the lease time), records the replica in the sorted set ``subs-replicas`` by time, and
-reads the other live replicas' hashes back: one Lua script, one round trip. A status read then
+reads the other live replicas' hashes back: one Lua script, one round trip. The same hash carries
+how many subscriptions each principal holds there (``held {principal}``), so the per-principal cap
+(``subscriptions.max_per_principal``) counts every replica, at most one interval behind. A status read then
 adds this replica's exact count to the others' last heartbeat: no round trip per read, at most
 one interval behind. A replica that dies stops refreshing; its hash expires and its entry is
 pruned, so its subscribers stop counting within ``ttl_s``, as its campaigns are taken over.
@@ -27,7 +29,10 @@ from anyio.abc import TaskGroup
 from deepr_mcp.errors import DeeprError
 from deepr_mcp.redis.client import call
 
-__all__ = ["ClusterCounts"]
+__all__ = ["HELD", "ClusterCounts"]
+
+HELD = "held "
+"""Field prefix for a principal's subscriptions in a replica's hash (no URI has a space)."""
 
 logger = logging.getLogger(__name__)
 
@@ -68,11 +73,13 @@ class ClusterCounts:
         *,
         url: str,
         local: Callable[[], dict[str, int]],
+        held: Callable[[], dict[str, int]] = dict,
         ttl_s: float,
         prefix: str = "deepr:",
     ) -> None:
         self._url = url
         self._local = local
+        self._held = held
         self.ttl_s = ttl_s
         self.interval_s = min(1.0, ttl_s / 5)
         self._prefix = prefix
@@ -88,6 +95,10 @@ class ClusterCounts:
         """Subscribers of ``uri`` on the other live replicas, as of their last heartbeat."""
         return self._elsewhere.get(uri, 0)
 
+    def held_elsewhere(self, principal: str) -> int:
+        """Subscriptions ``principal`` holds on the other live replicas, as of their last heartbeat."""
+        return self._elsewhere.get(HELD + principal, 0)
+
     async def beat(self) -> None:
         """Publish this replica's counts and read the others' (one script); raises ``StoreUnavailable``."""
         now_ms, ttl_ms = str(int(time.time() * 1000)), str(int(self.ttl_s * 1000))
@@ -95,6 +106,9 @@ class ClusterCounts:
         for uri, count in self._local().items():
             if count > 0:
                 args += [uri, str(count)]
+        for principal, count in self._held().items():
+            if count > 0:
+                args += [HELD + principal, str(count)]
         keys = [f"{self._prefix}subs-replicas"]
         replies = await call(self._url, lambda: self._beat(keys=keys, args=args))
         self._elsewhere = _summed(replies)

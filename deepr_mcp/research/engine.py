@@ -46,7 +46,7 @@ from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.closeness import lead_closeness
 from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, Verdict
-from deepr_mcp.research.synthesis.meaning import by_meaning
+from deepr_mcp.research.synthesis.meaning import by_meaning, named_missing
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
@@ -278,12 +278,19 @@ class Engine:
             verdict = Verdict(True, verdict.share)
         # a part whose cited passages say nothing of what sets it apart is answered by them only in words
         # it shares with the other parts ("heat pumps" under "noise level"): they are not listed under it;
-        # a question of one part keeps what was found, beside the Gaps line naming what is missing
+        # a question of one part keeps what was found, as passages near it, beside the Gaps line
         parts = len(state.sub_questions)
-        if parts > 1 and self._meaning(state, sq, [h.id for h in cited]) is False:
+        meant = self._meaning(state, sq, [h.id for h in cited])
+        if meant is False:
             verdict = Verdict(False, verdict.share, verdict.missing, off_topic=True)  # it shares words, not meaning
+        elif meant and not verdict.answered and not sides_of(sq.text):
+            # a word no passage uses ("under the hood") is no gap when a cited passage stands out by
+            # meaning for the part and the question: the documents say it in their own words
+            verdict = Verdict(True, verdict.share)
         sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
-        sq.missing = verdict.missing
+        # the Gaps line names only the missing words that carry the part's meaning, not an idiom's
+        named = verdict.missing if sides_of(sq.text) else named_missing(self.retriever.search, asked, verdict.missing)
+        sq.missing = named
         if not verdict.answered:
             # the answer may already be reported under another part, from passages cited there
             earlier = [

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from deepr_mcp.errors import Conflict, InvalidInput, NotFound, PathRejected, QuotaExceeded
 from deepr_mcp.replication.journal import Journal
+from deepr_mcp.replication.sync import LocalSync, ReplicaSync
 from deepr_mcp.sandbox import fs, shared, tree
 from deepr_mcp.sandbox.paths import check_sandbox_id, split_path
 from deepr_mcp.sandbox.shared import SandboxChange
@@ -234,7 +235,7 @@ class SandboxManager:
         self.base_dir.mkdir(parents=True, exist_ok=True)
         self.journal: Journal | None = None
         """Set by ``share``: every change is then recorded for the other replicas."""
-        self.sync: shared.SandboxSync = shared.LocalSync()
+        self.sync: ReplicaSync = LocalSync()
         """With replicas, the sandbox follower: ``durable`` before acknowledging, ``caught_up`` before reading."""
 
     def _lock(self, sandbox_id: str) -> threading.Lock:

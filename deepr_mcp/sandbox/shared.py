@@ -20,7 +20,7 @@ from typing import Literal, Protocol
 from deepr_mcp.errors import DeeprError, InvalidInput, NotFound
 from deepr_mcp.replication.journal import Journal
 
-__all__ = ["LocalSync", "SandboxChange", "SandboxSync", "apply_entry"]
+__all__ = ["SandboxChange", "apply_entry"]
 
 log = logging.getLogger(__name__)
 
@@ -39,30 +39,6 @@ class LocalSandboxes(Protocol):
     def create(self, campaign_id: str, *, journaled: bool = True) -> LocalFiles: ...
 
     def remove(self, campaign_id: str) -> None: ...
-
-
-class SandboxSync(Protocol):
-    """When sandbox changes are safe and visible across replicas (the sandbox follower with Redis).
-
-    ``durable``: this replica's changes are in the shared log (a write is acknowledged, a campaign
-    announced finished, only after it). ``caught_up``: every change the log held when called is
-    applied here (a reader that saw a campaign finished then finds its report)."""
-
-    async def durable(self) -> int: ...
-
-    async def caught_up(self, timeout_s: float | None = None) -> bool:
-        """``None``: the configured wait (``store.catch_up_s``)."""
-        ...
-
-
-class LocalSync:
-    """One process: every write is already where every reader looks."""
-
-    async def durable(self) -> int:
-        return 0
-
-    async def caught_up(self, timeout_s: float | None = None) -> bool:
-        return True
 
 
 OPS = ("create", "write", "delete", "remove")

@@ -79,7 +79,7 @@ async def campaign_status(ctx: ToolContext, args: CampaignRef) -> dict[str, Any]
 class ListInput(Strict):
     phase: CampaignPhase | None = Field(None, description="Only campaigns in this phase")
     limit: int = Field(20, ge=1, le=100)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=1_000_000)
 
 
 @define_tool(

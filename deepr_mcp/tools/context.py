@@ -21,6 +21,7 @@ from deepr_mcp.jobs.feed import CampaignFeed
 from deepr_mcp.jobs.manager import JobManager
 from deepr_mcp.jobs.store import CampaignStore
 from deepr_mcp.objects import Objects
+from deepr_mcp.replication.sync import LocalSync, ReplicaSync
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.sandbox import SandboxManager
 
@@ -48,6 +49,8 @@ class ToolServices:
     web: WebAccess
     objects: Objects | None = None
     """Big results kept server-side (``object_get``/``object_slice``); set by the root."""
+    corpus_sync: ReplicaSync = field(default_factory=LocalSync)
+    """When the corpus's changes are in the replicas' shared log (at once in one process)."""
 
 
 @dataclass(slots=True)

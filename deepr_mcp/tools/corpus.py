@@ -6,22 +6,30 @@ import functools
 from typing import Annotated, Any, Literal
 
 import anyio
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.gateway.spec import define_tool
+from deepr_mcp.jobs.store import StoreUnavailable
 from deepr_mcp.research.corpus.ingest import AddScope
 from deepr_mcp.research.samples import SAMPLE_CORPUS
 from deepr_mcp.tools.campaigns import Strict
 from deepr_mcp.tools.context import ToolContext
 
 
+def _no_nul(path: str) -> str:
+    if "\x00" in path:
+        raise ValueError("a path may not contain a NUL character")
+    return path
+
+
+HostPath = Annotated[str, Field(min_length=1, max_length=4096), AfterValidator(_no_nul)]
+"""A path on the server's machine as the operating system can take it: no NUL, which no file name holds."""
+
+
 class AddInput(Strict):
-    path: str | None = Field(
-        None,
-        min_length=1,
-        max_length=4096,
-        description="File or folder on the server's machine, under the configured corpus roots when any are set",
+    path: HostPath | None = Field(
+        None, description="File or folder on the server's machine, under the configured corpus roots when any are set"
     )
     sample: bool = Field(
         False,
@@ -44,6 +52,21 @@ NO_ROOTS = (
 
 NEITHER = "corpus_add needs a path (a file or folder to add) or sample=true (the bundled sample corpus), got neither"
 BOTH = "corpus_add takes a path or sample=true, not both: call it once for each"
+
+
+async def not_yet_shared(ctx: ToolContext, done: str) -> str | None:
+    """With replicas, send this change to the shared log now; say so when the store cannot take it yet.
+
+    The change is kept in this replica's outbox and sent when the store is back (nothing is lost, and
+    calling again is harmless), but the other replicas do not see it until then."""
+    try:
+        await ctx.services.corpus_sync.durable()
+    except StoreUnavailable as exc:
+        return (
+            f"{done} on this replica, but the other replicas do not see it yet ({exc.message}); "
+            "it is sent when the store is back, and calling again is harmless"
+        )
+    return None
 
 
 def add_scope(ctx: ToolContext) -> AddScope:
@@ -89,6 +112,8 @@ async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
         "seconds": round(report.seconds, 2),
         "embedding": await anyio.to_thread.run_sync(embedding.status),
     }
+    if unshared := await not_yet_shared(ctx, "the documents were added"):
+        answer["not_yet_shared"] = unshared
     if report.left:
         answer["left"] = {
             "count": len(report.left),
@@ -169,7 +194,7 @@ async def corpus_list(ctx: ToolContext, args: ListInput) -> dict[str, Any]:
 
 
 class RemoveInput(Strict):
-    path: str = Field(min_length=1, max_length=4096, description="A document path as corpus_list shows it")
+    path: HostPath = Field(description="A document path as corpus_list shows it")
 
 
 @define_tool(
@@ -184,7 +209,10 @@ class RemoveInput(Strict):
 )
 async def corpus_remove(ctx: ToolContext, args: RemoveInput) -> dict[str, Any]:
     removed = await anyio.to_thread.run_sync(ctx.services.corpus.remove, args.path)
-    return {"path": args.path, "passages_removed": removed}
+    answer: dict[str, Any] = {"path": args.path, "passages_removed": removed}
+    if removed and (unshared := await not_yet_shared(ctx, "the document was removed")):
+        answer["not_yet_shared"] = unshared
+    return answer
 
 
 class PassageInput(Strict):

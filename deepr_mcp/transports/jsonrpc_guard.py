@@ -129,9 +129,22 @@ def problem_of_text(text: str | bytes) -> Problem | None:
     """``problem_of`` for raw text: a parse error when it is not JSON (or not UTF-8)."""
     try:
         decoded = json.loads(text)
-    except (ValueError, RecursionError):  # also bad UTF-8, huge integer literals, deep nesting
-        return Problem(PARSE_ERROR, "the message is not valid JSON")
+    except RecursionError:
+        return Problem(
+            PARSE_ERROR, "the message nests arrays or objects too deeply to read (a few hundred levels at most)"
+        )
+    except ValueError as error:  # also bad UTF-8 and integer literals too long to convert
+        return Problem(PARSE_ERROR, f"the message is not valid JSON ({_why_not_json(error)})")
     return problem_of(decoded)
+
+
+def _why_not_json(error: ValueError) -> str:
+    """The decoder's own reason, position included, without echoing the caller's bytes back."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at line {error.lineno} column {error.colno}"
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 at byte {error.start}"
+    return "a number literal too long to read" if "digits" in str(error) else "unreadable"
 
 
 class _Guard:

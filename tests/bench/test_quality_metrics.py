@@ -307,3 +307,50 @@ def test_a_silence_gap_contradicts_a_cited_claim_that_states_it() -> None:
     assert qm.gaps_contradicting(report) == [
         "- The documents say nothing about noise level (asked: How loud are heat pumps?)"
     ]
+
+
+TEMPLATED = """# Research report: Can I fire a kiln with the lid propped open to dry the ware?
+
+## Answer
+
+You can, for the first hour at most. [1]
+
+## Findings
+
+### Which functions or settings are used to fire a kiln with the lid propped open?
+
+- The vent setting opens the lid a crack. [2]
+
+### Passages near “Can I fire a kiln with the lid propped open?” (none answers it)
+
+- The lid hinge wears out. [3]
+
+## Gaps
+
+What the documents do not answer:
+
+- What example shows how to fire a kiln with the lid open? (the nearest was manual.md, Lid (hinge) care)
+- The documents say nothing about dry ware (asked: Can I fire a kiln with the lid propped open to dry the ware?)
+
+## Sources
+
+[1] manual.md (passage p1)
+"""
+
+
+def test_parts_the_asker_did_not_ask_are_counted_whatever_section_names_them() -> None:
+    question = "Can I fire a kiln with the lid propped open to dry the ware?"
+    assert qm.unasked_parts(TEMPLATED, question) == [
+        "Which functions or settings are used to fire a kiln with the lid propped open?",
+        "What example shows how to fire a kiln with the lid open?",
+    ]
+    assert "Can I fire a kiln with the lid propped open?" in qm.report_parts(TEMPLATED)
+
+
+def test_pdf_artefacts_in_a_claim() -> None:
+    assert qm.pdf_artefacts("the search fa- cility finds it") == ["hyphen"]
+    assert qm.pdf_artefacts("7.10 How do I convert factors? . . . . . 30") == ["leaders"]
+    assert qm.pdf_artefacts("set R_ LIBS_USER first") == ["split"]
+    assert qm.pdf_artefacts("Chapter 2: R Basics 5 can invoke it") == ["header"]
+    assert qm.pdf_artefacts("A clean sentence about well-known pre-releases.") == []
+    assert qm.pdf_artefacts("It uses device- or library-specific code.") == []  # a suspended hyphen

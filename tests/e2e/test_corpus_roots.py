@@ -63,7 +63,7 @@ async def test_over_http_with_roots_nothing_outside_them_is_read(empty_data_dir:
             (root / "escape" / "secret.md", "outside the corpus roots"),  # a linked folder out of the root
             (docs / "link.md", "outside the corpus roots"),  # the link itself, named directly
             (Path("docs/a.md"), "absolute path"),
-            (f"{docs}/a\x00.md", "not a usable path"),
+            (f"{docs}/a\x00.md", "may not contain a NUL character"),
             (f"{docs}/{'x' * 300}.md", "not a usable path"),
         ]:
             assert expected in await _refusal(client, {"path": str(path)}), path

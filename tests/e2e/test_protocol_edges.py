@@ -34,7 +34,9 @@ MODERN_META = {
 
 # (raw body, expected code, words the message must contain)
 SHAPES: list[tuple[str, int, str]] = [
-    ("not json", -32700, "not valid JSON"),
+    ("not json", -32700, "not valid JSON (Expecting value at line 1 column 1)"),
+    ("[" * 5000 + "]" * 5000, -32700, "nests arrays or objects too deeply"),
+    ('{"jsonrpc": "2.0", "id": ' + "9" * 5000 + ', "method": "ping"}', -32700, "a number literal too long to read"),
     ('"just a string"', -32600, "a string, not a JSON object"),
     ("42", -32600, "an integer (42), not a JSON object"),
     ('[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600, "batches"),

@@ -58,17 +58,20 @@ async def test_restart_takes_the_vectors_from_the_cache(tmp_path: Path) -> None:
     async with Root(Settings(data_dir=tmp_path)) as root:
         await embedded(root)
         count = root.registry.vectors.version  # type: ignore[union-attr]
-    cached = ToolVectors(Refusing(), tmp_path / "tool-vectors")  # would fail if asked to embed anything
+        model = root.registry.vectors.embedder.name  # type: ignore[union-attr]
+    cached = ToolVectors(Refusing(model), tmp_path / "tool-vectors")  # would fail if asked to embed anything
     registry = ToolRegistry(list(root.registry), vectors=cached)
     assert cached.pending() == 0
     assert cached.version == count == len(registry)
 
 
 class Refusing:
-    """An embedder that must not be called: it names the same model as the default."""
+    """An embedder that must not be called: it names the model the server embedded the tools with."""
 
-    name = "all-MiniLM-L6-v2-int8@1.0.0"
     dimensions = 384
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
         raise AssertionError(f"asked to embed {len(texts)} texts")

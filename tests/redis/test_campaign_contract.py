@@ -17,6 +17,7 @@ from deepr_mcp.jobs.store import CampaignStore, OpenLimitReached, SqliteCampaign
 from deepr_mcp.redis.campaigns import RedisCampaignStore
 from deepr_mcp.redis.client import open_checked
 from tests.doubles import new_campaign
+from tests.redis.stores import store_under_contract
 
 
 @asynccontextmanager
@@ -44,15 +45,10 @@ async def replicas(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
 
 @pytest.fixture(params=["sqlite", "redis"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CampaignStore]:
-    if request.param == "sqlite":
-        sqlite = SqliteCampaignStore(tmp_path / "campaigns.db")
-        yield sqlite
-        sqlite.close()
-        return
-    url = request.getfixturevalue("redis_server").url
-    client = await open_checked(url, None, "deepr:")
-    yield RedisCampaignStore(client, url=url)
-    await client.aclose()
+    async with store_under_contract(
+        request, lambda: SqliteCampaignStore(tmp_path / "campaigns.db"), RedisCampaignStore
+    ) as opened:
+        yield opened
 
 
 def made(question: str = "What does the contract hold?", **fields: Any) -> Campaign:

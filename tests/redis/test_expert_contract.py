@@ -15,19 +15,15 @@ from deepr_mcp.experts.models import Expert, ExpertGap
 from deepr_mcp.experts.store import ExpertStore, SqliteExpertStore
 from deepr_mcp.redis.client import open_checked
 from deepr_mcp.redis.experts import RedisExpertStore
+from tests.redis.stores import store_under_contract
 
 
 @pytest.fixture(params=["sqlite", "redis"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ExpertStore]:
-    if request.param == "sqlite":
-        sqlite = SqliteExpertStore(tmp_path / "experts.db")
-        yield sqlite
-        sqlite.close()
-        return
-    url = request.getfixturevalue("redis_server").url
-    client = await open_checked(url, None, "deepr:")
-    yield RedisExpertStore(client, url=url)
-    await client.aclose()
+    async with store_under_contract(
+        request, lambda: SqliteExpertStore(tmp_path / "experts.db"), RedisExpertStore
+    ) as opened:
+        yield opened
 
 
 async def test_create_get_list_save_and_delete(store: ExpertStore) -> None:

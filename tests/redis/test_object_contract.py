@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import AsyncIterator
+from functools import partial
 
 import anyio
 import pytest
@@ -13,18 +14,16 @@ from deepr_mcp.objects import MemoryObjectStore
 from deepr_mcp.objects.store import ObjectStore
 from deepr_mcp.redis.client import open_checked
 from deepr_mcp.redis.objects import RedisObjectStore
+from tests.redis.stores import store_under_contract
 
 
 @pytest.fixture(params=["memory", "redis"])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[ObjectStore]:
-    ttl, limit, total = 600, 1000, 2500
-    if request.param == "memory":
-        yield MemoryObjectStore(ttl_s=ttl, max_bytes_per_owner=limit, max_total_bytes=total)
-        return
-    url = request.getfixturevalue("redis_server").url
-    client = await open_checked(url, None, "deepr:")
-    yield RedisObjectStore(client, url=url, ttl_s=ttl, max_bytes_per_owner=limit, max_total_bytes=total)
-    await client.aclose()
+    limits = {"ttl_s": 600, "max_bytes_per_owner": 1000, "max_total_bytes": 2500}
+    async with store_under_contract(
+        request, lambda: MemoryObjectStore(**limits), partial(RedisObjectStore, **limits)
+    ) as opened:
+        yield opened
 
 
 async def test_values_come_back_to_their_owner_only(store: ObjectStore) -> None:

@@ -20,6 +20,7 @@ import anyio
 import pytest
 import redis.asyncio as aioredis
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from deepr_mcp.redis.client import StoreUnavailable, connect
 from deepr_mcp.redis.counts import ClusterCounts, _summed
@@ -137,3 +138,32 @@ async def test_counts_survive_an_engine_restart_and_leave_with_a_clean_stop(redi
     finally:
         for client in clients:
             await client.aclose()
+
+
+async def test_one_principals_cap_counts_its_subscriptions_on_every_replica(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """``subscriptions.max_per_principal`` = 3 with two replicas: two subscriptions on replica 1 leave one
+    for the same principal on replica 2 (it used to be three more there: the cap was per replica). The
+    refusal says how many are held elsewhere; closing replica 1's session frees them everywhere."""
+    config = {**REPLICA, "subscriptions": {"max_per_principal": 3}}
+    env = {**config_env(config), "DEEPR_STORE_URL": redis_server.url}
+    dirs = [with_sample(tmp_path / f"replica{n}") for n in (1, 2)]
+    with replica_servers(dirs, env) as (_, urls):
+        async with Client(urls[1], mode="legacy") as b:
+            uris = []
+            for n in range(4):
+                started = await call(b, "campaign_start", {"question": f"{QUESTION} ({n})"})
+                uris.append((started["campaign_id"], started["resources"]["status"]))
+            async with Client(urls[0], mode="legacy") as a:
+                for _, uri in uris[:2]:
+                    await a.subscribe_resource(uri)
+                await counted(b, uris[1][0], 1)  # replica 2 has heard replica 1's heartbeat
+                await b.subscribe_resource(uris[2][1])  # the third: within the cap
+                with pytest.raises(MCPError) as refused:
+                    await b.subscribe_resource(uris[3][1])
+                said = str(refused.value)
+                assert "already holds 3 subscriptions" in said and "(2 of them on other replicas)" in said, said
+                assert "subscriptions.max_per_principal" in said
+            await counted(b, uris[1][0], 0)  # replica 1's session closed: its two are released everywhere
+            await b.subscribe_resource(uris[3][1])

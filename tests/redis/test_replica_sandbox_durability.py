@@ -88,8 +88,8 @@ async def sources(client: Client, query: str) -> set[str]:
 async def test_with_redis_stopped_a_write_is_refused_clearly_or_kept_until_it_is_back(tmp_path: Path) -> None:
     """Written but not shared, with the engine's process stopped: a ``sandbox_write`` (which reads the
     campaign's record first) is refused saying nothing was written, and writes nothing; a ``corpus_add``
-    (which needs no record) is kept in the replica's outbox and reaches the other replica once the
-    engine is back. Nothing is acknowledged and then lost."""
+    (which needs no record) is kept in the replica's outbox, answered saying the other replicas do not
+    see it yet, and reaches the other replica once the engine is back. Nothing is acknowledged and then lost."""
     (tmp_path / "redis").mkdir()
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -111,11 +111,15 @@ async def test_with_redis_stopped_a_write_is_refused_clearly_or_kept_until_it_is
                 assert "Traceback" not in said
                 added = await call(writer, "corpus_add", {"path": str(docs)})
                 assert added["added"] == 1, added  # kept here and in the outbox until the engine is back
+                assert "the other replicas do not see it yet" in added["not_yet_shared"], added
+                assert "is unreachable" in added["not_yet_shared"], added
                 engine.start()
 
                 with anyio.fail_after(60):  # the outbox drains with the follower's backoff: wait for the document
                     while "whales.md" not in await sources(reader, "blue whale krill"):  # noqa: ASYNC110 - no event crosses replicas
                         await anyio.sleep(0.1)
+                again = await call(writer, "corpus_add", {"path": str(docs)})
+                assert again["unchanged"] == 1 and "not_yet_shared" not in again, again  # shared now
                 for client in (writer, reader):  # the refused write left nothing behind anywhere
                     gone = await client.call_tool("sandbox_read", {"campaign_id": cid, "path": "notes/outage.md"})
                     assert gone.is_error, text_of(gone)

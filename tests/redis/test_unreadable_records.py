@@ -27,20 +27,16 @@ from deepr_mcp.redis.client import open_checked
 from tests.campaigns import QUESTION, follow
 from tests.clients import call
 from tests.doubles import new_campaign
+from tests.redis.stores import store_under_contract
 from tests.servers import launch, stop_popen
 
 
 @pytest.fixture(params=["sqlite", "redis"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CampaignStore]:
-    if request.param == "sqlite":
-        sqlite = SqliteCampaignStore(tmp_path / "campaigns.db")
-        yield sqlite
-        sqlite.close()
-        return
-    url = request.getfixturevalue("redis_server").url
-    client = await open_checked(url, None, "deepr:")
-    yield RedisCampaignStore(client, url=url)
-    await client.aclose()
+    async with store_under_contract(
+        request, lambda: SqliteCampaignStore(tmp_path / "campaigns.db"), RedisCampaignStore
+    ) as opened:
+        yield opened
 
 
 def spoil(where: Path | str, campaign_id: str) -> None:

@@ -16,21 +16,11 @@ from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.retrieval.hybrid import HybridSearch
-from deepr_mcp.research.synthesis.meaning import MIN_PASSAGES, MeaningJudge
+from deepr_mcp.research.synthesis.meaning import MIN_PASSAGES, MeaningJudge, weighty
+from deepr_mcp.research.synthesis.report import NOT_ANSWERED
 from tests.heat_pumps import HEAT_PUMPS
+from tests.research.kiln import WARES
 
-WARES = [
-    "tall vases",
-    "wide bowls",
-    "flat tiles",
-    "small cups",
-    "heavy planters",
-    "glazed mugs",
-    "thin plates",
-    "lidded jars",
-    "bisque beads",
-    "stoneware teapots",
-]
 COLOURS = ["celadon", "tenmoku", "shino", "ash", "copper red", "cobalt blue", "matte white", "iron saturate"]
 PARTS = ["thermocouple", "relay", "element", "lid hinge", "door seal", "vent fan", "peephole plug", "shelf post"]
 FAULTS = ["has burnt out", "reads too low", "sticks open", "rattles", "leaks heat", "cracked"]
@@ -94,3 +84,44 @@ def test_the_judge_abstains_on_a_corpus_too_small_to_stand_anything_out(tmp_path
     judge = MeaningJudge(corpus, shared_embedder("minilm"))
     ids = [p.id for p in corpus.search_passages("heat pump", 5)]
     assert judge.answers("What is the noise level of heat pumps?", "What is the noise level?", ids) is None
+
+
+MORE_NOTES = "\n\n".join(f"## Note {n}\n\n{TEMPLATES[n % 10](n)}" for n in range(101, 301))
+"""Two hundred more notes: in a corpus of a hundred passages the largest standing is about three deviations
+(sqrt(2 ln n)), so only a corpus a few times that size lets the passage that answers stand out clearly."""
+
+
+async def one_part_report(tmp_path: Path, question: str) -> tuple[str, str]:
+    corpus = embedded_corpus(tmp_path, f"{DOC}\n\n{MORE_NOTES}")
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    state = await Engine(corpus, LocalProvider(), search=search).run(new_state(question))
+    (part,) = state.sub_questions
+    return part.status, state.report or ""
+
+
+async def test_a_one_part_question_the_documents_do_not_answer_is_a_gap(tmp_path: Path) -> None:
+    # the rename section shares "firing program" and "prints" with the question and is found by its
+    # words, but no passage stands out by meaning: the report says so instead of answering with it
+    status, report = await one_part_report(tmp_path, "How do I print a firing program on paper?")
+    assert status in ("weak", "unanswered")
+    answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert answer.strip().startswith(f"_{NOT_ANSWERED}_")
+    gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
+    assert "How do I print a firing program on paper?" in gaps and "none answers it" in gaps
+    assert "### How do I print a firing program on paper?" not in report  # not answered under its own heading
+
+
+async def test_a_one_part_question_the_documents_answer_has_no_gap(tmp_path: Path) -> None:
+    status, report = await one_part_report(tmp_path, "How do I rename many firing programs at once with a pattern?")
+    assert status == "answered"
+    answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert "kilnctl mv" in answer and NOT_ANSWERED not in report and "## Gaps" not in report
+
+
+def test_a_gaps_line_names_the_words_that_carry_the_question_not_an_idiom() -> None:
+    # "hood" moves the question's meaning less than its average word: an idiom, not what is asked about
+    embedder = shared_embedder("minilm")
+    question = "What does the kiln controller do under the hood when it fires a glaze?"
+    assert weighty(embedder, question, ["hood", "glaze"]) == ["glaze"]
+    assert weighty(embedder, "What is the noise level of heat pumps?", ["noise level"]) == ["noise level"]
+    assert weighty(embedder, "How efficient are gas boilers in cold climates?", ["gas boilers"]) == ["gas boilers"]

@@ -19,29 +19,8 @@ from deepr_mcp.research.providers.anthropic_messages import AnthropicProvider
 from deepr_mcp.research.providers.openai_compat import OpenAIProvider
 from deepr_mcp.research.shares import FINDINGS_PER_PART
 from tests.fake_llm import fake_llm
+from tests.research.kiln import WARES
 
-WARES = [
-    "tall vases",
-    "wide bowls",
-    "flat tiles",
-    "small cups",
-    "heavy planters",
-    "glazed mugs",
-    "thin plates",
-    "lidded jars",
-    "bisque beads",
-    "stoneware teapots",
-    "porcelain spoons",
-    "clay whistles",
-    "test cones",
-    "raku bowls",
-    "saggars",
-    "garden pavers",
-    "tea bowls",
-    "sculpture heads",
-    "pie dishes",
-    "bud vases",
-]
 KILN = "# Loading the kiln\n\n" + "\n\n".join(
     f"## Shelf {n}\n\nWhen loading the kiln, kiln shelf {n} holds the {ware}, set on stilts {n} cm apart."
     for n, ware in enumerate(WARES, start=1)

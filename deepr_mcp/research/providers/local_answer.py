@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from deepr_mcp.research.providers.base import AnswerRequest
+from deepr_mcp.research.providers.base import AnswerRequest, StatedFinding
 from deepr_mcp.research.reading.analysis import QuestionAnalysis
 from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT
 from deepr_mcp.research.reading.terms import GENERIC, terms
@@ -19,6 +19,7 @@ from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.claims import contrasts, opening
 from deepr_mcp.research.synthesis.relevance import HARM as _HARM
 from deepr_mcp.research.synthesis.relevance import PROTECT_CUE
+from deepr_mcp.research.synthesis.shape import is_sentence, without_fields
 from deepr_mcp.text.tokenizer import tokenize
 
 ANSWER_SENTENCES = 3
@@ -155,6 +156,15 @@ def _plain(line: str) -> str:
     return citations.CITE.sub("", line).strip()
 
 
+def spoken(finding: StatedFinding) -> str:
+    """A finding as the answer may state it: without a leading field list, whose labels and values say
+    nothing on their own ("" when the finding is nothing but fields)."""
+    rest = without_fields(finding.claim)
+    if rest == finding.claim.strip():
+        return finding.cited
+    return f"{rest} " + "".join(f"[{n}]" for n in finding.citations) if rest else ""
+
+
 def answer_text(request: AnswerRequest) -> str:
     """The direct answer: the best finding of each sub-question in plan order, warnings first if asked.
 
@@ -164,15 +174,18 @@ def answer_text(request: AnswerRequest) -> str:
     analysis = request.analysis
     focus = analysis.type + (", safety" if analysis.safety else "")
     key = terms(" ".join(request.key_terms)) or terms(request.question)
-    groups = [[f.cited for f in findings] for _, findings in request.groups]
-    codes = {f.cited: f.code for _, findings in request.groups for f in findings}
+    # a finding opening with a field list ("Default: true Type: Boolean If set ...") is stated from its sentence
+    stated = {f.cited: spoken(f) for _, findings in request.groups for f in findings}
+    groups = [[stated[f.cited] for f in findings if stated[f.cited]] for _, findings in request.groups]
+    codes = {stated[f.cited]: f.code for _, findings in request.groups for f in findings}
     asked = [terms(text) for text, _ in request.groups]
     findings = [f for group in groups for f in group]
     if not findings:
-        return "The corpus holds no evidence that answers this question."
+        whole = [f.cited for _, found in request.groups for f in found]
+        return whole[0] if whole else "The corpus holds no evidence that answers this question."
     about = subjects(analysis)
     spelled = code_names(request.question)
-    near = {f.cited: f.closeness for _, found in request.groups for f in found if f.closeness is not None}
+    near = {stated[f.cited]: f.closeness for _, found in request.groups for f in found if f.closeness is not None}
     # each part opens with the finding the findings step ranked first and, when the embedder measured them,
     # the one closest in meaning to the question (a concept's answer is its defining line: see ``leads``)
     firsts = [group[0] for group in groups if group]
@@ -187,6 +200,8 @@ def answer_text(request: AnswerRequest) -> str:
         claim, said = terms(text), word_set(text)
         if (about and not any(names(side, said) for side in about)) or not says_something(text):
             return 0.0  # about something else, or no statement at all: it stays under its sub-question
+        if not is_sentence(text):
+            return 0.0  # a heading, a list item's fragment or a row of names: no sentence that answers
         if about_another_api(text, about) and analysis.type != "how_to":
             return 0.0  # documents another API than the one asked about (a how-to names none: any may do it)
         if _DOES_IT.match(text):
@@ -218,8 +233,8 @@ def answer_text(request: AnswerRequest) -> str:
         reverse=True,
     )
     eligible = [r for r in ranked if r[0] >= ANSWER_MIN_SHARE] or [r for r in ranked[:1] if r[0] > 0]
-    if not eligible:
-        return " ".join(findings[:1])
+    if not eligible:  # nothing answers well: the first finding written as a sentence, the reader's best guess
+        return next((line for line in findings if is_sentence(_plain(line))), findings[0])
     chosen: list[str] = []
     used_groups: set[int] = set()
     words = 0

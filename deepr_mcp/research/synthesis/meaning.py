@@ -11,6 +11,7 @@ so no threshold is tuned to one corpus's cosines.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -71,3 +72,26 @@ def by_meaning(search: Any, part: str, question: str, passage_ids: Sequence[str]
     if search is None or not hasattr(search.corpus, "cosine_spread"):
         return None
     return MeaningJudge(search.corpus, search.embedder).answers(part, question, passage_ids)
+
+
+def weighty(embedder: Embedder, part: str, phrases: Sequence[str]) -> list[str]:
+    """The phrases of ``part`` that carry its meaning: those holding a word whose removal moves the part's
+    embedding more than the removal of its average word does. A Gaps line names what the documents say
+    nothing about; an idiom's words ("under the hood") move a question's meaning less than its average
+    word, and are not what it asks about. No threshold: the part's own words are the yardstick."""
+    words = re.findall(r"[\w'.-]+", part)
+    if len(words) < 2 or not phrases or embedder.dimensions <= 0:
+        return list(phrases)
+    variants = [" ".join(words[:i] + words[i + 1 :]) for i in range(len(words))]
+    whole, *without = embedder.embed([part, *variants], query=True)
+    moved = [1.0 - float(vector @ whole) for vector in without]
+    mean = sum(moved) / len(moved)
+    heavy = {word.lower() for word, shift in zip(words, moved, strict=True) if shift > mean}
+    return [p for p in phrases if heavy & {w.lower() for w in re.findall(r"[\w'.-]+", p)}]
+
+
+def named_missing(search: Any, part: str, phrases: Sequence[str]) -> list[str]:
+    """``weighty`` with retrieval's embedder; every phrase when research runs without one."""
+    if search is None or not phrases:
+        return list(phrases)
+    return weighty(search.embedder, part, phrases)

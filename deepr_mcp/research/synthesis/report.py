@@ -14,6 +14,7 @@ from deepr_mcp.research.models import Belief, Finding, Gap, ResearchState, SubQu
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.claims import adds_nothing, same_claim, units
+from deepr_mcp.research.synthesis.shape import fields_last, without_fields
 
 
 def new_sentences(claim: str, said: list[str]) -> str:
@@ -71,10 +72,28 @@ def gap_reason(sq: SubQuestion) -> str:
     if sq.missing:
         return "the documents say nothing about " + " or ".join(sq.missing)
     if sq.status == "weak":
-        return "the passages found only touch on it"
+        return "the passages found share its words but none answers it"
     if sq.nearest:
         return f"no passage in the documents answers it; the nearest was {sq.nearest}"
     return "no passage in the documents answers it"
+
+
+NOT_ANSWERED = "The documents do not answer this question (see Gaps). The passages nearest to it say:"
+"""Opens the Answer when no part is answered: what follows is what the documents say nearby, not an answer."""
+
+
+def unanswered(state: ResearchState) -> bool:
+    """Whether every researched part of the question is a gap (so nothing cited answers it)."""
+    parts = [sq for sq in state.sub_questions if sq.status != "pending"]
+    return bool(parts) and all(sq.status in ("weak", "unanswered") for sq in parts)
+
+
+def near_heading(state: ResearchState, sq: SubQuestion) -> str:
+    """The heading of findings kept for a part they do not answer: it says so, so that the part is not
+    both answered under its own heading and named under Gaps."""
+    if len(state.sub_questions) == 1:
+        return "Passages near the question (none answers it)"
+    return f"Passages near “{sq.text}” (none answers it)"
 
 
 def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
@@ -134,7 +153,10 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
             if partial_note
             else "The corpus holds no evidence that answers this question."
         )
-    out += ["## Answer", "", answer, ""]
+    if has_answer and unanswered(state):
+        out += ["## Answer", "", f"_{NOT_ANSWERED}_", "", answer, ""]
+    else:
+        out += ["## Answer", "", answer, ""]
     silent = list(dict.fromkeys(m for g in state.gaps for m in g.missing))
     if silent and has_answer:
         out += [f"_The documents say nothing about {'; '.join(silent)} (see Gaps)._", ""]
@@ -148,10 +170,12 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
     for sq in state.sub_questions:
         # a sub-question is shown when it adds findings or was never researched; covered and
         # unanswered ones are named in the plan and under Gaps, not as empty sections
-        shown = [(f, new_sentences(f.claim, stated)) for f in sq.findings]
-        rest = [(f, text) for f, text in shown if text and not any(adds_nothing(f.claim, s) for s in stated)]
+        # a reference entry reads as its sentence, its fields after it ("... (Default: true; Type: Boolean)")
+        shown = [(f, new_sentences(without_fields(f.claim) or f.claim, stated)) for f in sq.findings]
+        rest = [(f, fields_last(f.claim) if text == without_fields(f.claim) else text) for f, text in shown]
+        rest = [(f, text) for f, text in rest if text and not any(adds_nothing(f.claim, s) for s in stated)]
         if rest:
-            out += [f"### {sq.text}", ""]
+            out += [f"### {near_heading(state, sq) if sq.status in ('weak', 'unanswered') else sq.text}", ""]
             for finding, text in rest:
                 out.append(f"- {text} {cite(state, finding)}")
                 if finding.code:

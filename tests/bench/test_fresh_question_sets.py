@@ -1,0 +1,97 @@
+"""The fresh question sets (issue 29 item 7): well formed, new, answerable from the corpus, and run
+only by an explicit ``--fresh``. Nothing here runs the engine or retrieval: the gold is checked
+against the bench's cached passages, read-only, as ``research_quality --check-gold`` does.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bench import quality_metrics as qm
+from bench import research_quality as rq
+from bench.quality_corpora import CORPORA, CorpusSpec
+
+SIZES = {"python3-doc": 8, "npm-docs": 6, "zsh-doc": 6, "pdf-manuals": 6}
+"""How many fresh questions each corpus got (the brief of the session that wrote them)."""
+
+
+def raw_questions(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["questions"]
+
+
+def earlier_questions(spec: CorpusSpec) -> list[dict]:
+    return raw_questions(spec.questions) + raw_questions(spec.heldout)
+
+
+def test_every_corpus_has_a_fresh_set_of_the_planned_size_and_kinds() -> None:
+    assert set(SIZES) == set(CORPORA)
+    for name, spec in CORPORA.items():
+        assert spec.fresh not in (spec.questions, spec.heldout) and spec.fresh.is_file(), name
+        data = json.loads(spec.fresh.read_text())
+        assert "untouched" in data["note"] and "2026-11-26" in data["note"], name
+        questions = rq.load_questions(spec.fresh)  # the bench's own loader accepts it
+        assert len(questions) == SIZES[name], name
+        kinds = {q.type for q in questions}
+        assert kinds <= {q["type"] for q in earlier_questions(spec)}, (name, kinds)  # the types the sets use
+        assert len(kinds) >= 4 and "safety" in kinds and "how-to" in kinds, (name, kinds)
+
+
+def test_fresh_questions_are_well_formed() -> None:
+    for spec in CORPORA.values():
+        for q in raw_questions(spec.fresh):
+            assert q["pages"] and q["question"].strip(), q["id"]
+            assert 2 <= len(q["gold"]) <= 4, q["id"]
+            for phrase in q["gold"] + q.get("warning", []):
+                assert 4 <= len(phrase.split()) <= 12, (q["id"], phrase)
+                assert qm.normalise(phrase) not in qm.normalise(q["question"]), (q["id"], phrase)  # no free hits
+            assert bool(q.get("warning")) == (q["type"] == "safety"), q["id"]
+            assert bool(q.get("uncovered")) == (q["type"] == "two-part"), q["id"]
+
+
+def test_fresh_questions_are_new() -> None:
+    ids: set[str] = set()
+    for spec in CORPORA.values():
+        for q in earlier_questions(spec) + raw_questions(spec.fresh):
+            assert q["id"] not in ids, q["id"]
+            ids.add(q["id"])
+        asked = {qm.normalise(q["question"]) for q in earlier_questions(spec)}
+        assert not asked & {qm.normalise(q["question"]) for q in raw_questions(spec.fresh)}, spec.name
+
+
+def cached_passages(spec: CorpusSpec) -> str:
+    """The corpus's cached passages (heading path and text), normalised and joined; skips when the bench
+    has not ingested this corpus with this ingest code on this machine. Opened read-only."""
+    db = rq.cache_folder(spec) / "corpus.db"
+    if not db.is_file():
+        pytest.skip(f"{spec.name} is not ingested here ({db}): python -m bench.research_quality --check-gold builds it")
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT location, text FROM passages ORDER BY rowid").fetchall()
+    return "|".join(qm.normalise(f"{location}\n{text}") for location, text in rows)
+
+
+@pytest.mark.parametrize("name", list(SIZES))
+def test_fresh_gold_is_in_the_corpus_and_questions_are_in_a_users_words(name: str) -> None:
+    spec = CORPORA[name]
+    passages = cached_passages(spec)
+    questions = rq.load_questions(spec.fresh)
+    missing = [(q.id, p) for q in questions for p in q.gold + q.warning if qm.normalise(p) not in passages]
+    assert missing == []
+    copied = {q.id: qm.longest_shared_run(q.question, passages) for q in questions}
+    assert {i: run for i, run in copied.items() if len(run) > rq.QUESTION_OVERLAP} == {}
+
+
+def test_fresh_is_an_explicit_choice_and_excludes_heldout(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = CORPORA["zsh-doc"]
+    assert rq.question_file(spec, rq.parse_args([])) == spec.questions
+    assert rq.question_file(spec, rq.parse_args(["--heldout"])) == spec.heldout
+    assert rq.question_file(spec, rq.parse_args(["--fresh"])) == spec.fresh
+    other = Path("elsewhere.json")
+    assert rq.question_file(spec, rq.parse_args(["--corpus", "zsh-doc", "--questions", str(other)])) == other
+    assert rq.set_kind(rq.parse_args(["--fresh"])) == "fresh"
+    with pytest.raises(SystemExit):
+        rq.parse_args(["--fresh", "--heldout"])
+    assert "not allowed with argument" in capsys.readouterr().err
