@@ -417,6 +417,39 @@ def unasked_parts(report: str, question: str) -> list[str]:
     return [p for p in dict.fromkeys(report_parts(report)) if tokens(p) - asked - ASKING_WORDS]
 
 
+def gap_lines(report: str) -> list[str]:
+    """The lines of a report's Gaps section (bullets or sentences), normalised, citations dropped."""
+    lines: list[str] = []
+    in_gaps = in_fence = False
+    for line in report.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        heading = None if in_fence else _HEADING.match(line)
+        if heading:
+            in_gaps = bool(_GAPS_HEADING.match(heading.group(1)))
+            continue
+        if in_gaps and not in_fence and line.strip():
+            bullet = _BULLET.match(line)
+            lines.append(normalise(strip_citations(bullet.group(1) if bullet else line)).strip())
+    return [line for line in lines if line]
+
+
+def uncovered_named(report: str, uncovered: str) -> bool:
+    """Whether a Gaps line names the part of the question the documents do not cover: it holds a content
+    word of that part (four letters or more, compared on their first five letters so "timers" names
+    "timer"). Lenient on wording, and a gap about the other half of the question does not count."""
+    own = {w[:5] for w in tokens(uncovered) if len(w) >= 4} - {w[:5] for w in PLAIN_WORDS}
+    return any(any(word[:5] in own for word in line.split() if len(word) >= 4) for line in gap_lines(report))
+
+
+PLAIN_WORDS = frozenset(
+    "about also could every from have into just like make need some than that their then "
+    "there they this want what when where which with would your".split()
+)
+"""Words of four letters or more that any part may be put in: they name nothing."""
+
+
 # -- PDF artefacts in claims -------------------------------------------------------------------
 
 _HYPHEN_SPLIT = re.compile(r"\b[a-z]{2,}(?:-|\ufffe)\s+(?!(?:and|or|nor|to)\b)[a-z]{2,}\b")

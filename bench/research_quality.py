@@ -37,7 +37,9 @@ of their warning phrases), gaps contradicting the answer (lines of the Gaps sect
 sub-question, i.e. a heading of three words or more, whose section the report answers with at least
 one cited claim; ``quality_metrics.gaps_contradicting``), unasked parts (sub-questions, as findings
 headings or Gaps lines, holding a word the question does not beyond the words any question is put in:
-template parts the asker never asked; ``quality_metrics.unasked_parts``), PDF artefacts in claims (claims
+template parts the asker never asked; ``quality_metrics.unasked_parts``), uncovered parts named (of the
+two-part questions' ``uncovered`` halves, those a Gaps line names; ``quality_metrics.uncovered_named``),
+PDF artefacts in claims (claims
 showing a kept line-end hyphen, dot leaders, a cut identifier or URL, typographic quotes in code or a
 glued running header; ``quality_metrics.pdf_artefacts``, of all claims), duplicate-claim and furniture
 rates (issue 17), seconds per question (mean, p95) and errors. Then a summary line per corpus and the mean of
@@ -443,6 +445,8 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
         "has_warning": bool(q.warning),
         "gaps_contradicting": qm.gaps_contradicting(output),
         "unasked_parts": qm.unasked_parts(output, q.question),
+        "uncovered": len(q.uncovered),
+        "uncovered_named": sum(qm.uncovered_named(output, part) for part in q.uncovered),
         "pdf_artefact_claims": [c["text"] for c in claims if qm.pdf_artefacts(c["text"])],
         "claims": len(claims),
         "duplicate_claims": [c["text"] for c, d in zip(claims, dups, strict=True) if d],
@@ -468,6 +472,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "safety_n": len(safety),
         "gaps_contradicting": sum(len(r["gaps_contradicting"]) for r in rows),
         "unasked_parts": sum(len(r.get("unasked_parts", [])) for r in rows),
+        "uncovered_n": sum(r.get("uncovered", 0) for r in rows),
+        "uncovered_named": sum(r.get("uncovered_named", 0) for r in rows),
         "pdf_artefacts": sum(len(r.get("pdf_artefact_claims", [])) for r in rows),
         "duplicate": duplicates / claims if claims else 0.0,
         "furniture": furniture / claims if claims else 0.0,
@@ -491,14 +497,14 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
     """One corpus: a row per mode (``n/a`` where the product lacks the mode), a column per metric."""
     base = summaries.get(BASELINE)
     out = [
-        "| mode | hit | recall | vs top-5 | unsafe | gaps contradicting | unasked parts | PDF artefacts in claims "
-        "| duplicate | furniture | s/question mean | p95 | errors |",
-        "|---|" + "---:|" * 12,
+        "| mode | hit | recall | vs top-5 | unsafe | gaps contradicting | unasked parts | uncovered parts named "
+        "| PDF artefacts in claims | duplicate | furniture | s/question mean | p95 | errors |",
+        "|---|" + "---:|" * 13,
     ]
     for mode in MODES:
         s = summaries.get(mode)
         if s is None:
-            out.append(f"| {mode} |" + f" {NA} |" * 12)
+            out.append(f"| {mode} |" + f" {NA} |" * 13)
             continue
         ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] else NA
         unsafe = f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})" if s["safety_n"] else NA
@@ -509,6 +515,7 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
             unsafe,
             f"{s['gaps_contradicting']:.0f}",
             f"{s.get('unasked_parts', 0):.0f}",
+            f"{s.get('uncovered_named', 0):.0f} of {s.get('uncovered_n', 0):.0f}" if s.get("uncovered_n") else NA,
             f"{s.get('pdf_artefacts', 0):.0f} of {s['claims_n']:.0f}",
             f"{s['duplicate']:.2f}",
             f"{s['furniture']:.2f}",

@@ -354,3 +354,13 @@ def test_pdf_artefacts_in_a_claim() -> None:
     assert qm.pdf_artefacts("Chapter 2: R Basics 5 can invoke it") == ["header"]
     assert qm.pdf_artefacts("A clean sentence about well-known pre-releases.") == []
     assert qm.pdf_artefacts("It uses device- or library-specific code.") == []  # a suspended hyphen
+
+
+def test_an_uncovered_half_is_named_only_by_a_gap_about_that_half() -> None:
+    uncovered = "firing on a timer every night"
+    named = "## Answer\n\nDip it. [1]\n\n## Gaps\n\n- The documents say nothing about timers or nights.\n"
+    other_half = "## Answer\n\nFire it. [1]\n\n## Gaps\n\n- Nothing on how to glaze a bowl.\n"
+    none = "## Answer\n\nDip it. [1]\n\n## Findings\n\n- The kiln fires at night. [1]\n"
+    assert qm.uncovered_named(named, uncovered)
+    assert not qm.uncovered_named(other_half, uncovered)
+    assert not qm.uncovered_named(none, uncovered)  # a finding is not a gap
