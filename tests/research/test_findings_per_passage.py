@@ -25,3 +25,20 @@ def test_the_exception_after_the_rule_is_reported() -> None:
     assert found[0] == "- The kiln lid locks while the kiln is hot. [1]"
     assert "- The kiln lid does not lock while the vent plug is out. [1]" in found
     assert not any("Shelves are loaded" in line or "nine hours" in line for line in found)  # not every sentence
+
+
+def test_an_answer_in_the_sixth_passage_is_still_reported() -> None:
+    """Retrieval's order counts with the discount of DCG (1 / log2(1 + position)): the sixth passage keeps
+    more than a sixth of the first's credit, and its answer is not cut as filler below the first."""
+    fillers = [
+        "Posts hold each shelf a hand's width above the one below it.",
+        "Cones bend when the firing reaches its heat.",
+        "The lid has a peephole for watching the cones.",
+        "Elements are coiled wire set in grooves of the walls.",
+    ]
+    passages = [(1, "kiln.md, Kiln > Shelves", "Glaze on kiln shelves is ground off with a stone.")]
+    passages += [(i + 2, f"kiln.md, Kiln > Part {i}", text) for i, text in enumerate(fillers)]
+    passages.append((6, "kiln.md, Kiln > Wash", "A thin coat of kiln wash stops drips sticking."))
+    found = local_findings("How do I stop glaze drips fusing pots to kiln shelves?", passages).splitlines()
+    assert "- A thin coat of kiln wash stops drips sticking. [6]" in found
+    assert not any("peephole" in line or "coiled wire" in line for line in found)

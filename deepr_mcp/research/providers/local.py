@@ -101,13 +101,17 @@ def rarity(request: FindingsRequest, wanted: set[str], held: list[set[str]]) -> 
 def score_unit(
     unit: Unit, rank: int, passage_cover: float, want: dict[str, set[str]], focus: str, idf: dict[str, float]
 ) -> float:
-    """How well one sentence (and its code) answers: its own term coverage, its passage's, its rank."""
+    """How well one sentence (and its code) answers: its own term coverage, its passage's, its rank.
+
+    The rank counts as in discounted cumulative gain, 1 / log2(1 + position): the passages came in an
+    order fused from words and meaning whose first places score alike, and 1 / position gave the sixth
+    passage a sixth of the first's credit, so its answer fell under the part's relative floor."""
     have = terms(f"{unit.text} {unit.code or ''}")
     score = (
         0.3 * _share(want["sub"], have, idf)
         + 0.2 * _share(want["key"], have, idf)
         + 0.3 * passage_cover
-        + 0.15 / (1 + rank)
+        + 0.15 / math.log2(2 + rank)  # the position discount of DCG: retrieval's order, not its first place alone
         + 0.05 * bool(want["related"] & have)
     )
     text = unit.text
