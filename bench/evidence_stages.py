@@ -1,0 +1,168 @@
+"""Where each gold phrase is lost on its way from the corpus to the report, stage by stage.
+
+Run: ``.venv/bin/python -m bench.evidence_stages [--corpus NAME|all] [--only ID] [--json PATH]``
+on the tuned questions of the bench corpora (``bench.research_quality`` caches them), hybrid
+retrieval, the local provider. For each gold phrase, the last stage that still holds it:
+
+- ``pool``: a passage holding it is in some sub-question's re-scored candidate pool;
+- ``top``: ... among the passages retrieval hands to synthesis (top-k per sub-question);
+- ``shown``: ... among those the relevance floor lets the provider read;
+- ``ranked``: ... a sentence (unit) the local provider ranks holds it, before its cap and floor;
+- ``drafted``: ... the provider's findings text holds it;
+- ``kept``: ... a finding kept after verification and the part's checks holds it;
+- ``report``: the final report holds it (what ``research_quality`` counts as recall).
+
+A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
+another part) is counted where it is found. The tuned sets only: never the held-out or fresh ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import quality_metrics as qm
+from bench.quality_corpora import CORPORA
+from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
+from bench.retrieval_recall import gold_passages
+
+STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
+
+
+def trace(corpus: Any, question: str) -> dict[str, Any]:
+    """Run the engine (hybrid, local provider) recording what each stage holds."""
+    import anyio
+
+    from deepr_mcp.embedding import shared_embedder
+    from deepr_mcp.research.engine import Engine, new_state
+    from deepr_mcp.research.providers.base import FindingsRequest
+    from deepr_mcp.research.providers.local import LocalProvider, best_units
+    from deepr_mcp.research.retrieval.hybrid import HybridSearch
+
+    seen: dict[str, Any] = {"pool": set(), "top": set(), "shown": set(), "ranked": [], "drafted": [], "kept": []}
+
+    class Recording(LocalProvider):
+        def research_now(self, request: Any) -> Any:
+            completion = super().research_now(request)
+            if isinstance(request, FindingsRequest):
+                seen["shown"] |= {p.id for p in request.passages}
+                seen["ranked"] += [f"{u.text} {u.code or ''}" for u, _, _ in best_units(request)]
+                seen["drafted"].append(completion.text)
+            return completion
+
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    engine = Engine(corpus, Recording(), search=search, retrieval="hybrid")
+    retriever = engine.retriever
+    retrieve, score, gather = retriever.retrieve, retriever._score, engine._gather
+    pools: list[Any] = []
+
+    def recording_score(pool: Any, *args: Any, **kwargs: Any) -> None:
+        pools.append(pool)
+        score(pool, *args, **kwargs)
+
+    def recording_retrieve(sub_question: str, analysis: Any, k: int, also: Any = ()) -> Any:
+        pools.clear()
+        evidence = retrieve(sub_question, analysis, k, also)
+        seen["pool"] |= set(pools[-1]) if pools else set()
+        seen["top"] |= {p.id for p in evidence.passages}
+        return evidence
+
+    async def recording_gather(state: Any, sq: Any) -> None:
+        await gather(state, sq)
+        seen["kept"] += [f"{f.claim} {f.code or ''}" for f in sq.findings]
+
+    retriever.retrieve = recording_retrieve  # type: ignore[method-assign]
+    retriever._score = recording_score  # type: ignore[method-assign]
+    engine._gather = recording_gather  # type: ignore[method-assign]
+    t0 = time.perf_counter()
+    state = anyio.run(engine.run, new_state(question))
+    report = state.report or ""
+    findings = [f for sq in state.sub_questions for f in sq.findings]
+    return {
+        **seen,
+        "report": report,
+        "seconds": time.perf_counter() - t0,
+        "claims": len(findings),
+        "words": len(report.split()),
+    }
+
+
+def stages_of(run: dict[str, Any], gold: dict[str, set[str]], phrases: list[str]) -> list[dict[str, bool]]:
+    texts = {k: qm.normalise("\n".join(run[k])) for k in ("ranked", "drafted", "kept")}
+    out = []
+    for phrase, reported in zip(phrases, qm.gold_found(run["report"], phrases), strict=True):
+        ids, norm = gold.get(phrase, set()), qm.normalise(phrase)
+        held = {
+            "pool": bool(ids & run["pool"]),
+            "top": bool(ids & run["top"]),
+            "shown": bool(ids & run["shown"]),
+            **{k: norm in texts[k] for k in texts},
+            "report": reported,
+        }
+        for i in range(len(STAGES) - 2, -1, -1):  # found later, so it passed every earlier stage
+            held[STAGES[i]] = held[STAGES[i]] or held[STAGES[i + 1]]
+        out.append(held)
+    return out
+
+
+def run_corpus(name: str, only: list[str]) -> dict[str, Any]:
+    spec = CORPORA[name]
+    questions = [q for q in load_questions(spec.questions) if not only or q.id in only]
+    corpus = open_corpus(ready_corpus(find_corpus(spec), reindex=False, spec=spec))
+    gold = gold_passages(corpus, questions)
+    rows = []
+    try:
+        for q in questions:
+            run = trace(corpus, q.question)
+            held = stages_of(run, gold, q.gold)
+            shares = {s: sum(h[s] for h in held) / len(held) for s in STAGES}
+            lost = [
+                f"{next((s for s in STAGES if not h[s]), 'report')}:{p[:36]!r}"
+                for p, h in zip(q.gold, held, strict=True)
+                if not h["report"]
+            ]
+            rows.append({"id": q.id, **shares, "claims": run["claims"], "words": run["words"], "lost": lost})
+            cells = " ".join(f"{shares[s]:5.2f}" for s in STAGES)
+            print(f"{q.id:28} {cells} {run['claims']:3d} {run['words']:5d}  {' '.join(lost)}", flush=True)
+    finally:
+        corpus.close()
+    return {"corpus": name, "rows": rows}
+
+
+def summary(result: dict[str, Any]) -> str:
+    rows = result["rows"]
+    cells = " ".join(f"{statistics.mean(r[s] for r in rows):5.2f}" for s in STAGES)
+    claims = statistics.mean(r["claims"] for r in rows)
+    words = statistics.mean(r["words"] for r in rows)
+    return f"{result['corpus']:28} {cells} {claims:5.1f} {words:6.0f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.evidence_stages", description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", default="all", choices=["all", *sorted(CORPORA)])
+    p.add_argument("--only", action="append", default=[], metavar="ID")
+    p.add_argument("--json", type=Path, metavar="PATH", help="write per-question stage shares here")
+    args = p.parse_args(argv)
+    os.environ["DEEPR_RESEARCH_RETRIEVAL"] = "hybrid"
+    names = sorted(CORPORA) if args.corpus == "all" else [args.corpus]
+    header = f"{'question':28} " + " ".join(f"{s:>5}" for s in STAGES) + " claims words"
+    results = []
+    for name in names:
+        print(f"\n{name}\n{header}", flush=True)
+        results.append(run_corpus(name, args.only))
+    print(f"\n{'corpus (mean)':28} " + " ".join(f"{s:>5}" for s in STAGES) + " claims words")
+    for result in results:
+        print(summary(result))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
