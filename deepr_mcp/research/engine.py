@@ -247,8 +247,6 @@ class Engine:
         floor = Floor(sq.text, wanted | set(key_terms(analysis)), state.question, action, evidence.meant)
         shown = [h for h in hits if floor.shows(h)]  # the model never reads what cannot be a finding
         numbered = [(i + 1, h) for i, h in enumerate(shown)]
-        asked_terms = " ".join([sq.text, *key_words(analysis), *evidence.related])  # weighed by corpus rarity
-        counted, frequencies = await anyio.to_thread.run_sync(self.retriever.document_frequencies, asked_terms)
         request = FindingsRequest(
             question=state.question,
             analysis=analysis,
@@ -262,7 +260,6 @@ class Engine:
             other_parts=tuple(other.text for other in state.sub_questions if other is not sq),
             part=analyse(sq.text) if len(analysis.clauses) > 1 else None,
             meant=tuple(n for n, h in numbered if h.id in evidence.meant),
-            corpus_counts=(counted, tuple(frequencies.items())),
         )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)

@@ -104,10 +104,6 @@ class FindingsRequest:
     meant: tuple[int, ...] = ()
     """Numbers of the passages found by meaning: they answer the sub-question though they may share
     none of its words."""
-    corpus_counts: tuple[int, tuple[tuple[str, int], ...]] = (0, ())
-    """The corpus's passage count and, per term of the question, how many passages hold it (0 passages:
-    the corpus cannot count). Among the passages retrieved for a question its words are all common, so
-    rarity counted among them weighs an incidental word above the one the question is about."""
 
 
 @dataclass(frozen=True, slots=True)

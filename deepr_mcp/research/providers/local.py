@@ -55,10 +55,7 @@ MIN_SENTENCE_CHARS = 25
 MAX_FINDINGS = 5
 """Findings for a request with no cap of its own; the engine sets one (``shares.findings_per_part``),
 larger for a question planned as few parts, so an open question may say more in each."""
-MAX_PER_PASSAGE = 3
-"""Findings one passage may give: documentation states a behaviour and, in the same section, the condition
-or exception that bounds it ("The kiln lid does not lock while the vent plug is out"); at two the exception
-was cut for the rule's own restatement. More would let one passage fill a part's findings."""
+MAX_PER_PASSAGE = 2
 MIN_SCORE = 0.3
 RELATIVE_FLOOR = 0.5
 """A finding must score at least this share of the sub-question's best, or it is filler."""
@@ -83,35 +80,16 @@ def _share(wanted: set[str], have: set[str], weight: dict[str, float] | None = N
     return sum(weight.get(t, 1.0) for t in wanted & have) / total
 
 
-def rarity(request: FindingsRequest, wanted: set[str], held: list[set[str]]) -> dict[str, float]:
-    """Each wanted term's weight by how few passages hold it: counted over the whole corpus when the
-    engine could count it (``corpus_counts``), else over the passages shown.
-
-    The passages shown were retrieved for the question, so its main words are common among them and an
-    incidental word ("kiln", in a manual whose every page names the kiln) looks rare there. The formula
-    is the same either way: a corpus no larger than the passages shown weighs its terms as before.
-    """
-    passages, counts = request.corpus_counts
-    holding = dict(counts)
-    if not passages or not wanted <= holding.keys():  # the corpus could not count them all: count the shown
-        passages, holding = len(held), {t: sum(t in h for h in held) for t in wanted}
-    return {t: math.log(1 + passages / (1 + holding[t])) + 0.1 for t in wanted}
-
-
 def score_unit(
     unit: Unit, rank: int, passage_cover: float, want: dict[str, set[str]], focus: str, idf: dict[str, float]
 ) -> float:
-    """How well one sentence (and its code) answers: its own term coverage, its passage's, its rank.
-
-    The rank counts as in discounted cumulative gain, 1 / log2(1 + position): the passages came in an
-    order fused from words and meaning whose first places score alike, and 1 / position gave the sixth
-    passage a sixth of the first's credit, so its answer fell under the part's relative floor."""
+    """How well one sentence (and its code) answers: its own term coverage, its passage's, its rank."""
     have = terms(f"{unit.text} {unit.code or ''}")
     score = (
         0.3 * _share(want["sub"], have, idf)
         + 0.2 * _share(want["key"], have, idf)
         + 0.3 * passage_cover
-        + 0.15 / math.log2(2 + rank)  # the position discount of DCG: retrieval's order, not its first place alone
+        + 0.15 / (1 + rank)
         + 0.05 * bool(want["related"] & have)
     )
     text = unit.text
@@ -166,7 +144,7 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
     if not everything:
         return []
     held = [terms(f"{location} {text}") for _, location, text in passages]
-    idf = rarity(request, everything, held)
+    idf = {t: math.log(1 + len(held) / (1 + sum(t in h for h in held))) + 0.1 for t in everything}
     known = request.known
     sub_question, question = request.sub_question, request.question
     # every sub-question is a part the reader asked: it takes whatever answers it, warnings for a risk question

@@ -14,9 +14,8 @@ against "the casing must stay below 60 degrees") and returns five near-copies of
    passage holds (coordination, ``signals``);
 4. by meaning too (``research.retrieval``, default hybrid): the embedder's nearest passages join
    the pool, and the pool's word ranking is fused (reciprocal rank) with its ranking by cosine to
-   the sub-question, the agent's phrasings and the whole question (a part read alone has lost
-   its subject: "how long does it take?"): the embedder, not a word list, bridges the user's
-   words and the documentation's;
+   the sub-question and to the agent's phrasings: the embedder, not a word list, bridges the
+   user's words and the documentation's;
 5. maximal marginal relevance picks passages that add something the others do not say.
 
 No word lists: which words matter comes from the question's structure and the corpus's statistics.
@@ -42,11 +41,8 @@ from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coord
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 
 POOL_PER_QUERY = 60
-SEMANTIC_PER_QUERY = POOL_PER_QUERY
-"""Nearest passages by meaning added to the pool per phrasing (the sub-question, the agent's queries and
-the whole question):
-as many as each search by words brings, so a question sharing no word with the documentation draws on
-as deep a pool as one that does."""
+SEMANTIC_PER_QUERY = 30
+"""Nearest passages by meaning added to the pool per phrasing (the sub-question and the agent's queries)."""
 MEANT_SPREAD = 3.0
 """How far above a query's mean cosine to the corpus (in standard deviations) a passage must be to count
 as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's sit high on any text)."""
@@ -72,8 +68,8 @@ class Evidence:
     related: list[str]
     """The words the feedback step took from the corpus (shown to the model as related terms)."""
     meant: frozenset[str] = frozenset()
-    """Passages (ids) found by meaning: their cosine to the sub-question, the whole question or one of the
-    agent's phrasings stands out from that query's cosines to the whole corpus (``MEANT_SPREAD`` standard
+    """Passages (ids) found by meaning: their cosine to the sub-question or to one of the agent's
+    phrasings stands out from that query's cosines to the whole corpus (``MEANT_SPREAD`` standard
     deviations above their mean). They speak to the question even where they share none of its words."""
 
 
@@ -133,7 +129,7 @@ class Retriever:
                 weights[term] = max(weights.get(term, 0.0), WEIGHT_ASKED)
         self._remember_spelling(" ".join(joined))
         pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, also)
-        phrasings = list(dict.fromkeys([sub_question, *also, analysis.question]))  # a part alone loses its subject
+        phrasings = [sub_question, *also]
         meaning = self.search.semantic(phrasings, SEMANTIC_PER_QUERY) if self.search is not None else []
         for hits in meaning:
             for hit in hits:
@@ -175,16 +171,6 @@ class Retriever:
                 found.append(word)
                 self._spelling.setdefault(tokenize(word)[0], word)
         return found
-
-    def document_frequencies(self, text: str) -> tuple[int, dict[str, int]]:
-        """The corpus's passage count and how many passages hold each term of ``text`` ((0, {}) when the
-        corpus cannot count): corpus-wide rarity, for whoever weighs the question's terms after retrieval."""
-        counter = getattr(self.corpus, "document_frequency", None)
-        total = getattr(self.corpus, "passage_count", None)
-        if counter is None or total is None:
-            return 0, {}
-        self._remember_spelling(text)
-        return total(), {term: counter(self._spelling.get(term, term)) for term in dict.fromkeys(tokenize(text))}
 
     def _remember_spelling(self, text: str) -> None:
         """A word as written for each stem, so the corpus can count it with its own tokenizer."""
