@@ -13,7 +13,7 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 - ``report``: the final report holds it (what ``research_quality`` counts as recall).
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
-another part) is counted where it is found. The tuned sets only: never the held-out or fresh ones.
+another part) is counted where it is found. The tuned sets only: never the held-out, fresh or untouched ones.
 """
 
 from __future__ import annotations

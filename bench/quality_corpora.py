@@ -8,9 +8,10 @@ apt-get when this runs as root (else the message says how); the npm package is f
 ``npm pack`` into the bench cache and unpacked there. Nothing here touches the product: this
 module only finds the files; ``research_quality`` ingests them.
 
-Each corpus has three question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
-end of a session; used once for a keep/revert decision, so no longer untouched) and ``fresh`` (written
-2026-11-26 for an honest measure of generalisation: run once, at the end, never tuned on).
+Each corpus has four question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
+end of a session; used once for a keep/revert decision, so no longer untouched), ``fresh`` (written
+2026-11-26 after that; it too has now decided a keep/revert) and ``untouched`` (written 2026-11-26 after
+both had been used: nobody runs it until the end of the next session, once, never tuned on).
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -45,11 +46,24 @@ class CorpusSpec:
     questions: Path
     heldout: Path
     fresh: Path
-    """A third set nobody has run: written after the held-out set was used for a keep/revert decision,
-    run only once, at the end of a session (``research_quality --fresh``)."""
+    """A third set, written after the held-out set was used for a keep/revert decision, run at the end of a
+    session (``research_quality --set fresh``); it has since decided a keep/revert too."""
+    untouched: Path
+    """A fourth set nobody has run: written after the held-out and fresh sets had both decided a keep/revert,
+    run only once, at the end of the next session (``research_quality --set untouched``)."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
+
+    def question_set(self, name: str) -> Path:
+        """The file of one of ``QUESTION_SETS``: ``tuned`` is ``questions``, the others their own field."""
+        if name not in QUESTION_SETS:
+            raise ValueError(f"unknown question set {name!r}; allowed: {', '.join(QUESTION_SETS)}")
+        return self.questions if name == "tuned" else getattr(self, name)
+
+
+QUESTION_SETS = ("tuned", "heldout", "fresh", "untouched")
+"""The question sets every corpus has, in the order they were written (each later one untouched when written)."""
 
 
 # -- Debian packages ---------------------------------------------------------------------------
@@ -197,6 +211,7 @@ CORPORA: dict[str, CorpusSpec] = {
             BENCH / "research_questions.json",
             BENCH / "research_questions_heldout.json",
             BENCH / "research_questions_fresh.json",
+            BENCH / "research_questions_untouched.json",
             debian_html(PYTHON_HTML),
             debian_html_version(PYTHON_HTML),
         ),
@@ -207,6 +222,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "npm-docs.json",
             QUESTION_DIR / "npm-docs-heldout.json",
             QUESTION_DIR / "npm-docs-fresh.json",
+            QUESTION_DIR / "npm-docs-untouched.json",
             npm_docs,
             npm_version,
         ),
@@ -217,6 +233,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "zsh-doc.json",
             QUESTION_DIR / "zsh-doc-heldout.json",
             QUESTION_DIR / "zsh-doc-fresh.json",
+            QUESTION_DIR / "zsh-doc-untouched.json",
             debian_html(ZSH_HTML),
             debian_html_version(ZSH_HTML),
         ),
@@ -227,6 +244,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "pdf-manuals.json",
             QUESTION_DIR / "pdf-manuals-heldout.json",
             QUESTION_DIR / "pdf-manuals-fresh.json",
+            QUESTION_DIR / "pdf-manuals-untouched.json",
             pdf_manuals,
             pdf_version,
         ),

@@ -1,10 +1,11 @@
 """Research quality on four corpora: the local provider's reports, per retrieval mode, vs top-5 search.
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
-fetches and ingests what is missing). Options: ``--corpus NAME|all``, ``--heldout`` (the held-out
-questions instead: run them once, at the end, and never tune on them), ``--fresh`` (the fresh set
-instead: written after the held-out set was used for a keep/revert decision, untouched until the
-lead runs it once at the end of a session; only its ``--check-*`` commands run before that),
+fetches and ingests what is missing). Options: ``--corpus NAME|all``, ``--set tuned|heldout|fresh|untouched``
+(which question set; default tuned, the only one to work on: ``heldout`` and ``fresh`` run at the end
+of a session and have each decided a keep/revert, ``untouched`` was written after both were used and
+nobody runs it until the end of the next session, once; before that only its ``--check-*`` commands
+run; ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
 mode, ``--max-minutes M`` for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
@@ -21,8 +22,9 @@ otherwise the message says how. Each is ingested once, as ``corpus add`` would, 
 ``.data/bench/research-quality/<corpus>-<version>-ingest-<ingest code hash>/``: a change to the
 ingest code indexes again, ``--reindex`` forces it.
 
-Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``) for python3-doc and
-``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``) for the others, each with a type, 2-5
+Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``) for python3-doc
+and ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``, ``-untouched``) for the others,
+each with a type, 2-5
 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
 question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
 do not answer. The gold was committed before the first run and is never changed.
@@ -67,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import quality_metrics as qm
-from bench.quality_corpora import CACHE, CORPORA, CorpusSpec
+from bench.quality_corpora import CACHE, CORPORA, QUESTION_SETS, CorpusSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = Path(__file__).with_name("research_questions.json")
@@ -579,15 +581,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--corpus", default="all", choices=["all", *CORPORA], help="which corpus (default all)")
     which = p.add_mutually_exclusive_group()
     which.add_argument(
-        "--heldout",
-        action="store_true",
-        help="run the held-out questions instead (once, at the end: never tune on them)",
+        "--set",
+        choices=QUESTION_SETS,
+        help="which question set (default tuned, the one to work on); heldout and fresh run only at the end of a "
+        "session; untouched is run by nobody until the end of the next session, once (only --check-* before that)",
     )
-    which.add_argument(
-        "--fresh",
-        action="store_true",
-        help="run the fresh questions instead (untouched: only the lead runs them, once, at the end of a session)",
-    )
+    which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
+    which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
     p.add_argument("--limit", type=int, help="only the first N questions of each corpus")
     p.add_argument("--only", action="append", default=[], metavar="ID", help="only this question (repeatable)")
     p.add_argument(
@@ -613,6 +613,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="forget the passage vectors stored by earlier runs first (measures embedding the corpus again)",
     )
     args = p.parse_args(argv)
+    args.set = args.set or ("heldout" if args.heldout else "fresh" if args.fresh else "tuned")
+    args.heldout, args.fresh = args.set == "heldout", args.set == "fresh"  # the aliases agree with --set
     if args.questions and args.corpus == "all":
         p.error("--questions needs one --corpus")
     unknown = set(args.modes.split(",")) - set(MODES)
@@ -640,14 +642,15 @@ def embed_corpus(db: Path, *, cold: bool) -> None:
 
 
 def question_file(spec: CorpusSpec, args: argparse.Namespace) -> Path:
-    """The question set asked for: ``--questions``, else the fresh, held-out or tuned set of the corpus."""
+    """The question set asked for: ``--questions``, else the corpus's file of ``--set`` (tuned by default)."""
     if args.questions:
         return args.questions
-    return spec.fresh if args.fresh else spec.heldout if args.heldout else spec.questions
+    return spec.question_set(args.set)
 
 
 def set_kind(args: argparse.Namespace) -> str:
-    return "fresh" if args.fresh else "held-out" if args.heldout else "tuned"
+    """The set's name as the tables print it."""
+    return "held-out" if args.set == "heldout" else args.set
 
 
 def select_questions(spec: CorpusSpec, args: argparse.Namespace) -> list[Question]:
@@ -720,7 +723,8 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + args.max_minutes * 60
     started = time.perf_counter()
     per_corpus: dict[str, dict[str, dict[str, float] | None]] = {}
-    payload: dict[str, Any] = {"heldout": args.heldout, "fresh": args.fresh, "modes": MODES, "offered": modes}
+    payload: dict[str, Any] = {"set": args.set, "heldout": args.heldout, "fresh": args.fresh, "modes": MODES}
+    payload["offered"] = modes
     payload["corpora"] = {}
     for spec in specs:
         questions = question_sets[spec.name]
