@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -342,28 +343,17 @@ def gaps_contradicting(report: str) -> list[str]:
     if not claims:
         return []
     out: list[str] = []
-    in_gaps = in_fence = False
-    for line in report.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        heading = None if in_fence else _HEADING.match(line)
-        if heading:
-            in_gaps = bool(_GAPS_HEADING.match(heading.group(1)))
-            continue
-        if not in_gaps or in_fence or not line.strip():
-            continue
-        bullet = _BULLET.match(line)
-        text = normalise(_PARENTHETICAL.sub(" ", strip_citations(bullet.group(1) if bullet else line))).strip()
+    for line, content in gaps_section(report):
+        text = normalise(_PARENTHETICAL.sub(" ", strip_citations(content))).strip()
         if not text:
             continue
         words = frozenset(text.split())
         if any(f" {h} " in f" {text} " or jaccard(words, frozenset(h.split())) >= GAP_NAMES_JACCARD for h in answered):
-            out.append(line.strip())
+            out.append(line)
         elif (silent := _SILENT.match(text)) and any(
             tokens(what) <= cited for what in silent.group("what").split(" or ") if tokens(what)
         ):
-            out.append(line.strip())  # "the documents say nothing about X" while a cited claim states X
+            out.append(line)  # "the documents say nothing about X" while a cited claim states X
     return out
 
 
@@ -417,9 +407,9 @@ def unasked_parts(report: str, question: str) -> list[str]:
     return [p for p in dict.fromkeys(report_parts(report)) if tokens(p) - asked - ASKING_WORDS]
 
 
-def gap_lines(report: str) -> list[str]:
-    """The lines of a report's Gaps section (bullets or sentences), normalised, citations dropped."""
-    lines: list[str] = []
+def gaps_section(report: str) -> Iterator[tuple[str, str]]:
+    """Each non-blank line of a report's Gaps section (outside code fences): the line, and its text
+    without the bullet."""
     in_gaps = in_fence = False
     for line in report.splitlines():
         if _FENCE.match(line):
@@ -431,8 +421,13 @@ def gap_lines(report: str) -> list[str]:
             continue
         if in_gaps and not in_fence and line.strip():
             bullet = _BULLET.match(line)
-            lines.append(normalise(strip_citations(bullet.group(1) if bullet else line)).strip())
-    return [line for line in lines if line]
+            yield line.strip(), bullet.group(1) if bullet else line
+
+
+def gap_lines(report: str) -> list[str]:
+    """The lines of a report's Gaps section (bullets or sentences), normalised, citations dropped."""
+    texts = (normalise(strip_citations(content)).strip() for _, content in gaps_section(report))
+    return [text for text in texts if text]
 
 
 def uncovered_named(report: str, uncovered: str) -> bool:

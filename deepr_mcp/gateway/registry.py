@@ -104,6 +104,11 @@ class _Snapshot:
         return None if code is None else column == code
 
 
+STALE_SHARE = 2
+"""Score a copy of the catalogue's own rows once the vector store holds more than this many times as many
+(vectors kept on disk for tools of earlier catalogues, loaded at start, are otherwise scored every search)."""
+
+
 class ToolRegistry:
     """Named tools plus a BM25 index over their text; safe to share between connections."""
 
@@ -111,8 +116,9 @@ class ToolRegistry:
         self._specs: dict[str, ToolSpec] = {}
         self._lock = threading.Lock()
         self._snapshot: _Snapshot | None = None
-        self._positions: tuple[_Snapshot, int, np.ndarray] | None = None
-        """The snapshot's rows in ``vectors`` at a vector count (refreshed when more are embedded)."""
+        self._positions: tuple[_Snapshot, int, np.ndarray, np.ndarray | None] | None = None
+        """The snapshot's rows in ``vectors`` at a vector count (refreshed when more are embedded), and
+        those rows copied out when most stored vectors belong to tools no longer listed."""
         self.vectors: ToolVectors | None = None
         self.register_many(specs)
         if vectors is not None:
@@ -236,30 +242,40 @@ class ToolRegistry:
         vectors = self.vectors
         if vectors is None:
             return None
-        rows = self._rows_of(snap, vectors)
+        rows, own = self._rows_of(snap, vectors)
         have = (rows >= 0) & allowed
         if not have.any():
             return None
         # einsum runs in this thread; ``@`` hands a matrix-vector product to BLAS's thread pool, whose
         # start-up costs more than the product itself (2.4 against 0.6 CPU-ms at 10,000 tools).
-        cosines = np.einsum("ij,j->i", vectors.rows(), vectors.embed_query(query))
+        query_vector = vectors.embed_query(query)
         out = np.zeros(len(snap.specs))
-        out[have] = 1.0 + cosines[rows[have]]  # cosine in [-1, 1] -> (0, 2]: a tool without a vector stays at 0
+        if own is not None:  # this catalogue's rows only, in its order (-1 rows are zeros there)
+            out[have] = 1.0 + np.einsum("ij,j->i", own, query_vector)[have]
+        else:  # cosine in [-1, 1] -> (0, 2]: a tool without a vector stays at 0
+            out[have] = 1.0 + np.einsum("ij,j->i", vectors.rows(), query_vector)[rows[have]]
         return out
 
-    def _rows_of(self, snap: _Snapshot, vectors: ToolVectors) -> np.ndarray:
+    def _rows_of(self, snap: _Snapshot, vectors: ToolVectors) -> tuple[np.ndarray, np.ndarray | None]:
+        """The snapshot's row in ``vectors`` per tool, and a copy of those rows when the store holds more
+        than ``STALE_SHARE`` times as many vectors (a cache kept for tools of earlier catalogues: scoring
+        every stored row would cost each search for tools no longer listed)."""
         with self._lock:
             cached = self._positions
         if cached is not None and cached[0] is snap and cached[1] == vectors.version:
-            return cached[2]
+            return cached[2], cached[3]
         version = vectors.version
         if cached is not None and cached[0] is snap and not (cached[2] < 0).any():
             rows = cached[2]
         else:
             rows = vectors.positions(snap.keys)
+        own = None
+        if version > STALE_SHARE * max(len(rows), 1):
+            stored = vectors.rows()
+            own = np.where((rows >= 0)[:, None], stored[np.maximum(rows, 0)], np.float32(0.0))
         with self._lock:
-            self._positions = (snap, version, rows)
-        return rows
+            self._positions = (snap, version, rows, own)
+        return rows, own
 
     def closest_names(self, name: str, limit: int = 3) -> list[str]:
         """Registered names nearest to an unknown one: spelling first, then meaning."""

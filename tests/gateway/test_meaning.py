@@ -125,3 +125,30 @@ def test_only_a_query_not_embedded_before_needs_the_model() -> None:
     assert not registry.needs_model(RAIN_QUESTION)  # its vector is cached now
     assert registry.needs_model("something else entirely")
     assert not ToolRegistry([RAIN]).needs_model(RAIN_QUESTION)  # no vectors attached
+
+
+def test_vectors_kept_for_tools_no_longer_listed_change_no_ranking() -> None:
+    """A cache holding many more vectors than the catalogue has tools (earlier catalogues' tools, loaded
+    at start) ranks exactly as a store holding the catalogue's own: the registry scores a copy of its
+    own rows then, not every stored one."""
+    specs = [
+        RAIN,
+        ToolSpec("wind_gauge", "Reads the wind speed at the airport.", {"type": "object"}),
+        ToolSpec("snow_depth", "Measures fresh snow on the mountain pass.", {"type": "object"}),
+    ]
+    lean = ToolVectors(Counting())
+    lean_registry = ToolRegistry(specs, vectors=lean)
+    crowded = ToolVectors(Counting())
+    stale = [f"an old federated tool number {n} that is gone" for n in range(40)]
+    crowded.add([text_key(t) for t in stale], Counting().embed(stale))
+    crowded_registry = ToolRegistry(specs, vectors=crowded)
+    assert lean.wait_idle(60) and crowded.wait_idle(60)
+    assert crowded.version > 2 * len(specs)  # mostly vectors of tools no longer listed
+    for query in (RAIN_QUESTION, "how windy is it", "snow on the road", "old federated tool"):
+        for mode in ("semantic", "hybrid"):
+            want = [(h.name, round(h.score, 6)) for h in lean_registry.search(query, 3, mode=mode)]
+            got = [(h.name, round(h.score, 6)) for h in crowded_registry.search(query, 3, mode=mode)]
+            assert got == want, (query, mode)
+    positions = crowded_registry._positions
+    assert positions is not None and positions[3] is not None  # the catalogue's own rows were scored
+    assert lean_registry._positions is not None and lean_registry._positions[3] is None  # no copy needed

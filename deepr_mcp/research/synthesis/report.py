@@ -74,12 +74,17 @@ def gap_reason(sq: SubQuestion) -> str:
     if sq.status == "weak":
         return "the passages found share its words but none answers it"
     if sq.nearest:
-        return f"no passage in the documents answers it; the nearest was {sq.nearest}"
-    return "no passage in the documents answers it"
+        return f"no passage found answers it; the nearest was {sq.nearest}"
+    return "no passage found answers it"
 
 
-NOT_ANSWERED = "The documents do not answer this question (see Gaps). The passages nearest to it say:"
-"""Opens the Answer when no part is answered: what follows is what the documents say nearby, not an answer."""
+NOT_ANSWERED = (
+    "No passage found answers this question (see Gaps); the documents may still say it in other words. "
+    "The passages nearest to it say:"
+)
+"""Opens the Answer when no part is answered: what follows is what the documents say nearby, not an answer.
+It says what the search found, not that the documents are silent: a question in the user's own words
+can miss the one passage that answers it, and "the documents do not answer this" would then be false."""
 
 
 def unanswered(state: ResearchState) -> bool:
