@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import shutil
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -144,6 +146,32 @@ def test_bad_files_fail_alone_and_leave_no_passages(corpus: Corpus, tmp_path: Pa
     for name, message in expected.items():
         assert status[name][0] == "failed" and message in status[name][1], (name, status[name])
     assert {d.name for d in corpus.documents()} == {"good.md", "truncated.html"}
+
+
+def test_a_named_pipe_is_refused_without_blocking_the_add(corpus: Corpus, tmp_path: Path) -> None:
+    """A FIFO called ``notes.md`` in an added folder (or added by name) used to block ``corpus add``
+    forever: opening a pipe for reading waits for a writer. It is refused, and the rest is added."""
+    folder = tmp_path / "pipes"
+    folder.mkdir()
+    (folder / "good.md").write_text("# Fine\n\nThis one is a perfectly ordinary document.\n")
+    os.mkfifo(folder / "notes.md")
+    outcome: dict[str, object] = {}
+
+    def add_both() -> None:
+        outcome["folder"] = corpus.add_path(folder)
+        try:
+            corpus.add_path(folder / "notes.md")
+        except InvalidInput as refused:  # one file named alone: its failure is the answer
+            outcome["file"] = refused.message
+
+    worker = threading.Thread(target=add_both, daemon=True)
+    worker.start()
+    worker.join(timeout=120)  # a guard only: a regression would block here, not fail
+    assert not worker.is_alive(), "corpus add blocked on a named pipe"
+    status = {f.name: (f.status, f.reason or "") for f in outcome["folder"].files}  # type: ignore[attr-defined]
+    assert status["good.md"][0] == "added"
+    assert status["notes.md"][0] == "failed" and "not a regular file" in status["notes.md"][1]
+    assert "notes.md: not a regular file (a pipe, socket or device)" in str(outcome["file"])
 
 
 def test_a_failure_while_storing_leaves_nothing_half_added(

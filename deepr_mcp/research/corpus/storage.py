@@ -40,6 +40,7 @@ from deepr_mcp.research.corpus.ingest import (
     plan_add,
     sections_of,
 )
+from deepr_mcp.research.corpus.ingest.regular import read_regular_file
 from deepr_mcp.research.corpus.rows import detach, insert_chunks, upsert_document
 from deepr_mcp.research.corpus.schema import open_schema
 from deepr_mcp.research.corpus.vector_access import PASSAGE_COLUMNS, CorpusVectors, passage_row
@@ -156,7 +157,7 @@ class Corpus(outbox.LockedOutbox, CorpusVectors):
             if result.status != "failed":
                 failures.clear(self._db, str(file.resolve()))
                 return result
-            again = failures.record(self._db, str(file.resolve()), file, result.reason or "")
+            again = failures.record(self._db, str(file.resolve()), file, result.reason or "", self.max_bytes)
         return replace(result, again=again)
 
     def _try_add_file(self, file: Path, name: str, batch: Batch) -> FileResult:
@@ -179,13 +180,8 @@ class Corpus(outbox.LockedOutbox, CorpusVectors):
 
     def _add_file(self, file: Path, name: str, batch: Batch) -> FileResult:
         key = str(file.resolve())
-        size = file.stat().st_size
-        if size > self.max_bytes:
-            raise InvalidInput(
-                f"{file}: {size:,} bytes is over the {self.max_bytes:,}-byte limit per file "
-                "(setting corpus.max_file_bytes, env DEEPR_CORPUS_MAX_FILE_BYTES)"
-            )
-        raw = file.read_bytes()
+        raw = read_regular_file(file, self.max_bytes)
+        size = len(raw)
         digest = hashlib.sha256(raw).hexdigest()
         with self._lock:
             row = self._db.execute("SELECT sha256, extractor, name FROM documents WHERE path = ?", (key,)).fetchone()
