@@ -174,6 +174,39 @@ def test_a_named_pipe_is_refused_without_blocking_the_add(corpus: Corpus, tmp_pa
     assert "notes.md: not a regular file (a pipe, socket or device)" in str(outcome["file"])
 
 
+PATHOLOGICAL = {
+    "hyphens": "-" * 100_000,
+    "underscores": "_" * 100_000 + "a",
+    "backticks": "`" * 50_000 + "a",
+    "brackets": "[" * 50_000 + "](" * 20_000,
+    "angles": "<" * 100_000,
+    "entities": "&#" * 50_000,
+    "parentheses": "(" * 50_000 + ")" * 50_000,
+    "stops": "word " + ". " * 50_000 + "x",
+    "fields": "Default: x Type: y " * 20_000,
+}
+
+
+@pytest.mark.parametrize("suffix", [".md", ".html", ".txt"])
+def test_long_runs_of_markup_characters_are_read_in_bounded_time(corpus: Corpus, tmp_path: Path, suffix: str) -> None:
+    """Inputs built to make a regular expression backtrack: each file is added or refused, and the add
+    finishes (the thread join is a hang guard, not a timing)."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for name, text in PATHOLOGICAL.items():
+        (folder / f"{name}{suffix}").write_text(
+            text if suffix != ".html" else f"<html><body><p>{text}</p></body></html>"
+        )
+    outcome: dict[str, object] = {}
+    worker = threading.Thread(target=lambda: outcome.update(report=corpus.add_path(folder)), daemon=True)
+    worker.start()
+    worker.join(timeout=300)
+    assert not worker.is_alive(), "ingest did not finish on pathological markup"
+    report = outcome["report"]
+    assert len(report.files) == len(PATHOLOGICAL)  # type: ignore[attr-defined]
+    assert all(f.status in ("added", "failed") for f in report.files)  # type: ignore[attr-defined]
+
+
 def test_a_failure_while_storing_leaves_nothing_half_added(
     corpus: Corpus, sphinx: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
