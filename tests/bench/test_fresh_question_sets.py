@@ -6,7 +6,6 @@ against the bench's cached passages, read-only, as ``research_quality --check-go
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,10 @@ import pytest
 from bench import quality_metrics as qm
 from bench import research_quality as rq
 from bench.quality_corpora import CORPORA, CorpusSpec
+from tests.bench.question_sets import assert_answerable_in_users_words, raw_questions
 
 SIZES = {"python3-doc": 8, "npm-docs": 6, "zsh-doc": 6, "pdf-manuals": 6}
 """How many fresh questions each corpus got (the brief of the session that wrote them)."""
-
-
-def raw_questions(path: Path) -> list[dict]:
-    return json.loads(path.read_text())["questions"]
 
 
 def earlier_questions(spec: CorpusSpec) -> list[dict]:
@@ -62,26 +58,9 @@ def test_fresh_questions_are_new() -> None:
         assert not asked & {qm.normalise(q["question"]) for q in raw_questions(spec.fresh)}, spec.name
 
 
-def cached_passages(spec: CorpusSpec) -> str:
-    """The corpus's cached passages (heading path and text), normalised and joined; skips when the bench
-    has not ingested this corpus with this ingest code on this machine. Opened read-only."""
-    db = rq.cache_folder(spec) / "corpus.db"
-    if not db.is_file():
-        pytest.skip(f"{spec.name} is not ingested here ({db}): python -m bench.research_quality --check-gold builds it")
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        rows = conn.execute("SELECT location, text FROM passages ORDER BY rowid").fetchall()
-    return "|".join(qm.normalise(f"{location}\n{text}") for location, text in rows)
-
-
 @pytest.mark.parametrize("name", list(SIZES))
 def test_fresh_gold_is_in_the_corpus_and_questions_are_in_a_users_words(name: str) -> None:
-    spec = CORPORA[name]
-    passages = cached_passages(spec)
-    questions = rq.load_questions(spec.fresh)
-    missing = [(q.id, p) for q in questions for p in q.gold + q.warning if qm.normalise(p) not in passages]
-    assert missing == []
-    copied = {q.id: qm.longest_shared_run(q.question, passages) for q in questions}
-    assert {i: run for i, run in copied.items() if len(run) > rq.QUESTION_OVERLAP} == {}
+    assert_answerable_in_users_words(CORPORA[name], CORPORA[name].fresh)
 
 
 def test_fresh_is_an_explicit_choice_and_excludes_heldout(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,7 +7,6 @@ engine or retrieval: the gold is checked against the bench's cached passages, re
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 from bench import quality_metrics as qm
 from bench import research_quality as rq
 from bench.quality_corpora import CORPORA, QUESTION_SETS, CorpusSpec
+from tests.bench.question_sets import assert_answerable_in_users_words, raw_questions
 
 OTHER_KINDS = {"how-to": 3, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1}
 KINDS = {
@@ -27,10 +27,6 @@ KINDS = {
 """How many untouched questions of each type every corpus got: 10 for python3-doc, 8 for the others
 (larger than the fresh sets, whose six questions per corpus were too noisy), in about the proportions
 of the earlier sets."""
-
-
-def raw_questions(path: Path) -> list[dict]:
-    return json.loads(path.read_text())["questions"]
 
 
 def earlier_questions(spec: CorpusSpec) -> list[dict]:
@@ -73,26 +69,9 @@ def test_untouched_questions_are_new_across_all_four_sets() -> None:
         assert len(new) == len(raw_questions(spec.untouched)) and not asked & new, spec.name
 
 
-def cached_passages(spec: CorpusSpec) -> str:
-    """The corpus's cached passages (heading path and text), normalised and joined; skips when the bench
-    has not ingested this corpus with this ingest code on this machine. Opened read-only."""
-    db = rq.cache_folder(spec) / "corpus.db"
-    if not db.is_file():
-        pytest.skip(f"{spec.name} is not ingested here ({db}): python -m bench.research_quality --check-gold builds it")
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        rows = conn.execute("SELECT location, text FROM passages ORDER BY rowid").fetchall()
-    return "|".join(qm.normalise(f"{location}\n{text}") for location, text in rows)
-
-
 @pytest.mark.parametrize("name", list(KINDS))
 def test_untouched_gold_is_in_the_corpus_and_questions_are_in_a_users_words(name: str) -> None:
-    spec = CORPORA[name]
-    passages = cached_passages(spec)
-    questions = rq.load_questions(spec.untouched)
-    missing = [(q.id, p) for q in questions for p in q.gold + q.warning if qm.normalise(p) not in passages]
-    assert missing == []
-    copied = {q.id: qm.longest_shared_run(q.question, passages) for q in questions}
-    assert {i: run for i, run in copied.items() if len(run) > rq.QUESTION_OVERLAP} == {}
+    assert_answerable_in_users_words(CORPORA[name], CORPORA[name].untouched)
 
 
 def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:

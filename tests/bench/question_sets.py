@@ -1,0 +1,41 @@
+"""What the tests of the bench's question sets share: a set's raw questions, and the check that its gold is
+in the corpus and its questions are in a user's words, against the bench's cached passages (read-only;
+skipped where this machine has not ingested the corpus). Nothing here runs the engine or retrieval."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bench import quality_metrics as qm
+from bench import research_quality as rq
+from bench.quality_corpora import CorpusSpec
+
+
+def raw_questions(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["questions"]
+
+
+def cached_passages(spec: CorpusSpec) -> str:
+    """The corpus's cached passages (heading path and text), normalised and joined; skips when the bench
+    has not ingested this corpus with this ingest code on this machine. Opened read-only."""
+    db = rq.cache_folder(spec) / "corpus.db"
+    if not db.is_file():
+        pytest.skip(f"{spec.name} is not ingested here ({db}): python -m bench.research_quality --check-gold builds it")
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT location, text FROM passages ORDER BY rowid").fetchall()
+    return "|".join(qm.normalise(f"{location}\n{text}") for location, text in rows)
+
+
+def assert_answerable_in_users_words(spec: CorpusSpec, questions_file: Path) -> None:
+    """Every gold and warning phrase is in the cached passages; no question shares more than
+    ``QUESTION_OVERLAP`` consecutive words with them."""
+    passages = cached_passages(spec)
+    questions = rq.load_questions(questions_file)
+    missing = [(q.id, p) for q in questions for p in q.gold + q.warning if qm.normalise(p) not in passages]
+    assert missing == []
+    copied = {q.id: qm.longest_shared_run(q.question, passages) for q in questions}
+    assert {i: run for i, run in copied.items() if len(run) > rq.QUESTION_OVERLAP} == {}
