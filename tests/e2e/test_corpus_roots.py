@@ -7,11 +7,13 @@ the server) any path works unless roots are set; the CLI reads any path the user
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -79,6 +81,26 @@ async def test_over_http_with_roots_nothing_outside_them_is_read(empty_data_dir:
         assert not (await call(client, "corpus_search", {"query": "forbidden", "mode": "lexical"}))["hits"]
         nearest = (await call(client, "corpus_search", {"query": "forbidden"}))["hits"]
         assert {hit["source"] for hit in nearest} <= {"a.md"}, nearest
+
+
+async def test_over_http_a_named_pipe_under_a_root_is_refused_and_the_server_serves(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A FIFO called ``notes.md`` under a corpus root used to hold the call (and a worker thread) forever;
+    now the folder's add names it failed, the pipe named alone is refused, and the server answers on."""
+    docs = tmp_path / "root" / "docs"
+    _doc(docs / "a.md", "spring")
+    os.mkfifo(docs / "notes.md")
+    config = {"corpus": {"roots": json.dumps([str(tmp_path / "root")])}}
+    async with connect("http", "legacy", data_dir, config=config) as client:
+        with anyio.fail_after(120):  # a hang guard only
+            added = await call(client, "corpus_add", {"path": str(docs)})
+            alone = await _refusal(client, {"path": str(docs / "notes.md")})
+        assert added["added"] == 1
+        failed = {f["path"]: f["reason"] for f in added["failed"]}
+        assert any("notes.md" in path and "not a regular file" in why for path, why in failed.items()), failed
+        assert "not a regular file (a pipe, socket or device)" in alone
+        assert (await call(client, "corpus_search", {"query": "spring"}))["hits"]  # still serving
 
 
 async def test_per_call_limits_say_what_was_indexed_and_what_was_left(data_dir: Path, tmp_path: Path) -> None:
