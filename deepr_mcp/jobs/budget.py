@@ -32,6 +32,9 @@ callee adds every connection it asks."""
 Save = Callable[..., Awaitable[Campaign]]
 Finish = Callable[..., Awaitable[Campaign]]
 CAS_ATTEMPTS = 5
+RECORDED_WAIT_S = 10.0
+"""How long ``decide`` waits for the running task to write the decision it was handed (a guard: it takes
+milliseconds), so that a read right after the answer shows it."""
 
 
 @dataclass
@@ -43,6 +46,8 @@ class Control:
     running: bool = False
     decision: BudgetDecision | None = None
     decided: anyio.Event = field(default_factory=anyio.Event)
+    recorded: anyio.Event = field(default_factory=anyio.Event)
+    """Set once the task has written the decision into the record: ``decide`` answers after it."""
     scope: anyio.CancelScope | None = None
 
 
@@ -116,8 +121,11 @@ class BudgetDesk:
                     )
             if control is not None:  # the task that waits for it runs here
                 control.decision = answer
+                recorded = control.recorded
                 control.decided.set()
-                return campaign
+                with anyio.move_on_after(RECORDED_WAIT_S):  # read-your-writes: the caller's next read shows it
+                    await recorded.wait()
+                return await self.store.get(campaign_id)
             question.answer = answer  # another replica runs it: hand the answer over through the record
             try:
                 saved = await self.store.save(campaign, expected_version=campaign.version)
@@ -150,7 +158,7 @@ class BudgetDesk:
             budget=campaign.budget,
             step=step,
         )
-        control.decision, control.decided = None, anyio.Event()
+        control.decision, control.decided, control.recorded = None, anyio.Event(), anyio.Event()
         campaign.phase = CampaignPhase.AWAITING_APPROVAL
         campaign.open_question = question
         campaign.active_tasks = [f"waiting for a budget decision (next step costs ~${estimate:.4f})"]
@@ -165,6 +173,13 @@ class BudgetDesk:
                 asking.cancel_scope.cancel()  # settled (on any channel) or timed out: withdraw the question
         finally:
             self._asking.pop(campaign.id, None)
+        try:
+            return await self._apply(campaign, control)
+        finally:
+            control.recorded.set()  # also when applying failed: a waiting ``decide`` answers from the record
+
+    async def _apply(self, campaign: Campaign, control: Control) -> str:
+        """Write the decision (or the cancel, or the timeout's default) into the record and say what next."""
         if control.cancel:
             campaign.open_question = None
             await self.finish(campaign, CampaignPhase.CANCELLED, "cancelled", engine_partial=True)

@@ -131,3 +131,35 @@ async def test_decisions_keep_the_newest_50_and_count_the_rest_across_a_restart(
             shown = await call(client, tool, {"campaign_id": campaign.id})
             assert len(shown["decisions"]) == 50 and shown["older_decisions"] == 10, tool
             assert [d["answered_by"] for d in shown["decisions"]] == [f"answer {n}" for n in range(11, 61)]
+
+
+async def test_a_decision_is_in_the_record_when_decide_answers(data_dir: Path) -> None:
+    """Read-your-writes: the task waiting on the question writes the decision, and ``decide`` answers only
+    after it, so a status read right after an approval shows it (a read used to race the task's save)."""
+    from mcp.server.subscriptions import InMemorySubscriptionBus
+
+    from deepr_mcp.jobs.feed import CampaignFeed
+    from deepr_mcp.jobs.manager import JobManager
+    from deepr_mcp.jobs.store import SqliteCampaignStore
+    from tests.doubles import FakeEngine
+
+    store = SqliteCampaignStore(data_dir / "campaigns.db")
+    feed = CampaignFeed(store, InMemorySubscriptionBus())
+    try:
+        async with JobManager(store, feed, lambda _: FakeEngine(step_cost=0.01)) as manager:
+            campaign = await manager.start(QUESTION, budget=0.005, provider="local", model="fake")
+            with anyio.fail_after(30):
+                async with aclosing(feed.follow(campaign.id)) as changes:
+                    async for now in changes:
+                        if now.open_question is not None:
+                            break
+            returned = await manager.decide(
+                campaign.id, "approve_override", new_budget=1.0, channel="test", answered_by="at once"
+            )
+            stored = await store.get(campaign.id)
+            for seen in (returned, stored):
+                assert [(d.decision, d.answered_by) for d in seen.decisions] == [("approve_override", "at once")]
+                assert seen.budget == 1.0 and seen.open_question is None
+    finally:
+        feed.close()
+        store.close()
