@@ -52,12 +52,12 @@ def trace(corpus: Any, question: str) -> dict[str, Any]:
             completion = super().research_now(request)
             if isinstance(request, FindingsRequest):
                 seen["shown"] |= {p.id for p in request.passages}
-                seen["ranked"] += [f"{u.text} {u.code or ''}" for u, _, _ in best_units(request)]
+                seen["ranked"] += [f"{u.text} {u.code or ''}" for u, _, _ in best_units(request, self.near)]
                 seen["drafted"].append(completion.text)
             return completion
 
     search = HybridSearch(corpus, shared_embedder("minilm"))
-    engine = Engine(corpus, Recording(), search=search, retrieval="hybrid")
+    engine = Engine(corpus, Recording(search.embedder), search=search, retrieval="hybrid")
     retriever = engine.retriever
     retrieve, score, gather = retriever.retrieve, retriever._score, engine._gather
     pools: list[Any] = []

@@ -129,10 +129,14 @@ def deepr_report(corpus: Any, question: str, retrieval: str = "lexical") -> tupl
 
     if len(supported_retrieval()) > 1:
         os.environ["DEEPR_RESEARCH_RETRIEVAL"] = retrieval  # read where the engine reads its settings
-    kwargs: dict[str, Any] = {"search": HybridSearch(corpus, shared_embedder("minilm"))}
+    embedder = shared_embedder("minilm")
+    kwargs: dict[str, Any] = {"search": HybridSearch(corpus, embedder)}
     if "retrieval" in inspect.signature(Engine).parameters:
         kwargs["retrieval"] = retrieval
-    state = anyio.run(Engine(corpus, LocalProvider(), **kwargs).run, new_state(question))
+    # the provider chooses sentences by meaning where retrieval does (an older tree's takes no embedder)
+    by_meaning = retrieval != "lexical" and inspect.signature(LocalProvider).parameters
+    provider = LocalProvider(embedder) if by_meaning else LocalProvider()
+    state = anyio.run(Engine(corpus, provider, **kwargs).run, new_state(question))
     cited = {
         c.number: qm.SourceRef(c.number, str(c.source), str(c.passage_id), str(getattr(c, "location", "") or ""))
         for c in state.passages.values()

@@ -49,7 +49,8 @@ def trace(corpus: Any, question: str, retrieval: str) -> dict[str, Any]:
     from deepr_mcp.research.retrieval.hybrid import HybridSearch, check_mode
 
     search = HybridSearch(corpus, shared_embedder("minilm"))
-    engine = Engine(corpus, LocalProvider(), search=search, retrieval=check_mode(retrieval))
+    provider = LocalProvider(search.embedder if retrieval != "lexical" else None)
+    engine = Engine(corpus, provider, search=search, retrieval=check_mode(retrieval))
     retriever = engine.retriever
     record: list[dict[str, Any]] = []
     original_retrieve = retriever.retrieve

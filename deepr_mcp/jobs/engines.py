@@ -67,7 +67,8 @@ class Engines:
 
     def provider_for(self, campaign: Campaign) -> Provider:
         """The campaign's provider; after optimize_for_cost, the configured cheaper model if any."""
-        return make_provider(self.settings, self.http, campaign.provider, cheap=campaign.cost_mode == "cheap")
+        cheap = campaign.cost_mode == "cheap"
+        return make_provider(self.settings, self.http, campaign.provider, cheap=cheap, embedder=self.search.embedder)
 
     def engine_for(self, campaign: Campaign) -> Engine:
         sandbox = self.sandboxes.create(campaign.id)

@@ -153,9 +153,9 @@ async def test_the_local_provider_computes_off_the_event_loop(monkeypatch: pytes
     threads: list[threading.Thread] = []
     real = local.findings_text
 
-    def recording(request: object) -> str:
+    def recording(request: object, near: object = None) -> str:
         threads.append(threading.current_thread())
-        return real(request)  # type: ignore[arg-type]
+        return real(request, near)  # type: ignore[arg-type]
 
     monkeypatch.setattr(local, "findings_text", recording)
     request = findings_request("Why did the cable fail?", [(1, "cables.md", "Water got into the cable.")])

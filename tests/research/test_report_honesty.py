@@ -164,6 +164,7 @@ class Recording(LocalProvider):
     """The real local provider, keeping each request it was handed."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.requests: list[Request] = []
 
     async def research(self, request: Request, *, max_tokens: int = 1024) -> Completion:

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from deepr_mcp.config import Settings
+from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.errors import ProviderError
 from deepr_mcp.research.providers.anthropic_messages import AnthropicProvider
 from deepr_mcp.research.providers.base import Provider
@@ -27,10 +28,16 @@ def needs_key(base_url: str) -> bool:
 
 
 def make_provider(
-    settings: Settings, session: aiohttp.ClientSession | None, name: str, *, cheap: bool = False
+    settings: Settings,
+    session: aiohttp.ClientSession | None,
+    name: str,
+    *,
+    cheap: bool = False,
+    embedder: Embedder | None = None,
 ) -> Provider:
+    """``embedder``: the corpus's, which the local provider also uses to choose sentences by meaning."""
     if name == "local":
-        return LocalProvider()
+        return LocalProvider(embedder)
     if session is None:
         raise ProviderError(name, "no HTTP session; the server's lifespan opens one")
     if name == "openai":

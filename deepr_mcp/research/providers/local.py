@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Sequence
 
 import anyio
 
+from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.research.providers import prompts
 from deepr_mcp.research.providers.base import (
     AnswerRequest,
@@ -28,6 +30,7 @@ from deepr_mcp.research.providers.local_answer import answer_text
 from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE, VERSION_NOTE
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
+from deepr_mcp.research.synthesis.closeness import SentenceCloseness
 from deepr_mcp.research.synthesis.relevance import (
     answers,
     ask_of_question,
@@ -64,6 +67,16 @@ MEANT_COVER = 0.6
 """What a passage found by meaning counts for in term coverage (its own and its sentences'): it speaks
 to the question as a passage holding most of its words would, whatever words it uses."""
 MAX_CLAIM_CHARS = 420
+MEANING_WEIGHT = 0.3
+"""What a sentence's closeness in meaning to the sub-question adds to its score: as much as its share of
+the sub-question's words (``score_unit``), so a sentence that answers in the documents' own words ranks
+beside one that repeats the question's."""
+MEANING_CANDIDATES = 40
+"""The best sentences by words whose closeness is measured (an embedding each, cached); the rest take
+the lowest closeness measured, so they do not rise past a measured one on words alone."""
+
+Closeness = Callable[[str, Sequence[str]], list[float]]
+"""Cosines of sentences to a question (``SentenceCloseness``)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -124,8 +137,11 @@ def focus_of(request: FindingsRequest) -> str:
     return (request.part or request.analysis).type + (", safety" if request.safety else "")
 
 
-def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
+def best_units(request: FindingsRequest, near: Closeness | None = None) -> list[tuple[Unit, int, float]]:
     """``(unit, passage number, score)``, best first, each sentence once, known facts left out.
+
+    With ``near``, a sentence scores for what it means as well as for the words it shares with the
+    sub-question: the question is in the user's words, the passage in the documentation's.
 
     A chosen sentence takes in its neighbour when the neighbour scores nearly as well ("The ship
     lowers a grapnel. The damaged section is removed..."): a procedure reads as one claim.
@@ -182,6 +198,8 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
                 value += SECTION_LEAD_BONUS if lead else SECTION_LEAD_BONUS / 3
             scored.append((value, -rank, -unit.index, unit, number))
             by_passage.setdefault(number, []).append((unit, value))
+    if near is not None:
+        scored = with_meaning(scored, sub_question, near)
     scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
     out: list[tuple[Unit, int, float]] = []
     taken: set[tuple[int, int]] = set()
@@ -210,6 +228,20 @@ def best_units(request: FindingsRequest) -> list[tuple[Unit, int, float]]:
         if not any(adds_nothing(merged.text, u.text) for u, _, _ in out):
             out.append((merged, number, value))
     return out
+
+
+def with_meaning(
+    scored: list[tuple[float, int, int, Unit, int]], sub_question: str, near: Closeness
+) -> list[tuple[float, int, int, Unit, int]]:
+    """``scored`` with each sentence's closeness to the sub-question added (``MEANING_WEIGHT``)."""
+    order = sorted(range(len(scored)), key=lambda i: scored[i][0], reverse=True)
+    measured = order[:MEANING_CANDIDATES]
+    cosines = near(sub_question, [scored[i][3].text or scored[i][3].code or "" for i in measured])
+    if not cosines:
+        return scored
+    added = dict.fromkeys(order, MEANING_WEIGHT * max(0.0, min(cosines)))
+    added.update({i: MEANING_WEIGHT * max(0.0, c) for i, c in zip(measured, cosines, strict=True)})
+    return [(value + added[i], *rest) for i, (value, *rest) in enumerate(scored)]
 
 
 def whole_warnings(found: list[Unit]) -> list[Unit]:
@@ -273,8 +305,8 @@ def _section_names_subject(location: str, wanted: set[str]) -> bool:
     return bool(named) and len(named & wanted) / len(named) >= SECTION_MATCH
 
 
-def findings_text(request: FindingsRequest) -> str:
-    ranked = best_units(request)
+def findings_text(request: FindingsRequest, near: Closeness | None = None) -> str:
+    ranked = best_units(request, near)
     best = ranked[0][2] if ranked else 0.0
     limit = request.max_findings or MAX_FINDINGS  # the engine's cap, when it sets one
     lines: list[str] = []
@@ -299,6 +331,11 @@ class LocalProvider:
     name = "local"
     model = "extractive"
 
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        """With an embedder (the corpus's own), sentences are chosen by meaning as well as by words."""
+        usable = embedder is not None and embedder.dimensions > 0
+        self.near: Closeness | None = SentenceCloseness(embedder) if usable else None  # type: ignore[arg-type]
+
     async def research(self, request: Request, *, max_tokens: int = 1024) -> Completion:
         """In a worker thread: the rules are CPU work (a tenth of a second per step on a quiet machine,
         several times that on a loaded one), which on the event loop held up every other request and
@@ -310,7 +347,7 @@ class LocalProvider:
         if isinstance(request, PlanRequest):
             text = "\n".join(request.parts[: request.max_sub_questions])
         elif isinstance(request, FindingsRequest):
-            text = findings_text(request)
+            text = findings_text(request, self.near)
         elif isinstance(request, AnswerRequest):
             text = answer_text(request)
         else:

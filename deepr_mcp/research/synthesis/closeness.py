@@ -9,7 +9,11 @@ the whole topic. Used to choose what the answer opens with; no embedder, no clos
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
+
+import numpy as np
 
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.research.synthesis.claims import units
@@ -47,3 +51,43 @@ def lead_closeness(embedder: Embedder | None, question: str, parts: Sequence[Seq
     leading = list(dict.fromkeys(claim for claims in parts for claim in claims[:LEAD_CANDIDATES]))
     near = closeness(embedder, question, leading)
     return {claim: value for claim, value in zip(leading, near, strict=True) if value is not None}
+
+
+class SentenceCloseness:
+    """Cosines of sentences to a question, each sentence embedded once per process.
+
+    A report's parts read mostly the same passages, and one campaign after another reads the same
+    corpus: a sentence's vector does not depend on the question, so it is kept (the last
+    ``cached`` sentences, least recently used out) and only the question is embedded each time.
+    """
+
+    def __init__(self, embedder: Embedder, cached: int = 8192) -> None:
+        self.embedder = embedder
+        self.cached = cached
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, question: str, sentences: Sequence[str]) -> list[float]:
+        """Per sentence, its cosine to ``question`` (code spans left out of both, ``prose``)."""
+        if not sentences:
+            return []
+        texts = [prose(s) for s in sentences]
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        fresh = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
+        query = self.embedder.embed([prose(question)], query=True)[0]
+        with self._lock:
+            self._vectors.update(fresh)
+            rows = []
+            for text in texts:
+                row = self._vectors.get(text)
+                if row is None:  # evicted by another thread between the two locks
+                    row = fresh.get(text)
+                    if row is None:
+                        row = self.embedder.embed([text])[0]
+                else:
+                    self._vectors.move_to_end(text)
+                rows.append(row)
+            while len(self._vectors) > self.cached:
+                self._vectors.popitem(last=False)
+        return [round(float(c), 4) for c in np.stack(rows) @ query]
