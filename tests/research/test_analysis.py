@@ -81,6 +81,24 @@ def test_a_later_clause_names_what_it_refers_to() -> None:
     assert planned == ["What is a cone pack?", "How do I read a cone pack?"]
 
 
+def test_what_a_thing_is_for_names_the_thing_not_the_for() -> None:
+    question = "What is that big kiln log book good for, and should I keep it by the kiln?"
+    analysis = analyse(question)
+    assert analysis.type == "definition" and analysis.entities[0] == "that big kiln log book"
+    assert sub_questions(analysis, 4) == [
+        "What is that big kiln log book good for?",
+        "Should I keep that big kiln log book by the kiln?",
+    ]
+    assert analyse("What is the cone pack used for?").entities[0] == "the cone pack"
+    assert analyse("What is a cone pack for?").entities[0] == "a cone pack"
+    assert analyse("What is the best glaze for stoneware?").entities[0] == "the best glaze for stoneware"
+
+
+def test_a_compared_side_ends_with_its_sentence() -> None:
+    analysis = analyse("Should I fire with gas or with wood? Which is cheaper?")
+    assert analysis.type == "comparison" and analysis.entities[:2] == ["with gas", "with wood"]
+
+
 @pytest.mark.parametrize("question", ["", "???", "a", "x" * 3000, "what", "how do i"])
 def test_odd_input_never_fails(question: str) -> None:
     analysis = analyse(question)

@@ -50,7 +50,12 @@ _COMPARE = [
 _COMPARED = re.compile(r"^(?P<stem>.+?),? compared (?:with|to) (?P<b>.+)$", re.I)
 """A clause compared with a thing: "How efficient are heat pumps in cold climates compared with gas boilers"."""
 _WHY = re.compile(r"^why \S+ (?P<rest>.+)$", re.I)
-_DEFINITION = re.compile(r"^what (?:is|are) (?P<term>.+)$|^what does (?P<term2>.+?) (?:do|mean)$", re.I)
+_DEFINITION = re.compile(
+    r"^what (?:is|are) (?P<term>.+?)(?:\s+(?:(?:\w+ed|good|meant)\s+)?for)?$|^what does (?P<term2>.+?) (?:do|mean)$",
+    re.I,
+)
+""""What is X?", "what does X do?", and the purpose "what is X (used|good|meant) for?": the term is X, without
+the trailing "for" and its participle or adjective, so a later part's "it" reads as X."""
 _CONCERN = re.compile(
     r"\s+(?:against|without|so that|to avoid|to prevent|avoiding|preventing)\s+(?P<concern>.+)$", re.I
 )
@@ -179,6 +184,9 @@ def analyse(question: str) -> QuestionAnalysis:
 
 
 def _side(text: str) -> str:
+    """One compared thing: up to the end of its sentence ("... or just inside my project? What's the
+    difference?" compares the project, not the next question), without "using" or a trailing condition."""
+    text = re.split(r"(?<=[?!.])\s+(?=[A-Z])", text.strip(), maxsplit=1)[0].rstrip("?!")
     side = re.sub(r"^(?:using|use|the use of)\s+", "", text.strip(), flags=re.I)
     side = re.sub(r"\s+(?:for .+|when .+|if .+)$", "", side, flags=re.I)
     return side.strip(" ,")
