@@ -108,6 +108,17 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str
     return structured(result)
 
 
+async def embedded(client: Client) -> dict[str, Any]:
+    """The corpus status once every passage has its vector (the background worker's event, seen by polling):
+    until then hybrid search ranks an unembedded passage by its words alone, by design."""
+    with anyio.fail_after(120):
+        while True:
+            status = (await call(client, "corpus_list", {}))["embedding"]
+            if status["state"] == "done":
+                return status
+            await anyio.sleep(0.05)
+
+
 async def attempt(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
     """``(ok, text)`` of a tool call through the gateway, whatever the outcome."""
     result = await client.call_tool("tool_call", {"name": name, "arguments": arguments})

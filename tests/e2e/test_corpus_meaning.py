@@ -4,17 +4,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import anyio
 import numpy as np
 import pytest
-from mcp import Client
 
 from deepr_mcp.embedding import shared_embedder
 from deepr_mcp.research.corpus.storage import Corpus
 from tests.campaigns import follow
-from tests.clients import call, connect, text_of
+from tests.clients import call, connect, embedded, text_of
 
 QUESTION = "how do I avoid typing my password again and again"
 DOCS = {
@@ -32,16 +29,6 @@ def folder_of(tmp_path: Path) -> Path:
     for name, text in DOCS.items():
         (folder / name).write_text(text)
     return folder
-
-
-async def embedded(client: Client) -> dict[str, Any]:
-    """The corpus status once every passage has its vector (the background worker's event, seen by polling)."""
-    with anyio.fail_after(120):
-        while True:
-            status = (await call(client, "corpus_list", {}))["embedding"]
-            if status["state"] == "done":
-                return status
-            await anyio.sleep(0.05)
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])

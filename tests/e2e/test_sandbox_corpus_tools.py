@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from tests.campaigns import QUESTION, follow
-from tests.clients import call, connect, structured, text_of
+from tests.clients import call, connect, embedded, structured, text_of
 
 
 async def error_of(client: Client, name: str, arguments: dict[str, Any]) -> str:
@@ -74,6 +74,7 @@ async def test_corpus_tools(data_dir: Path, tmp_path: Path) -> None:
         added = await call(client, "corpus_add", {"path": str(docs)})
         assert added["added"] == 1 and added["failed"][0]["path"].endswith("broken.txt")
         assert "binary" in added["failed"][0]["reason"]
+        await embedded(client)  # ranked by meaning too: a passage not yet embedded would rank by words alone
         hits = (await call(client, "corpus_search", {"query": "largest animal"}))["hits"]
         assert hits[0]["location"] == "Whales"
         passage = await call(client, "corpus_passage", {"passage_id": hits[0]["passage_id"]})
