@@ -184,8 +184,8 @@ def analyse(question: str) -> QuestionAnalysis:
 
 
 def _side(text: str) -> str:
-    """One compared thing: up to the end of its sentence ("... or just inside my project? What's the
-    difference?" compares the project, not the next question), without "using" or a trailing condition."""
+    """One compared thing: up to the end of its sentence ("... with gas or with wood? Which is cheaper?"
+    compares wood, not the next question), without "using" or a trailing condition."""
     text = re.split(r"(?<=[?!.])\s+(?=[A-Z])", text.strip(), maxsplit=1)[0].rstrip("?!")
     side = re.sub(r"^(?:using|use|the use of)\s+", "", text.strip(), flags=re.I)
     side = re.sub(r"\s+(?:for .+|when .+|if .+)$", "", side, flags=re.I)
