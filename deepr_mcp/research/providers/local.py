@@ -27,7 +27,7 @@ from deepr_mcp.research.providers.base import (
     Usage,
 )
 from deepr_mcp.research.providers.local_answer import answer_text
-from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE, VERSION_NOTE
+from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.synthesis.closeness import SentenceCloseness
@@ -116,10 +116,6 @@ def score_unit(
         score += CUE_BONUS
     if unit.code and "how_to" in focus:
         score += 0.1
-    if OPENS_WITH_VERSION_NOTE.match(text) and "version" not in focus:
-        score *= 0.4
-    if "version" in focus and VERSION_NOTE.search(text):
-        score += 0.25
     if _CONTINUATION.match(text):
         score *= CONTINUATION_FACTOR
     if text.endswith("?"):

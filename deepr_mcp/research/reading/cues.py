@@ -59,11 +59,6 @@ ADMONITIONS = ("warning", "caution", "danger", "important")
 """The labels a documentation admonition opens with ("Warning: ...")."""
 
 _CHANGED_IN = r"(?:new|changed|added) in"
-VERSION_NOTE = re.compile(
-    rf"\b{_CHANGED_IN} version \d|\bdeprecated since (?:version )?\d|\bremoved in (?:version )?\d",
-    re.I,
-)
-"""A change note anywhere in a text ("Changed in version 3.12", "deprecated since 3.4")."""
 OPENS_WITH_VERSION_NOTE = re.compile(rf"^(?:{_CHANGED_IN} version|deprecated since version)", re.I)
 """A sentence that is a change note of its own ("Changed in version 3.2: ...")."""
 
