@@ -174,3 +174,30 @@ def test_a_short_claim_cites_the_passage_that_says_it_not_every_one_sharing_its_
     paraphrase = "kilnctl vent opens the damper to let the fumes out."  # quoted by none: the most of it
     checked = verify_findings([(paraphrase, [4], None)], hits, {"kilnctl", "vent"})
     assert [f.passage_ids for f in checked.findings] == [["p1"]]
+
+
+def test_a_one_line_example_inside_a_sentence_reads_inline() -> None:
+    from deepr_mcp.research.synthesis.claims import units
+
+    text = (
+        "For example\n\n```\nkilnctl vent --slow 3\n```\n\nopens the vent in three slow steps. "
+        "The vent closes itself at night. To read the log:\n\n```\nkilnctl log\nkilnctl log --all\n```\n\n"
+        "prints the firings.\n\nA cone pack is:\n\n```\ncone 06\n```\n\nThe pack bends."
+    )
+    found = units(text)
+    assert found[0].text == "For example `kilnctl vent --slow 3` opens the vent in three slow steps."
+    assert found[0].code is None
+    assert found[1].text == "The vent closes itself at night."
+    # two lines stay a block
+    assert found[2].text == "To read the log:" and found[2].code == "kilnctl log\nkilnctl log --all"
+    assert found[3].text == "prints the firings."
+    assert found[4].code == "cone 06" and found[5].text == "The pack bends."  # a new sentence is no continuation
+    assert [u.index for u in found] == list(range(len(found)))
+
+
+def test_an_inline_example_is_a_finding_the_passage_supports() -> None:
+    from tests.research.requests import local_findings
+
+    passage = "For example\n\n```\nkilnctl vent --slow 3\n```\n\nopens the kiln vent in three slow steps."
+    found = local_findings("How do I open the kiln vent slowly?", [(1, "kiln.md, Venting", passage)])
+    assert found == "- For example `kilnctl vent --slow 3` opens the kiln vent in three slow steps. [1]"

@@ -42,25 +42,47 @@ def normalise(text: str) -> str:
 
 
 def units(text: str) -> list[Unit]:
-    """Sentences in order; a fenced code block is attached to the sentence just before it."""
+    """Sentences in order; a fenced code block is attached to the sentence just before it.
+
+    A one-line block inside a sentence ("For example" / `zmv '(*).lis' '$1.txt'` / "renames foo.lis to
+    foo.txt.") is read as one sentence with the code inline: the words after it open in lower case, so
+    they finish the sentence that introduced the code and say nothing alone.
+    """
     out: list[Unit] = []
     position = 0
     for match in _FENCE.finditer(text):
-        out += _sentences(text[position : match.start()], len(out))
+        out += _continuing(out, text[position : match.start()])
         code = match.group(1).rstrip("\n")
         if out and out[-1].code is None and code.strip():
             out[-1] = Unit(out[-1].text, code, out[-1].index)
         elif code.strip():
             out.append(Unit("", code, len(out)))
         position = match.end()
-    out += _sentences(text[position:], len(out))
+    out += _continuing(out, text[position:])
     return out
+
+
+def _continuing(before: list[Unit], prose: str) -> list[Unit]:
+    """``prose``'s sentences; the first joins the unit before it when that unit ends in a one-line code
+    block the sentence goes on from (it opens in lower case): ``before``'s last unit is replaced."""
+    found = _sentences(prose, len(before))
+    last = before[-1] if before else None
+    if not (found and last and last.code and last.text and found[0].text[:1].islower()):
+        return found
+    code = last.code.strip()
+    if "\n" in code or "`" in code or len(code) > INLINE_CODE_CHARS:
+        return found
+    before[-1] = Unit(f"{last.text} `{code}` {found[0].text}", None, last.index)
+    return [Unit(u.text, u.code, u.index - 1) for u in found[1:]]
 
 
 _LIST_MARK = re.compile(r"^(?:[-*\u2022]|\(?\d{1,2}\))\s+")
 """A list item's mark left at the start of a sentence ("- To reduce memory usage, ..."), or the number
 of an enumeration run into a paragraph ("... guaranteed: 1) Assignments ... 2) Putting ...")."""
 
+
+INLINE_CODE_CHARS = 100
+"""A code block this short, on one line, reads inline within its sentence."""
 
 _ITEM_START = re.compile(r"\n[ \t]*(?=(?:[-*\u2022]|\d{1,2}[.)])[ \t]+\S)")
 """Where a list item begins: a new line opening with a bullet or a number ("- ", "* ", "2. ")."""
