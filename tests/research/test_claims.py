@@ -201,3 +201,15 @@ def test_an_inline_example_is_a_finding_the_passage_supports() -> None:
     passage = "For example\n\n```\nkilnctl vent --slow 3\n```\n\nopens the kiln vent in three slow steps."
     found = local_findings("How do I open the kiln vent slowly?", [(1, "kiln.md, Venting", passage)])
     assert found == "- For example `kilnctl vent --slow 3` opens the kiln vent in three slow steps. [1]"
+
+
+def test_a_spaced_range_of_two_dots_is_no_sentence_end() -> None:
+    from deepr_mcp.research.synthesis.claims import units
+
+    found = units("Shelves are numbered `1` .. `N` from the floor. The top shelf runs hot. Then... Cool it.")
+    assert [u.text for u in found] == [
+        "Shelves are numbered `1` .. `N` from the floor.",
+        "The top shelf runs hot.",
+        "Then...",
+        "Cool it.",
+    ]

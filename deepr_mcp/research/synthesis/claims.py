@@ -18,8 +18,11 @@ from deepr_mcp.research.reading.terms import GENERIC, terms
 from deepr_mcp.text.tokenizer import tokenize
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bcf\.)(?<!\bvs\.)\s+(?=[A-Z0-9\"'(`*_\[])")
-"""A sentence ends at ., ! or ? before a capital, but not after an abbreviation ("(i.e. `x`...")."""
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bcf\.)(?<!\bvs\.)(?<!\s\.\.)\s+(?=[A-Z0-9\"'(`*_\[])"
+)
+"""A sentence ends at ., ! or ? before a capital, but not after an abbreviation ("(i.e. `x`...") or two
+dots set apart by a space, which mark a range ("`${1}` .. `${N}`"), not an end."""
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00b6": " "})
 SUPPORT_THRESHOLD = 0.8
 """Share of a paraphrased claim's content terms its passage must hold to count as support."""
