@@ -116,9 +116,10 @@ class ToolRegistry:
         self._specs: dict[str, ToolSpec] = {}
         self._lock = threading.Lock()
         self._snapshot: _Snapshot | None = None
-        self._positions: tuple[_Snapshot, int, np.ndarray, np.ndarray | None] | None = None
-        """The snapshot's rows in ``vectors`` at a vector count (refreshed when more are embedded), and
-        those rows copied out when most stored vectors belong to tools no longer listed."""
+        self._positions: tuple[_Snapshot, int, np.ndarray, np.ndarray] | None = None
+        """The snapshot's rows in ``vectors`` at a version (refreshed when vectors are added or forgotten),
+        and the matrix they index: the store's, or those rows copied out when most stored vectors belong
+        to tools no longer listed (then the positions are 0..n-1, -1 where not embedded)."""
         self.vectors: ToolVectors | None = None
         self.register_many(specs)
         if vectors is not None:
@@ -242,7 +243,7 @@ class ToolRegistry:
         vectors = self.vectors
         if vectors is None:
             return None
-        rows, own = self._rows_of(snap, vectors)
+        rows, matrix = self._rows_of(snap, vectors)
         have = (rows >= 0) & allowed
         if not have.any():
             return None
@@ -250,32 +251,27 @@ class ToolRegistry:
         # start-up costs more than the product itself (2.4 against 0.6 CPU-ms at 10,000 tools).
         query_vector = vectors.embed_query(query)
         out = np.zeros(len(snap.specs))
-        if own is not None:  # this catalogue's rows only, in its order (-1 rows are zeros there)
-            out[have] = 1.0 + np.einsum("ij,j->i", own, query_vector)[have]
-        else:  # cosine in [-1, 1] -> (0, 2]: a tool without a vector stays at 0
-            out[have] = 1.0 + np.einsum("ij,j->i", vectors.rows(), query_vector)[rows[have]]
+        # cosine in [-1, 1] -> (0, 2]: a tool without a vector stays at 0
+        out[have] = 1.0 + np.einsum("ij,j->i", matrix, query_vector)[rows[have]]
         return out
 
-    def _rows_of(self, snap: _Snapshot, vectors: ToolVectors) -> tuple[np.ndarray, np.ndarray | None]:
-        """The snapshot's row in ``vectors`` per tool, and a copy of those rows when the store holds more
-        than ``STALE_SHARE`` times as many vectors (a cache kept for tools of earlier catalogues: scoring
-        every stored row would cost each search for tools no longer listed)."""
+    def _rows_of(self, snap: _Snapshot, vectors: ToolVectors) -> tuple[np.ndarray, np.ndarray]:
+        """The snapshot's row per tool and the matrix those rows index, taken together (``vectors.layout``):
+        the store's matrix, or a copy of the catalogue's own rows when the store holds more than
+        ``STALE_SHARE`` times as many vectors (a cache kept for tools of earlier catalogues: scoring every
+        stored row would cost each search for tools no longer listed)."""
         with self._lock:
             cached = self._positions
         if cached is not None and cached[0] is snap and cached[1] == vectors.version:
             return cached[2], cached[3]
-        version = vectors.version
-        if cached is not None and cached[0] is snap and not (cached[2] < 0).any():
-            rows = cached[2]
-        else:
-            rows = vectors.positions(snap.keys)
-        own = None
-        if version > STALE_SHARE * max(len(rows), 1):
-            stored = vectors.rows()
-            own = np.where((rows >= 0)[:, None], stored[np.maximum(rows, 0)], np.float32(0.0))
+        layout = vectors.layout(snap.keys)
+        rows, matrix = layout.positions, layout.matrix
+        if len(matrix) > STALE_SHARE * max(len(rows), 1):
+            matrix = np.where((rows >= 0)[:, None], matrix[np.maximum(rows, 0)], np.float32(0.0))
+            rows = np.where(rows >= 0, np.arange(len(rows)), -1)
         with self._lock:
-            self._positions = (snap, version, rows, own)
-        return rows, own
+            self._positions = (snap, layout.version, rows, matrix)
+        return rows, matrix
 
     def closest_names(self, name: str, limit: int = 3) -> list[str]:
         """Registered names nearest to an unknown one: spelling first, then meaning."""

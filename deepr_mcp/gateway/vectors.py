@@ -5,10 +5,11 @@ keyed by the model's name and a hash of the text, kept in one growing float32 ar
 to ``<cache_dir>/<model>.npz`` so a restart embeds only what changed. The cache forgets what no
 catalogue asks for any more: a vector no tool has wanted for ``STALE_DAYS`` is dropped when the file is
 next saved (at most ``MAX_CACHED`` are kept, the most recently wanted), and so is another model's file
-(or a crashed save's leftover) untouched as long. Registering thousands of
-federated tools costs nothing at once: a worker thread embeds what is missing in small batches
-(a search waits at most for one batch, since the model serialises its calls), and until a tool
-has a vector, BM25 alone ranks it.
+(or a crashed save's leftover) untouched as long. Memory forgets the same vectors at the same moment,
+so a server whose upstream catalogues keep changing holds what the file holds, not every text it saw.
+Registering thousands of federated tools costs nothing at once: a worker thread embeds what is
+missing in small batches (a search waits at most for one batch, since the model serialises its
+calls), and until a tool has a vector, BM25 alone ranks it.
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.gateway.spec import ToolSpec
 
-__all__ = ["ToolVectors", "first_sentence", "tool_text"]
+__all__ = ["Layout", "ToolVectors", "first_sentence", "tool_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,9 +47,9 @@ MAX_CACHED: Final = 100_000
 """Vectors a cache file keeps at most (the most recently wanted; 77 MB at 384 float16 dimensions)."""
 DAY: Final = 86_400.0
 
-_seen: dict[tuple[str, str], np.ndarray] = {}
-"""Every vector embedded in this process, by (model, text hash): a second registry in the same
-process (a test, an embedding app, a CLI command beside a server) gets the catalogue's at once."""
+_seen: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+"""The last ``MAX_CACHED`` vectors embedded in this process, by (model, text hash): a second registry in
+the same process (a test, an embedding app, a CLI command beside a server) gets the catalogue's at once."""
 _seen_lock = threading.Lock()
 
 
@@ -79,11 +80,21 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+class Layout(NamedTuple):
+    """Where a catalogue's vectors are, taken at one moment: ``positions[i]`` is ``keys[i]``'s row in
+    ``matrix`` (-1 where not embedded yet). Valid as long as the reader holds it: rows are appended in
+    place, and forgetting builds a new matrix, so a held matrix never changes under its positions."""
+
+    version: int
+    positions: np.ndarray
+    matrix: np.ndarray
+
+
 class ToolVectors:
     """Vectors of one embedder, by text hash; thread-safe; a worker thread fills in what is missing.
 
-    ``rows()`` hands out the array and how many rows are valid: rows are only ever appended (a full
-    array is copied into a bigger one), so a reader holding an older array reads valid vectors.
+    ``layout(keys)`` hands out positions and the matrix they index together; ``version`` changes
+    whenever either could (a vector added, stale vectors forgotten).
     """
 
     def __init__(
@@ -99,6 +110,7 @@ class ToolVectors:
         self._lock = threading.Condition()
         self._rows = np.zeros((0, embedder.dimensions), dtype=np.float32)
         self._count = 0
+        self._version = 0
         self._index: dict[str, int] = {}
         self._pending: OrderedDict[str, str] = OrderedDict()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -113,7 +125,12 @@ class ToolVectors:
 
     @property
     def version(self) -> int:
-        """How many vectors are stored; grows as the worker embeds."""
+        """Changes whenever a vector is added or stale ones are forgotten (positions may then move)."""
+        return self._version
+
+    @property
+    def stored(self) -> int:
+        """How many vectors are held in memory."""
         return self._count
 
     def want(self, specs: Iterable[ToolSpec]) -> None:
@@ -138,17 +155,24 @@ class ToolVectors:
                     self._pending[key] = text
             if known:
                 self.add([k for k, _ in known], np.stack([v for _, v in known]))
-            if self._pending and (self._worker is None or not self._worker.is_alive()):
+            if (self._pending or self._restamped) and not self._busy:
+                # a new day's stamps may leave vectors no tool wants: the worker's save forgets them
+                self._busy = True
                 self._worker = threading.Thread(target=self._run, name="tool-vectors", daemon=True)
                 self._worker.start()
 
-    def positions(self, keys: Sequence[str]) -> np.ndarray:
-        """Row of each key in :meth:`rows` (-1 where not embedded yet)."""
+    def layout(self, keys: Sequence[str]) -> Layout:
+        """Each key's row and the stored vectors (unit length), taken together under one lock."""
         with self._lock:
-            return np.fromiter((self._index.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+            positions = np.fromiter((self._index.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+            return Layout(self._version, positions, self._rows[: self._count])
+
+    def positions(self, keys: Sequence[str]) -> np.ndarray:
+        """Row of each key in :meth:`rows` (-1 where not embedded yet); see :meth:`layout` for both at once."""
+        return self.layout(keys).positions
 
     def rows(self) -> np.ndarray:
-        """The stored vectors (``version`` rows, unit length)."""
+        """The stored vectors (unit length)."""
         with self._lock:
             return self._rows[: self._count]
 
@@ -196,6 +220,7 @@ class ToolVectors:
         vectors = np.asarray(vectors, dtype=np.float32)
         with self._lock:
             fresh = [(k, v) for k, v in zip(keys, vectors, strict=True) if k not in self._index]
+            today = self._today()
             need = self._count + len(fresh)
             if need > len(self._rows):
                 grown = np.zeros((max(need, 2 * len(self._rows), 64), self.embedder.dimensions), dtype=np.float32)
@@ -205,19 +230,28 @@ class ToolVectors:
                 self._rows[self._count] = vector
                 self._index[key] = self._count
                 self._count += 1
+                self._wanted.setdefault(key, today)  # stored without a tool asking (a bench): wanted now
             self._unsaved += len(fresh)
+            self._version += bool(fresh)
             for key in keys:
                 self._pending.pop(key, None)
 
     def _run(self) -> None:
+        """Embed what is pending, batch by batch; then save (and forget what no tool wants) before going
+        idle, so ``wait_idle`` returns on a store that holds what it will hold. ``_busy`` is the worker's
+        flag, set by ``want`` when it starts one and cleared here, both under the lock: a tool queued
+        while the worker saves is embedded by it, not left waiting for the next ``want``."""
         while True:
             with self._lock:
-                if self._closed or not self._pending:
-                    self._busy = False
-                    self._lock.notify_all()
-                    break
-                self._busy = True
-                batch = list(self._pending.items())[:BATCH]
+                batch = list(self._pending.items())[:BATCH] if not self._closed else []
+            if not batch:
+                self._save()
+                with self._lock:
+                    if self._closed or not self._pending:
+                        self._busy = False
+                        self._lock.notify_all()
+                        return
+                continue
             try:
                 vectors = self.embedder.embed([text for _, text in batch])
             except Exception as exc:  # a broken model must not take the server down: words still rank
@@ -231,9 +265,10 @@ class ToolVectors:
             self.add([key for key, _ in batch], vectors)
             with _seen_lock:
                 _seen.update(((self.model, key), row) for (key, _), row in zip(batch, vectors, strict=True))
+                while len(_seen) > MAX_CACHED:  # the oldest first
+                    del _seen[next(iter(_seen))]
             if self._unsaved >= SAVE_EVERY:
                 self._save()
-        self._save()
 
     def _load(self) -> None:
         if self.cache_file is None or not self.cache_file.is_file():
@@ -253,7 +288,7 @@ class ToolVectors:
         self.add(keys, rows)
         with self._lock:
             for key, day in zip(keys, days.tolist(), strict=True):
-                self._wanted[key] = max(self._wanted.get(key, day), day)
+                self._wanted[key] = day  # the file's day, not the day add() stamped it
             self._unsaved = 0
             self._restamped = not stamped
 
@@ -261,17 +296,23 @@ class ToolVectors:
         return int(self._clock() // DAY)
 
     def _save(self) -> None:
-        """Write what tools still want (the newest ``MAX_CACHED`` wanted within ``STALE_DAYS``), then prune."""
+        """Keep what tools still want (the newest ``MAX_CACHED`` wanted within ``STALE_DAYS``), in memory and
+        in the cache file, then prune other files."""
         with self._lock:
-            if self.cache_file is None or (self._unsaved == 0 and not self._restamped):
+            if self._unsaved == 0 and not self._restamped:
                 return
             fresh_from = self._today() - STALE_DAYS
             kept = [(day, key) for key, day in self._wanted.items() if day >= fresh_from and key in self._index]
             kept = sorted(kept, reverse=True)[:MAX_CACHED]
             keys = [key for _, key in kept]
-            rows = self._rows[[self._index[key] for key in keys]].astype(np.float16)
+            rows = self._rows[[self._index[key] for key in keys]]
+            if len(keys) < self._count:
+                self._forget(keys, rows)
             self._unsaved = 0
             self._restamped = False
+            if self.cache_file is None:
+                return
+            rows = rows.astype(np.float16)
         payload: dict[str, Any] = {
             "keys": np.array(keys, dtype=str),
             "rows": rows.reshape(len(keys), self.embedder.dimensions),
@@ -285,6 +326,15 @@ class ToolVectors:
         except OSError as exc:
             logger.warning("tool vectors: cannot save %s: %s", self.cache_file, exc)
         self._prune_others()
+
+    def _forget(self, keys: list[str], rows: np.ndarray) -> None:
+        """Hold only ``keys`` (with their ``rows``), in a new matrix: a reader's older one stays valid."""
+        self._rows = np.array(rows, dtype=np.float32).reshape(len(keys), self.embedder.dimensions)
+        self._index = {key: i for i, key in enumerate(keys)}
+        self._count = len(keys)
+        held = set(keys)
+        self._wanted = {key: day for key, day in self._wanted.items() if key in held or key in self._pending}
+        self._version += 1
 
     def _prune_others(self) -> None:
         """Delete other models' cache files nothing has written for ``STALE_DAYS`` (a file another process

@@ -57,12 +57,12 @@ async def test_a_tool_described_in_other_words_is_found_by_meaning(tmp_path: Pat
 async def test_restart_takes_the_vectors_from_the_cache(tmp_path: Path) -> None:
     async with Root(Settings(data_dir=tmp_path)) as root:
         await embedded(root)
-        count = root.registry.vectors.version  # type: ignore[union-attr]
+        count = root.registry.vectors.stored  # type: ignore[union-attr]
         model = root.registry.vectors.embedder.name  # type: ignore[union-attr]
     cached = ToolVectors(Refusing(model), tmp_path / "tool-vectors")  # would fail if asked to embed anything
     registry = ToolRegistry(list(root.registry), vectors=cached)
     assert cached.pending() == 0
-    assert cached.version == count == len(registry)
+    assert cached.stored == count == len(registry)
 
 
 class Refusing:
@@ -143,12 +143,13 @@ def test_vectors_kept_for_tools_no_longer_listed_change_no_ranking() -> None:
     crowded.add([text_key(t) for t in stale], Counting().embed(stale))
     crowded_registry = ToolRegistry(specs, vectors=crowded)
     assert lean.wait_idle(60) and crowded.wait_idle(60)
-    assert crowded.version > 2 * len(specs)  # mostly vectors of tools no longer listed
+    assert crowded.stored > 2 * len(specs)  # mostly vectors of tools no longer listed
     for query in (RAIN_QUESTION, "how windy is it", "snow on the road", "old federated tool"):
         for mode in ("semantic", "hybrid"):
             want = [(h.name, round(h.score, 6)) for h in lean_registry.search(query, 3, mode=mode)]
             got = [(h.name, round(h.score, 6)) for h in crowded_registry.search(query, 3, mode=mode)]
             assert got == want, (query, mode)
     positions = crowded_registry._positions
-    assert positions is not None and positions[3] is not None  # the catalogue's own rows were scored
-    assert lean_registry._positions is not None and lean_registry._positions[3] is None  # no copy needed
+    assert positions is not None and len(positions[3]) == len(specs)  # the catalogue's own rows were scored
+    lean_positions = lean_registry._positions
+    assert lean_positions is not None and len(lean_positions[3]) == lean.stored  # the store's own, no copy

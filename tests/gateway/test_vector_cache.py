@@ -111,3 +111,33 @@ def test_a_cache_written_before_the_stamps_is_read_then_pruned_like_any(
     clock.now += (STALE_DAYS + 1) * DAY
     serve(tmp_path, clock, KILN)
     assert cached(tmp_path) == {key(KILN)}
+
+
+def test_memory_forgets_what_the_file_forgets_and_a_held_layout_stays_valid() -> None:
+    """A server whose upstream catalogues change holds the vectors still wanted, not every text it saw."""
+    clock = Clock()
+    vectors = ToolVectors(Counting(), None, clock=clock)  # no cache file: memory is all there is
+    ToolRegistry([KILN, GLAZE], vectors=vectors)
+    assert vectors.wait_idle(60) and vectors.stored == 2
+    held = vectors.layout([key(KILN), key(GLAZE)])
+    clock.now += (STALE_DAYS + 1) * DAY
+    clay = ToolRegistry([CLAY], vectors=vectors)  # today's catalogue: the kiln and glaze tools are gone
+    assert vectors.wait_idle(60)
+    assert vectors.stored == 1 and vectors.version > held.version
+    assert list(vectors.positions([key(KILN), key(GLAZE), key(CLAY)])) == [-1, -1, 0]
+    assert [h.name for h in clay.search("order clay", 1, mode="semantic")] == ["clay_order"]
+    # a search that took its layout before the forgetting reads the same vectors it took
+    np.testing.assert_allclose(held.matrix[held.positions[0]], Counting().embed([tool_text(KILN)])[0])
+    ToolRegistry([KILN], vectors=vectors)  # the tool is back: this process still has its vector
+    assert vectors.wait_idle(60) and vectors.stored == 2 and vectors.pending() == 0
+
+
+def test_the_process_wide_vectors_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from collections import OrderedDict
+
+    monkeypatch.setattr(vectors_module, "_seen", OrderedDict())
+    monkeypatch.setattr(vectors_module, "MAX_CACHED", 2)
+    vectors = ToolVectors(Counting(), None, clock=Clock())
+    ToolRegistry([KILN, GLAZE, CLAY], vectors=vectors)
+    assert vectors.wait_idle(60)
+    assert len(vectors_module._seen) == 2
