@@ -30,6 +30,19 @@ def cached_passages(spec: CorpusSpec) -> str:
     return "|".join(qm.normalise(f"{location}\n{text}") for location, text in rows)
 
 
+def assert_well_formed(questions: list[dict], most_gold: int) -> None:
+    """Each question has pages and text, 2 to ``most_gold`` gold phrases of 4-12 words not found in its own
+    words (no free hits), warnings exactly for safety questions and an uncovered part exactly for two-part ones."""
+    for q in questions:
+        assert q["pages"] and q["question"].strip(), q["id"]
+        assert 2 <= len(q["gold"]) <= most_gold, q["id"]
+        for phrase in q["gold"] + q.get("warning", []):
+            assert 4 <= len(phrase.split()) <= 12, (q["id"], phrase)
+            assert qm.normalise(phrase) not in qm.normalise(q["question"]), (q["id"], phrase)  # no free hits
+        assert bool(q.get("warning")) == (q["type"] == "safety"), q["id"]
+        assert bool(q.get("uncovered")) == (q["type"] == "two-part"), q["id"]
+
+
 def assert_answerable_in_users_words(spec: CorpusSpec, questions_file: Path) -> None:
     """Every gold and warning phrase is in the cached passages; no question shares more than
     ``QUESTION_OVERLAP`` consecutive words with them."""
