@@ -30,7 +30,7 @@ from deepr_mcp.research.providers.local_answer import answer_text
 from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
-from deepr_mcp.research.synthesis.closeness import SentenceCloseness
+from deepr_mcp.research.synthesis.closeness import sentence_closeness
 from deepr_mcp.research.synthesis.relevance import (
     answers,
     ask_of_question,
@@ -76,7 +76,7 @@ MEANING_CANDIDATES = 40
 the lowest closeness measured, so they do not rise past a measured one on words alone."""
 
 Closeness = Callable[[str, Sequence[str]], list[float]]
-"""Cosines of sentences to a question (``SentenceCloseness``)."""
+"""Cosines of sentences to a question (``synthesis.closeness.SentenceCloseness``)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -329,8 +329,9 @@ class LocalProvider:
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         """With an embedder (the corpus's own), sentences are chosen by meaning as well as by words."""
-        usable = embedder is not None and embedder.dimensions > 0
-        self.near: Closeness | None = SentenceCloseness(embedder) if usable else None  # type: ignore[arg-type]
+        self.near: Closeness | None = None
+        if embedder is not None and embedder.dimensions > 0:
+            self.near = sentence_closeness(embedder)
 
     async def research(self, request: Request, *, max_tokens: int = 1024) -> Completion:
         """In a worker thread: the rules are CPU work (a tenth of a second per step on a quiet machine,

@@ -10,6 +10,7 @@ the whole topic. Used to choose what the answer opens with; no embedder, no clos
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -34,14 +35,12 @@ def closeness(embedder: Embedder | None, question: str, claims: Sequence[str]) -
     """Per claim, the best cosine of one of its sentences to ``question`` (None without an embedder)."""
     if embedder is None or embedder.dimensions <= 0 or not claims:
         return [None] * len(claims)
-    sentences = [[prose(u.text) for u in units(claim) if u.text] or [prose(claim)] for claim in claims]
-    flat = [s for group in sentences for s in group]
-    query = embedder.embed([question], query=True)[0]
-    cosines = embedder.embed(flat) @ query
+    sentences = [[u.text for u in units(claim) if u.text] or [claim] for claim in claims]
+    cosines = sentence_closeness(embedder)(question, [s for group in sentences for s in group])
     out: list[float | None] = []
     start = 0
     for group in sentences:
-        out.append(round(float(cosines[start : start + len(group)].max()), 4))
+        out.append(max(cosines[start : start + len(group)]))
         start += len(group)
     return out
 
@@ -68,14 +67,14 @@ class SentenceCloseness:
         self._lock = threading.Lock()
 
     def __call__(self, question: str, sentences: Sequence[str]) -> list[float]:
-        """Per sentence, its cosine to ``question`` (code spans left out of both, ``prose``)."""
+        """Per sentence (its code spans left out, ``prose``), its cosine to ``question``."""
         if not sentences:
             return []
         texts = [prose(s) for s in sentences]
         with self._lock:
             missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         fresh = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
-        query = self.embedder.embed([prose(question)], query=True)[0]
+        query = self.embedder.embed([question], query=True)[0]
         with self._lock:
             self._vectors.update(fresh)
             rows = []
@@ -91,3 +90,17 @@ class SentenceCloseness:
             while len(self._vectors) > self.cached:
                 self._vectors.popitem(last=False)
         return [round(float(c), 4) for c in np.stack(rows) @ query]
+
+
+_shared: weakref.WeakKeyDictionary[Embedder, SentenceCloseness] = weakref.WeakKeyDictionary()
+_shared_lock = threading.Lock()
+
+
+def sentence_closeness(embedder: Embedder) -> SentenceCloseness:
+    """The process's one ``SentenceCloseness`` for ``embedder``: the findings step and the answer's opener
+    measure the same sentences, so the second finds their vectors already made."""
+    with _shared_lock:
+        near = _shared.get(embedder)
+        if near is None:
+            near = _shared[embedder] = SentenceCloseness(embedder)
+        return near
