@@ -168,13 +168,8 @@ class ToolVectors:
             return Layout(self._version, positions, self._rows[: self._count])
 
     def positions(self, keys: Sequence[str]) -> np.ndarray:
-        """Row of each key in :meth:`rows` (-1 where not embedded yet); see :meth:`layout` for both at once."""
+        """Row of each key in the stored matrix (-1 where not embedded yet): ``layout`` without the matrix."""
         return self.layout(keys).positions
-
-    def rows(self) -> np.ndarray:
-        """The stored vectors (unit length)."""
-        with self._lock:
-            return self._rows[: self._count]
 
     def knows_query(self, query: str) -> bool:
         """Whether ``query``'s vector is cached (embedding it again costs nothing)."""
