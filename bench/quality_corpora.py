@@ -8,10 +8,11 @@ apt-get when this runs as root (else the message says how); the npm package is f
 ``npm pack`` into the bench cache and unpacked there. Nothing here touches the product: this
 module only finds the files; ``research_quality`` ingests them.
 
-Each corpus has four question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
+Each corpus has five question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
 end of a session; used once for a keep/revert decision, so no longer untouched), ``fresh`` (written
-2026-11-26 after that; it too has now decided a keep/revert) and ``untouched`` (written 2026-11-26 after
-both had been used: nobody runs it until the end of the next session, once, never tuned on).
+2026-11-26 after that; it too has now decided a keep/revert), ``untouched`` (written after both had
+been used; run once at the end of the next session, so now used too) and ``unseen`` (written in the
+fifth session after that run: nobody runs it until that session's end, once, never tuned on).
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -51,6 +52,9 @@ class CorpusSpec:
     untouched: Path
     """A fourth set nobody has run: written after the held-out and fresh sets had both decided a keep/revert,
     run only once, at the end of the next session (``research_quality --set untouched``)."""
+    unseen: Path
+    """A fifth set, written in the round's fifth session after the untouched set had been run: nobody runs it
+    (only ``--check-gold --check-questions``) until the end of that session, once (``--set unseen``)."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
@@ -62,7 +66,7 @@ class CorpusSpec:
         return self.questions if name == "tuned" else getattr(self, name)
 
 
-QUESTION_SETS = ("tuned", "heldout", "fresh", "untouched")
+QUESTION_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen")
 """The question sets every corpus has, in the order they were written (each later one untouched when written)."""
 
 
@@ -212,6 +216,7 @@ CORPORA: dict[str, CorpusSpec] = {
             BENCH / "research_questions_heldout.json",
             BENCH / "research_questions_fresh.json",
             BENCH / "research_questions_untouched.json",
+            BENCH / "research_questions_unseen.json",
             debian_html(PYTHON_HTML),
             debian_html_version(PYTHON_HTML),
         ),
@@ -223,6 +228,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "npm-docs-heldout.json",
             QUESTION_DIR / "npm-docs-fresh.json",
             QUESTION_DIR / "npm-docs-untouched.json",
+            QUESTION_DIR / "npm-docs-unseen.json",
             npm_docs,
             npm_version,
         ),
@@ -234,6 +240,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "zsh-doc-heldout.json",
             QUESTION_DIR / "zsh-doc-fresh.json",
             QUESTION_DIR / "zsh-doc-untouched.json",
+            QUESTION_DIR / "zsh-doc-unseen.json",
             debian_html(ZSH_HTML),
             debian_html_version(ZSH_HTML),
         ),
@@ -245,6 +252,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "pdf-manuals-heldout.json",
             QUESTION_DIR / "pdf-manuals-fresh.json",
             QUESTION_DIR / "pdf-manuals-untouched.json",
+            QUESTION_DIR / "pdf-manuals-unseen.json",
             pdf_manuals,
             pdf_version,
         ),

@@ -1,5 +1,5 @@
-"""The untouched question sets (issue 29 item 7): well formed, new against the three earlier sets,
-answerable from the corpus, and picked only by an explicit ``--set untouched``. Nothing here runs the
+"""The late question sets, untouched and unseen (issue 29 item 7): well formed, new against every other
+set, answerable from the corpus, and picked only by an explicit ``--set``. Nothing here runs the
 engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
 ``research_quality --check-gold`` does.
 """
@@ -24,53 +24,69 @@ KINDS = {
     "zsh-doc": OTHER_KINDS,
     "pdf-manuals": OTHER_KINDS,
 }
-"""How many untouched questions of each type every corpus got: 10 for python3-doc, 8 for the others
+"""How many questions of each type every corpus got in each late set: 10 for python3-doc, 8 for the others
 (larger than the fresh sets, whose six questions per corpus were too noisy), in about the proportions
 of the earlier sets."""
+LATE_SETS = ("untouched", "unseen")
 
 
-def earlier_questions(spec: CorpusSpec) -> list[dict]:
-    return [q for name in QUESTION_SETS if name != "untouched" for q in raw_questions(spec.question_set(name))]
+def other_questions(spec: CorpusSpec, late: str) -> list[dict]:
+    return [q for name in QUESTION_SETS if name != late for q in raw_questions(spec.question_set(name))]
 
 
-def test_every_corpus_has_an_untouched_set_of_the_planned_size_and_kinds() -> None:
+@pytest.mark.parametrize("late", LATE_SETS)
+def test_every_corpus_has_the_late_set_of_the_planned_size_and_kinds(late: str) -> None:
     assert set(KINDS) == set(CORPORA)
     for name, spec in CORPORA.items():
-        others = {spec.question_set(s) for s in QUESTION_SETS if s != "untouched"}
-        assert spec.untouched not in others and spec.untouched.is_file(), name
-        data = json.loads(spec.untouched.read_text())
-        assert "untouched" in data["note"] and "2026-11-26" in data["note"], name
-        assert f"--corpus {name} --set untouched --check-gold --check-questions" in data["note"], name
-        questions = rq.load_questions(spec.untouched)  # the bench's own loader accepts it
+        path = spec.question_set(late)
+        others = {spec.question_set(s) for s in QUESTION_SETS if s != late}
+        assert path not in others and path.is_file(), name
+        data = json.loads(path.read_text())
+        assert late in data["note"] and "2026-11-26" in data["note"], name
+        assert f"--corpus {name} --set {late} --check-gold --check-questions" in data["note"], name
+        questions = rq.load_questions(path)  # the bench's own loader accepts it
         assert Counter(q.type for q in questions) == KINDS[name], name
-        assert {q.type for q in questions} <= {q["type"] for q in earlier_questions(spec)}, name
+        assert {q.type for q in questions} <= {q["type"] for q in other_questions(spec, late)}, name
 
 
-def test_untouched_questions_are_well_formed() -> None:
+@pytest.mark.parametrize("late", LATE_SETS)
+def test_late_questions_are_well_formed(late: str) -> None:
     for spec in CORPORA.values():
-        assert_well_formed(raw_questions(spec.untouched), most_gold=3)
+        assert_well_formed(raw_questions(spec.question_set(late)), most_gold=3)
 
 
-def test_untouched_questions_are_new_across_all_four_sets() -> None:
+def test_question_ids_are_unique_across_all_sets() -> None:
     ids: list[str] = [
         q["id"] for spec in CORPORA.values() for name in QUESTION_SETS for q in raw_questions(spec.question_set(name))
     ]
     assert [i for i, n in Counter(ids).items() if n > 1] == []
+
+
+@pytest.mark.parametrize("late", LATE_SETS)
+def test_late_questions_are_new_across_all_sets(late: str) -> None:
     for spec in CORPORA.values():
-        asked = {qm.normalise(q["question"]) for q in earlier_questions(spec)}
-        new = {qm.normalise(q["question"]) for q in raw_questions(spec.untouched)}
-        assert len(new) == len(raw_questions(spec.untouched)) and not asked & new, spec.name
+        asked = {qm.normalise(q["question"]) for q in other_questions(spec, late)}
+        mine = raw_questions(spec.question_set(late))
+        new = {qm.normalise(q["question"]) for q in mine}
+        assert len(new) == len(mine) and not asked & new, spec.name
 
 
+@pytest.mark.parametrize("late", LATE_SETS)
 @pytest.mark.parametrize("name", list(KINDS))
-def test_untouched_gold_is_in_the_corpus_and_questions_are_in_a_users_words(name: str) -> None:
-    assert_answerable_in_users_words(CORPORA[name], CORPORA[name].untouched)
+def test_late_gold_is_in_the_corpus_and_questions_are_in_a_users_words(name: str, late: str) -> None:
+    assert_answerable_in_users_words(CORPORA[name], CORPORA[name].question_set(late))
 
 
 def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:
     spec = CORPORA["pdf-manuals"]
     assert rq.question_file(spec, rq.parse_args([])) == spec.questions
-    expected = {"tuned": spec.questions, "heldout": spec.heldout, "fresh": spec.fresh, "untouched": spec.untouched}
+    expected = {
+        "tuned": spec.questions,
+        "heldout": spec.heldout,
+        "fresh": spec.fresh,
+        "untouched": spec.untouched,
+        "unseen": spec.unseen,
+    }
     assert set(expected) == set(QUESTION_SETS)
     for name, path in expected.items():
         args = rq.parse_args(["--set", name])
@@ -110,5 +126,5 @@ def test_an_unknown_set_is_refused_with_the_allowed_names(capsys: pytest.Capture
         rq.parse_args(["--set", "heldout2"])
     err = capsys.readouterr().err
     assert "invalid choice: 'heldout2'" in err and all(name in err for name in QUESTION_SETS)
-    with pytest.raises(ValueError, match="allowed: tuned, heldout, fresh, untouched"):
+    with pytest.raises(ValueError, match="allowed: tuned, heldout, fresh, untouched, unseen"):
         CORPORA["zsh-doc"].question_set("held-out")
