@@ -1,7 +1,7 @@
 """Where each gold phrase is lost on its way from the corpus to the report, stage by stage.
 
-Run: ``.venv/bin/python -m bench.evidence_stages [--corpus NAME|all] [--only ID] [--json PATH]``
-on the tuned questions of the bench corpora (``bench.research_quality`` caches them), hybrid
+Run: ``.venv/bin/python -m bench.evidence_stages [--corpus NAME|all] [--set NAME] [--only ID] [--json PATH]``
+on a question set of the bench corpora (default tuned) (``bench.research_quality`` caches them), hybrid
 retrieval, the local provider. For each gold phrase, the last stage that still holds it:
 
 - ``pool``: a passage holding it is in some sub-question's re-scored candidate pool;
@@ -13,7 +13,9 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 - ``report``: the final report holds it (what ``research_quality`` counts as recall).
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
-another part) is counted where it is found. The tuned sets only: never the held-out, fresh or untouched ones.
+another part) is counted where it is found. Every set that has been run may be traced (tuned, held out,
+fresh, untouched); the set nobody has run yet (``DIAGNOSED`` leaves it out) is refused, since tracing it
+would show its answers before its one run.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from bench import quality_metrics as qm
-from bench.quality_corpora import CORPORA
+from bench.quality_corpora import CORPORA, QUESTION_SETS
 from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
 from bench.retrieval_recall import gold_passages
 
 STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
+DIAGNOSED = tuple(s for s in QUESTION_SETS if s != "unseen")
+"""The sets this may trace: each has been run already, so seeing where its gold is lost tunes on nothing new."""
 
 
 def trace(corpus: Any, question: str) -> dict[str, Any]:
@@ -111,9 +115,9 @@ def stages_of(run: dict[str, Any], gold: dict[str, set[str]], phrases: list[str]
     return out
 
 
-def run_corpus(name: str, only: list[str]) -> dict[str, Any]:
+def run_corpus(name: str, only: list[str], question_set: str = "tuned") -> dict[str, Any]:
     spec = CORPORA[name]
-    questions = [q for q in load_questions(spec.questions) if not only or q.id in only]
+    questions = [q for q in load_questions(spec.question_set(question_set)) if not only or q.id in only]
     corpus = open_corpus(ready_corpus(find_corpus(spec), reindex=False, spec=spec))
     gold = gold_passages(corpus, questions)
     rows = []
@@ -146,6 +150,7 @@ def summary(result: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.evidence_stages", description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus", default="all", choices=["all", *sorted(CORPORA)])
+    p.add_argument("--set", default="tuned", choices=DIAGNOSED, help="which question set (default tuned)")
     p.add_argument("--only", action="append", default=[], metavar="ID")
     p.add_argument("--json", type=Path, metavar="PATH", help="write per-question stage shares here")
     args = p.parse_args(argv)
@@ -155,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in names:
         print(f"\n{name}\n{header}", flush=True)
-        results.append(run_corpus(name, args.only))
+        results.append(run_corpus(name, args.only, args.set))
     print(f"\n{'corpus (mean)':28} " + " ".join(f"{s:>5}" for s in STAGES) + " claims words")
     for result in results:
         print(summary(result))
