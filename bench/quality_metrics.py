@@ -389,7 +389,7 @@ def report_parts(report: str) -> list[str]:
             continue
         if heading and section == "findings":
             text = heading.group(1)
-            quoted = _NEAR.search(text)  # "Passages near “part” (none answers it)"
+            quoted = _NEAR.search(text)  # "Passages near “part” (none clearly answers it)"
             if quoted or not text.startswith("Passages near"):
                 parts.append(quoted.group(1) if quoted else text)
             continue

@@ -321,7 +321,7 @@ You can, for the first hour at most. [1]
 
 - The vent setting opens the lid a crack. [2]
 
-### Passages near “Can I fire a kiln with the lid propped open?” (none answers it)
+### Passages near “Can I fire a kiln with the lid propped open?” (none clearly answers it)
 
 - The lid hinge wears out. [3]
 

@@ -75,7 +75,7 @@ async def test_a_part_sharing_only_words_with_a_passage_is_a_gap(tmp_path: Path)
     assert undo.status == "unanswered" and not undo.findings and not undo.covered_by
     assert "undo key" not in report  # the keypad's undo is no answer to undoing a rename
     gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
-    assert "Can I undo it afterwards if I got it wrong?" in gaps and "no passage found answers it" in gaps
+    assert "Can I undo it afterwards if I got it wrong?" in gaps and "no passage found clearly answers it" in gaps
 
 
 def test_the_judge_abstains_on_a_corpus_too_small_to_stand_anything_out(tmp_path: Path) -> None:
@@ -107,7 +107,7 @@ async def test_a_one_part_question_the_documents_do_not_answer_is_a_gap(tmp_path
     answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
     assert answer.strip().startswith(f"_{NOT_ANSWERED}_")
     gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
-    assert "How do I print a firing program on paper?" in gaps and "none answers it" in gaps
+    assert "How do I print a firing program on paper?" in gaps and "none clearly answers it" in gaps
     assert "### How do I print a firing program on paper?" not in report  # not answered under its own heading
 
 

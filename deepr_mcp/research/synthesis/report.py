@@ -72,19 +72,22 @@ def gap_reason(sq: SubQuestion) -> str:
     if sq.missing:
         return "the documents say nothing about " + " or ".join(sq.missing)
     if sq.status == "weak":
-        return "the passages found share its words but none answers it"
+        return "the passages found share its words but none clearly answers it"
     if sq.nearest:
-        return f"no passage found answers it; the nearest was {sq.nearest}"
-    return "no passage found answers it"
+        return f"no passage found clearly answers it; the nearest was {sq.nearest}"
+    return "no passage found clearly answers it"
 
 
 NOT_ANSWERED = (
-    "No passage found answers this question (see Gaps); the documents may still say it in other words. "
+    "No passage found clearly answers this question (see Gaps); the documents may still say it in other words. "
     "The passages nearest to it say:"
 )
 """Opens the Answer when no part is answered: what follows is what the documents say nearby, not an answer.
 It says what the search found, not that the documents are silent: a question in the user's own words
-can miss the one passage that answers it, and "the documents do not answer this" would then be false."""
+can miss the one passage that answers it, and "the documents do not answer this" would then be false.
+"Clearly", because what was measured is that no cited passage stands out by meaning: one of those listed
+below may still answer it (on the bench, where every one-part question is answerable, about half of the
+reports with this verdict quote some of the answer), and the reader is told to judge them, not to skip them."""
 
 
 def unanswered(state: ResearchState) -> bool:
@@ -97,8 +100,8 @@ def near_heading(state: ResearchState, sq: SubQuestion) -> str:
     """The heading of findings kept for a part they do not answer: it says so, so that the part is not
     both answered under its own heading and named under Gaps."""
     if len(state.sub_questions) == 1:
-        return "Passages near the question (none answers it)"
-    return f"Passages near “{sq.text}” (none answers it)"
+        return "Passages near the question (none clearly answers it)"
+    return f"Passages near “{sq.text}” (none clearly answers it)"
 
 
 def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
