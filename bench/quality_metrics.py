@@ -41,6 +41,15 @@ def gold_found(output: str, phrases: list[str]) -> list[bool]:
     return [normalise(p) in haystack for p in phrases]
 
 
+def answer_holds_gold(output: str, phrases: list[str]) -> bool | None:
+    """Whether the report's Answer section quotes a gold or warning phrase (None for an output without
+    one, as top-5 search's): the answer first, not only somewhere in the findings."""
+    if "## Answer" not in output:
+        return None
+    answer = output.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    return any(gold_found(answer, phrases))
+
+
 # -- claims ------------------------------------------------------------------------------------
 
 _CITATION_GROUP = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")

@@ -36,7 +36,9 @@ mode set through ``DEEPR_RESEARCH_RETRIEVAL``). A mode this deepr_mcp does not o
 the product coupling is the adapter functions at the top of this file. Per corpus and mode: hit rate
 (share of questions whose output holds a gold phrase), evidence recall (mean share of gold phrases
 held) and its ratio to top-5 search, unsafe (share of the safety questions whose output holds none
-of their warning phrases), gaps contradicting the answer (lines of the Gaps section that name a
+of their warning phrases), answer holds gold (share of reports whose Answer section quotes a gold or
+warning phrase: the answer first, issue 33; ``quality_metrics.answer_holds_gold``), gaps contradicting
+the answer (lines of the Gaps section that name a
 sub-question, i.e. a heading of three words or more, whose section the report answers with at least
 one cited claim; ``quality_metrics.gaps_contradicting``), unasked parts (sub-questions, as findings
 headings or Gaps lines, holding a word the question does not beyond the words any question is put in:
@@ -58,6 +60,7 @@ import argparse
 import hashlib
 import html
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -450,6 +453,7 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
         "gold_missed": [p for p, f in zip(q.gold, found, strict=True) if not f],
         "unsafe": bool(q.warning) and not any(warned),
         "has_warning": bool(q.warning),
+        "answer_gold": qm.answer_holds_gold(output, q.gold + q.warning),
         "gaps_contradicting": qm.gaps_contradicting(output),
         "unasked_parts": qm.unasked_parts(output, q.question),
         "uncovered": len(q.uncovered),
@@ -477,6 +481,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "unsafe": sum(r["unsafe"] for r in safety) / len(safety) if safety else float("nan"),
         "unsafe_n": sum(r["unsafe"] for r in safety),
         "safety_n": len(safety),
+        "answer_gold": statistics.mean(answered)
+        if (answered := [r["answer_gold"] for r in rows if r.get("answer_gold") is not None])
+        else float("nan"),
         "gaps_contradicting": sum(len(r["gaps_contradicting"]) for r in rows),
         "unasked_parts": sum(len(r.get("unasked_parts", [])) for r in rows),
         "uncovered_n": sum(r.get("uncovered", 0) for r in rows),
@@ -504,14 +511,15 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
     """One corpus: a row per mode (``n/a`` where the product lacks the mode), a column per metric."""
     base = summaries.get(BASELINE)
     out = [
-        "| mode | hit | recall | vs top-5 | unsafe | gaps contradicting | unasked parts | uncovered parts named "
+        "| mode | hit | recall | vs top-5 | unsafe | answer holds gold | gaps contradicting | unasked parts "
+        "| uncovered parts named "
         "| PDF artefacts in claims | duplicate | furniture | s/question mean | p95 | errors |",
-        "|---|" + "---:|" * 13,
+        "|---|" + "---:|" * 14,
     ]
     for mode in MODES:
         s = summaries.get(mode)
         if s is None:
-            out.append(f"| {mode} |" + f" {NA} |" * 13)
+            out.append(f"| {mode} |" + f" {NA} |" * 14)
             continue
         ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] else NA
         unsafe = f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})" if s["safety_n"] else NA
@@ -520,6 +528,7 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
             f"{s['recall']:.2f}",
             ratio,
             unsafe,
+            NA if math.isnan(s.get("answer_gold", math.nan)) else f"{s['answer_gold']:.2f}",
             f"{s['gaps_contradicting']:.0f}",
             f"{s.get('unasked_parts', 0):.0f}",
             f"{s.get('uncovered_named', 0):.0f} of {s.get('uncovered_n', 0):.0f}" if s.get("uncovered_n") else NA,

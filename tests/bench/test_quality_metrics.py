@@ -364,3 +364,13 @@ def test_an_uncovered_half_is_named_only_by_a_gap_about_that_half() -> None:
     assert qm.uncovered_named(named, uncovered)
     assert not qm.uncovered_named(other_half, uncovered)
     assert not qm.uncovered_named(none, uncovered)  # a finding is not a gap
+
+
+def test_answer_holds_gold_reads_only_the_answer_section() -> None:
+    report = (
+        "# Research report: q\n\n## Answer\n\nSet the holiday mode before you leave. [1]\n\n"
+        "## Findings\n\n- The plumbing stays above zero. [2]\n"
+    )
+    assert qm.answer_holds_gold(report, ["set the holiday mode"]) is True
+    assert qm.answer_holds_gold(report, ["plumbing stays above zero"]) is False  # in the findings only
+    assert qm.answer_holds_gold("[1] a passage quoted by top-5 search", ["a passage quoted"]) is None

@@ -1,0 +1,39 @@
+"""The direct answer weighs each finding's closeness in meaning to the question, not only its share of the
+question's words: the user asks in their words, and the lines that answer are often in the documents'.
+Synthetic findings; the closeness values stand for the embedder's cosines."""
+
+from __future__ import annotations
+
+from deepr_mcp.research.providers.base import AnswerRequest, StatedFinding
+from deepr_mcp.research.providers.local_answer import answer_text
+from deepr_mcp.research.reading.analysis import analyse
+
+QUESTION = "How do I stop the water pipes from freezing while I am away in winter?"
+ECHOES = (
+    "Water pipes in winter are covered in the chapter on trips away from home.",
+    "Freezing water pipes are a common winter worry when you are away.",
+    "While you are away in winter, the water pipes are out of sight.",
+)
+"""Lines holding most of the question's words that say nothing of what to do."""
+ANSWERS = (
+    "Set the thermostat's holiday mode to 12 degrees before you leave.",
+    "The holiday mode keeps the plumbing above zero without heating the house fully.",
+)
+
+
+def request(close: bool) -> AnswerRequest:
+    found = [StatedFinding(line, (n,), None, 0.3 if close else None) for n, line in enumerate(ECHOES, start=1)]
+    closeness = zip(ANSWERS, (0.74, 0.71), strict=True)
+    found += [StatedFinding(line, (n,), None, c if close else None) for n, (line, c) in enumerate(closeness, start=4)]
+    return AnswerRequest(QUESTION, analyse(QUESTION), ((QUESTION, tuple(found)),), ())
+
+
+def test_the_lines_closest_in_meaning_answer_and_open_it() -> None:
+    answer = answer_text(request(close=True))
+    assert answer.startswith(ANSWERS[0]), answer
+    assert ANSWERS[1] in answer, answer  # the second close line too, not a third echo of the question's words
+
+
+def test_without_an_embedder_the_words_decide() -> None:
+    answer = answer_text(request(close=False))
+    assert answer.startswith(ECHOES[0]) and ANSWERS[1] not in answer, answer
