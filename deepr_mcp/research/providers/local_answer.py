@@ -203,6 +203,9 @@ def answer_text(request: AnswerRequest) -> str:
     closest = firsts if analysis.type == "definition" else closest
     openers = set(firsts) | set(closest)
 
+    # two tests by the words a line names stand in for meaning when the embedder measured nothing: with its
+    # closeness measured, a warning that names neither ("Use of this function may introduce a security hole")
+    # may answer "why is tempfile.mktemp() insecure?", and a signature's name decides nothing on its own
     def score(line: str, group: int) -> float:
         text = citations.CITE.sub("", line).strip()
         claim, said = terms(text), word_set(text)
@@ -210,13 +213,13 @@ def answer_text(request: AnswerRequest) -> str:
             return 0.0  # about something else, or no statement at all: it stays under its sub-question
         if not is_sentence(text):
             return 0.0  # a heading, a list item's fragment or a row of names: no sentence that answers
-        if about_another_api(text, about) and analysis.type != "how_to":
+        if not near and about_another_api(text, about) and analysis.type != "how_to":
             return 0.0  # documents another API than the one asked about (a how-to names none: any may do it)
         if _DOES_IT.match(text):
             return 0.0  # "You can do it ..." does not say what it does; it stays under its sub-question
         if _OPTION_ENTRY.match(text) and not _ASKS_OPTIONS.search(request.question):
             return 0.0  # an option's entry of some tool; it stays under its sub-question
-        if spelled and not spelled & set(re.findall(r"[a-z0-9_]+", text.lower())):
+        if not near and spelled and not spelled & set(re.findall(r"[a-z0-9_]+", text.lower())):
             return 0.0  # a claim that names none of the code names the question spells out
         if "safety" in focus and "how_to" in focus and text.endswith(":") and not _PROTECTS.search(text):
             return 0.0  # a plain recipe ("How to extract an archive:") is no answer to doing it safely
