@@ -111,3 +111,9 @@ def test_odd_input_never_fails(question: str) -> None:
 )
 def test_pitfall_questions_are_about_safety(question: str) -> None:
     assert analyse(question).safety  # the words of risk, whatever the question's form
+
+
+def test_two_sides_sharing_their_stems_are_both_kept() -> None:
+    # "sorted" and "sort" stem alike, so each side's words are the other's: still two things compared
+    parts = sub_questions(analyse("Should I use tidied(pile) or pile.tidy()? Is there any real difference?"), 5)
+    assert parts[1:] == ["What does tidied(pile) do?", "What does pile.tidy() do?"]

@@ -237,14 +237,14 @@ def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
     (no "which functions", "which options", "what example"), so nothing unasked can become a gap.
     """
     parts = analysis.clauses if len(analysis.clauses) > 1 else [analysis.question]
-    out: list[str] = []
+    out: list[tuple[str, int]] = []  # each part, and the clause whose comparison it is a side of (-1: none)
     for i, part in enumerate(parts):
         part = part if part.endswith("?") else part.rstrip(".!") + "?"
         part = _resolve(part, analysis) if i else part  # "it" in a later part named
-        out.append(part)
+        out.append((part, -1))
         read = analysis if i == 0 else analyse(part)
         if read.type == "comparison" and len(read.entities) >= 2:
-            out += _sides(read, read.stem)
+            out += [(side, i) for side in _sides(read, read.stem)]
     return _distinct(out)[:limit]
 
 
@@ -259,15 +259,19 @@ def _resolve(clause: str, analysis: QuestionAnalysis) -> str:
     return _PRONOUN.sub(analysis.entities[0], clause, count=1)
 
 
-def _distinct(questions: list[str]) -> list[str]:
-    """Drop a sub-question whose words are nearly all in an earlier one (it would retrieve the same)."""
-    kept: list[tuple[str, set[str]]] = []
-    for q in questions:
+def _distinct(questions: list[tuple[str, int]]) -> list[str]:
+    """Drop a sub-question whose words are nearly all in an earlier one (it would retrieve the same).
+
+    Two sides of one comparison are never each other's copy: "sorted(x)" and "x.sort()" stem to the same
+    words, and dropping one would leave the comparison with one side."""
+    kept: list[tuple[str, int, set[str]]] = []
+    for q, compared in questions:
         words = terms(q)
-        if any(len(words & seen) >= 0.8 * len(words | seen) for _, seen in kept if words):
+        near = [seen for _, other, seen in kept if compared < 0 or other != compared]
+        if words and any(len(words & seen) >= 0.8 * len(words | seen) for seen in near):
             continue
-        kept.append((q, words))
-    return [q for q, _ in kept]
+        kept.append((q, compared, words))
+    return [q for q, _, _ in kept]
 
 
 def asked_of(sub_question: str, analysis: QuestionAnalysis) -> str:
