@@ -44,10 +44,10 @@ def gold_found(output: str, phrases: list[str]) -> list[bool]:
 def answer_holds_gold(output: str, phrases: list[str]) -> bool | None:
     """Whether the report's Answer section quotes a gold or warning phrase (None for an output without
     one, as top-5 search's): the answer first, not only somewhere in the findings."""
-    if "## Answer" not in output:
+    lines = list(section_lines(output, _ANSWER_HEADING))
+    if not lines:
         return None
-    answer = output.split("## Answer", 1)[1].split("\n## ", 1)[0]
-    return any(gold_found(answer, phrases))
+    return any(gold_found("\n".join(line for line, _ in lines), phrases))
 
 
 # -- claims ------------------------------------------------------------------------------------
@@ -60,6 +60,7 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SOURCES_HEADING = re.compile(r"^(?:sources|references|citations|bibliography|cited passages)\b", re.I)
+_ANSWER_HEADING = re.compile(r"^(?:answer|direct answer)\s*$", re.I)
 _GAPS_HEADING = re.compile(r"^(?:gaps|open questions|what the corpus does not answer|not answered)\b", re.I)
 _SOURCE_LINE = re.compile(r"^\s*(?:[-*+]\s*)?\[(\d+)\]:?\s*(.*)$")
 _PASSAGE_ID = re.compile(r"\(?\bpassage[:\s]+([\w#:./-]+?)\)?(?=[\s,;)]|$)", re.I)
@@ -416,19 +417,27 @@ def unasked_parts(report: str, question: str) -> list[str]:
     return [p for p in dict.fromkeys(report_parts(report)) if tokens(p) - asked - ASKING_WORDS]
 
 
-def gaps_section(report: str) -> Iterator[tuple[str, str]]:
-    """Each non-blank line of a report's Gaps section (outside code fences): the line, and its text
-    without the bullet."""
-    in_gaps = in_fence = False
+def section_lines(report: str, heading: re.Pattern[str]) -> Iterator[tuple[str, bool]]:
+    """Each line under a heading ``heading`` matches, up to the next heading, and whether it is inside a
+    code fence (fence markers left out; a "## " line inside a fence is code, not a heading)."""
+    inside = in_fence = False
     for line in report.splitlines():
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
-        heading = None if in_fence else _HEADING.match(line)
-        if heading:
-            in_gaps = bool(_GAPS_HEADING.match(heading.group(1)))
+        found = None if in_fence else _HEADING.match(line)
+        if found:
+            inside = bool(heading.match(found.group(1)))
             continue
-        if in_gaps and not in_fence and line.strip():
+        if inside:
+            yield line, in_fence
+
+
+def gaps_section(report: str) -> Iterator[tuple[str, str]]:
+    """Each non-blank line of a report's Gaps section (outside code fences): the line, and its text
+    without the bullet."""
+    for line, in_fence in section_lines(report, _GAPS_HEADING):
+        if not in_fence and line.strip():
             bullet = _BULLET.match(line)
             yield line.strip(), bullet.group(1) if bullet else line
 

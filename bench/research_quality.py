@@ -4,9 +4,9 @@ Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned question
 fetches and ingests what is missing). Options: ``--corpus NAME|all``, ``--set tuned|heldout|fresh|untouched|unseen``
 (which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end
 of a session and have each decided a keep/revert, ``untouched`` was written after both were used and
-run once at the end of the next session; ``unseen`` was written after that and nobody runs it until the
-end of the session that wrote it, once; before that only its ``--check-*`` commands
-run; ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
+run once at the end of the next session; ``unseen`` was written after that and run once at the end of the
+session that wrote it (a set is run that way only once: before, only its ``--check-*`` commands
+run); ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
 mode, ``--max-minutes M`` for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
@@ -474,6 +474,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     furniture = sum(len(r["furniture_claims"]) for r in rows)
     safety = [r for r in rows if r["has_warning"]]
     seconds = [r["seconds"] for r in rows]  # a timeout counts with the time it took to give up
+    answers = [r["answer_gold"] for r in rows if r.get("answer_gold") is not None]  # reports, not search's top 5
     return {
         "questions": n,
         "hit": sum(r["hit"] for r in rows) / n if n else 0.0,
@@ -481,9 +482,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "unsafe": sum(r["unsafe"] for r in safety) / len(safety) if safety else float("nan"),
         "unsafe_n": sum(r["unsafe"] for r in safety),
         "safety_n": len(safety),
-        "answer_gold": statistics.mean(answered)
-        if (answered := [r["answer_gold"] for r in rows if r.get("answer_gold") is not None])
-        else float("nan"),
+        "answer_gold": statistics.mean(answers) if answers else float("nan"),
         "gaps_contradicting": sum(len(r["gaps_contradicting"]) for r in rows),
         "unasked_parts": sum(len(r.get("unasked_parts", [])) for r in rows),
         "uncovered_n": sum(r.get("uncovered", 0) for r in rows),
@@ -598,7 +597,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--set",
         choices=QUESTION_SETS,
         help="which question set (default tuned, the one to work on); heldout and fresh run only at the end of a "
-        "session; unseen is run by nobody until the end of the session that wrote it, once (--check-* before)",
+        "session; untouched and unseen have each been run once, at a session's end",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

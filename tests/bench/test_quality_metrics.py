@@ -374,3 +374,12 @@ def test_answer_holds_gold_reads_only_the_answer_section() -> None:
     assert qm.answer_holds_gold(report, ["set the holiday mode"]) is True
     assert qm.answer_holds_gold(report, ["plumbing stays above zero"]) is False  # in the findings only
     assert qm.answer_holds_gold("[1] a passage quoted by top-5 search", ["a passage quoted"]) is None
+
+
+def test_answer_holds_gold_reads_past_a_heading_inside_code() -> None:
+    report = (
+        "# Research report: q\n\n## Answer\n\nPut this at the top of the file: [1]\n\n```\n## not a heading\n```\n\n"
+        "Then set the holiday mode before you leave. [2]\n\n## Gaps\n\n- nothing about the boiler\n"
+    )
+    assert qm.answer_holds_gold(report, ["set the holiday mode"]) is True
+    assert qm.answer_holds_gold(report, ["nothing about the boiler"]) is False  # the Gaps section is not the answer

@@ -267,8 +267,8 @@ def _distinct(questions: list[tuple[str, int]]) -> list[str]:
     kept: list[tuple[str, int, set[str]]] = []
     for q, compared in questions:
         words = terms(q)
-        near = [seen for _, other, seen in kept if compared < 0 or other != compared]
-        if words and any(len(words & seen) >= 0.8 * len(words | seen) for seen in near):
+        earlier = [seen for _, other, seen in kept if compared < 0 or other != compared]
+        if words and any(len(words & seen) >= 0.8 * len(words | seen) for seen in earlier):
             continue
         kept.append((q, compared, words))
     return [q for q, _, _ in kept]
