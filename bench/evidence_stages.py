@@ -13,9 +13,9 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 - ``report``: the final report holds it (what ``research_quality`` counts as recall).
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
-another part) is counted where it is found. Every set that has been run may be traced (tuned, held out,
-fresh, untouched); the set nobody has run yet (``DIAGNOSED`` leaves it out) is refused, since tracing it
-would show its answers before its one run.
+another part) is counted where it is found. Every set used for decisions may be traced (tuned, held out,
+fresh, untouched); ``unseen`` (``DIAGNOSED`` leaves it out) is refused: it was written to be run once, and
+tracing it would tune on it. When a newer set is written, the refusal moves to that one.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from bench.retrieval_recall import gold_passages
 
 STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
 DIAGNOSED = tuple(s for s in QUESTION_SETS if s != "unseen")
-"""The sets this may trace: each has been run already, so seeing where its gold is lost tunes on nothing new."""
+"""The sets this may trace: each has decided a keep/revert already, so seeing where its gold is lost tunes on
+nothing new."""
 
 
 def trace(corpus: Any, question: str) -> dict[str, Any]:

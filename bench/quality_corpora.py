@@ -11,8 +11,9 @@ module only finds the files; ``research_quality`` ingests them.
 Each corpus has five question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
 end of a session; used once for a keep/revert decision, so no longer untouched), ``fresh`` (written
 2026-11-26 after that; it too has now decided a keep/revert), ``untouched`` (written after both had
-been used; run once at the end of the next session, so now used too) and ``unseen`` (written in the
-fifth session after that run: nobody runs it until that session's end, once, never tuned on).
+been used; run once at the end of the next session, so now used too) and ``unseen`` (written at the
+start of the fifth session, run once at its end: used too now, so a gain measured after that needs a
+new set written first).
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -50,11 +51,11 @@ class CorpusSpec:
     """A third set, written after the held-out set was used for a keep/revert decision, run at the end of a
     session (``research_quality --set fresh``); it has since decided a keep/revert too."""
     untouched: Path
-    """A fourth set nobody has run: written after the held-out and fresh sets had both decided a keep/revert,
-    run only once, at the end of the next session (``research_quality --set untouched``)."""
+    """A fourth set, written after the held-out and fresh sets had both decided a keep/revert, run once at the
+    end of the next session (``research_quality --set untouched``)."""
     unseen: Path
-    """A fifth set, written in the round's fifth session after the untouched set had been run: nobody runs it
-    (only ``--check-gold --check-questions``) until the end of that session, once (``--set unseen``)."""
+    """A fifth set, written at the start of the round's fifth session after the untouched set had been run, and
+    run once at that session's end (``--set unseen``); nobody tuned on it."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
