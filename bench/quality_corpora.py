@@ -8,12 +8,12 @@ apt-get when this runs as root (else the message says how); the npm package is f
 ``npm pack`` into the bench cache and unpacked there. Nothing here touches the product: this
 module only finds the files; ``research_quality`` ingests them.
 
-Each corpus has five question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
+Each corpus has six question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
 end of a session; used once for a keep/revert decision, so no longer untouched), ``fresh`` (written
 2026-11-26 after that; it too has now decided a keep/revert), ``untouched`` (written after both had
 been used; run once at the end of the next session, so now used too) and ``unseen`` (written at the
-start of the fifth session, run once at its end: used too now, so a gain measured after that needs a
-new set written first).
+start of the fifth session, run once at its end: used too now) and ``blind`` (written at the start of the
+sixth session before any change of that session was measured; run once at its end).
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -56,6 +56,9 @@ class CorpusSpec:
     unseen: Path
     """A fifth set, written at the start of the round's fifth session after the untouched set had been run, and
     run once at that session's end (``--set unseen``); nobody tuned on it."""
+    blind: Path
+    """A sixth set, written at the start of the round's sixth session after every earlier set had been run: nobody
+    runs it (only ``--check-gold --check-questions``) until that session's end, once (``--set blind``)."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
@@ -67,7 +70,7 @@ class CorpusSpec:
         return self.questions if name == "tuned" else getattr(self, name)
 
 
-QUESTION_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen")
+QUESTION_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind")
 """The question sets every corpus has, in the order they were written (each later one untouched when written)."""
 
 
@@ -218,6 +221,7 @@ CORPORA: dict[str, CorpusSpec] = {
             BENCH / "research_questions_fresh.json",
             BENCH / "research_questions_untouched.json",
             BENCH / "research_questions_unseen.json",
+            BENCH / "research_questions_blind.json",
             debian_html(PYTHON_HTML),
             debian_html_version(PYTHON_HTML),
         ),
@@ -230,6 +234,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "npm-docs-fresh.json",
             QUESTION_DIR / "npm-docs-untouched.json",
             QUESTION_DIR / "npm-docs-unseen.json",
+            QUESTION_DIR / "npm-docs-blind.json",
             npm_docs,
             npm_version,
         ),
@@ -242,6 +247,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "zsh-doc-fresh.json",
             QUESTION_DIR / "zsh-doc-untouched.json",
             QUESTION_DIR / "zsh-doc-unseen.json",
+            QUESTION_DIR / "zsh-doc-blind.json",
             debian_html(ZSH_HTML),
             debian_html_version(ZSH_HTML),
         ),
@@ -254,6 +260,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "pdf-manuals-fresh.json",
             QUESTION_DIR / "pdf-manuals-untouched.json",
             QUESTION_DIR / "pdf-manuals-unseen.json",
+            QUESTION_DIR / "pdf-manuals-blind.json",
             pdf_manuals,
             pdf_version,
         ),

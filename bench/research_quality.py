@@ -1,12 +1,14 @@
 """Research quality on four corpora: the local provider's reports, per retrieval mode, vs top-5 search.
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
-fetches and ingests what is missing). Options: ``--corpus NAME|all``, ``--set tuned|heldout|fresh|untouched|unseen``
-(which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end
-of a session and have each decided a keep/revert, ``untouched`` was written after both were used and
-run once at the end of the next session; ``unseen`` was written after that and run once at the end of the
-session that wrote it (a set is run that way only once: before, only its ``--check-*`` commands
-run); ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
+fetches and ingests what is missing). Options: ``--corpus NAME|all``,
+``--set tuned|heldout|fresh|untouched|unseen|blind`` (which question set; default tuned, the one to
+work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a keep/revert,
+``untouched`` was written after both were used and run once at the end of the next session;
+``unseen`` and ``blind`` were each written after the sets before them had been run, and are run once
+at the end of the session that wrote them (a set is run that way only once: before, only its
+``--check-*`` commands run); ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout``
+and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
 mode, ``--max-minutes M`` for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
@@ -23,8 +25,9 @@ otherwise the message says how. Each is ingested once, as ``corpus add`` would, 
 ``.data/bench/research-quality/<corpus>-<version>-ingest-<ingest code hash>/``: a change to the
 ingest code indexes again, ``--reindex`` forces it.
 
-Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``) for python3-doc
-and ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``) for the others,
+Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
+``_blind``) for python3-doc and ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``,
+``-untouched``, ``-unseen``, ``-blind``) for the others,
 each with a type, 2-5
 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
 question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
@@ -597,7 +600,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--set",
         choices=QUESTION_SETS,
         help="which question set (default tuned, the one to work on); heldout and fresh run only at the end of a "
-        "session; untouched and unseen have each been run once, at a session's end",
+        "session; untouched and unseen have each been run once, at a session's end; blind is run by nobody until the "
+        "end of the session that wrote it, once (--check-* before)",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
