@@ -155,3 +155,33 @@ def test_an_endless_line_is_cut_into_whole_pieces(word: str) -> None:
     assert chunks and all(len(c.text) <= MAX_CHARS for c in chunks)
     joiner = " " if " " in word else ""
     assert joiner.join(c.text for c in chunks) == line  # every word kept, none cut in two when there are spaces
+
+
+def test_markdown_inline_markup_is_read_as_the_text_a_reader_sees(tmp_path: Path) -> None:
+    """A link's target, emphasis markers and inline tags are not words of the page; code spans are."""
+    page = tmp_path / "kiln-vent.md"
+    page.write_text(
+        "# Venting the [kiln](/guide/kiln-basics)\n\n"
+        "> **Note:** open the damper with `kiln-vent open`, see [the damper\n"
+        "guide](/guide/damper-settings#opening) and ![a damper](img/damper.png).\n\n"
+        "Press <kbd>Ctrl</kbd>+C to stop, or run `kiln-vent <zone>` for one <zone> only.<br>\n"
+        "Read the [safety sheet][sheet] and <https://example.org/vents>; *never* vent __above__ 900 \\*C &amp; up.\n\n"
+        "[sheet]: https://example.org/sheets/vent.pdf\n\n"
+        "1. Cool down:\n\n"
+        "    ```bash\n"
+        "    kiln-vent open --zone [all]\n"
+        "    ```\n\n"
+        "    Wait an hour.\n",
+        encoding="utf-8",
+    )
+    found = by_location_of(page)
+    assert list(found) == ["Venting the kiln"]
+    text = found["Venting the kiln"]
+    assert text.startswith(
+        "Note: open the damper with `kiln-vent open`, see the damper guide and a damper.\n\n"
+        "Press Ctrl+C to stop, or run `kiln-vent <zone>` for one <zone> only. "
+        "Read the safety sheet and https://example.org/vents; never vent above 900 *C & up."
+    )
+    assert "```bash\nkiln-vent open --zone [all]\n```" in text  # code inside a list item stays code, brackets and all
+    assert text.endswith("Wait an hour.")  # the item's text after its code is prose, not an indented code block
+    assert not any(mark in text for mark in ("](", "**", "__", "<kbd>", "<br>", "[sheet]", "sheets/vent.pdf"))

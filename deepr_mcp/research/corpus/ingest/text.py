@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import re
 
+from deepr_mcp.research.corpus.ingest.markdown_inline import InlineText, is_reference_definition
 from deepr_mcp.research.corpus.ingest.model import Section, fence
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
+_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})\s*([\w+#.-]*)")
+"""A fence at any indentation: one inside a list item is indented with the item's text."""
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<body>.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
@@ -60,48 +62,71 @@ class _Sections:
 
 
 def markdown_sections(text: str) -> list[Section]:
+    """Sections of a Markdown page; prose and headings as plain text (``markdown_inline``), code as code."""
     out = _Sections()
     fields, text = front_matter(text)
-    if title := fields.get("title", ""):
-        out.heading(0, title)  # the page's root, above its level-1 headings
-    if description := fields.get("description", ""):
-        out.lines += [description, ""]
     lines = text.splitlines()
+    inline = InlineText(lines)
+    if title := fields.get("title", ""):
+        out.heading(0, inline.text(title))  # the page's root, above its level-1 headings
+    if description := fields.get("description", ""):
+        out.lines += [inline.text(description), ""]
+    prose: list[str] = []  # a paragraph's lines, read together: a link or a code span may wrap
+    previous = ""  # the last non-blank source line of this section's body: list items continue indented
+
+    def end_paragraph() -> None:
+        if prose:
+            out.lines.extend(inline.text("\n".join(prose)).split("\n"))
+            prose.clear()
+
     i = 0
     while i < len(lines):
         line = lines[i]
         opened = _FENCE.match(line)
         if opened:
-            marker, language = opened.group(1), opened.group(2)
+            end_paragraph()
+            indent, marker, language = opened.groups()
             body, i = [], i + 1
             while i < len(lines) and not lines[i].strip().startswith(marker):
-                body.append(lines[i])
+                line = lines[i]
+                body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
                 i += 1
             out.lines += ["", fence("\n".join(body).strip("\n"), language), ""]
+            previous = lines[i] if i < len(lines) else marker  # the closing fence, indented as it was
             i += 1
             continue
         atx = _ATX.match(line)
         if atx:
-            out.heading(len(atx.group(1)), atx.group(2))
+            end_paragraph()
+            out.heading(len(atx.group(1)), inline.text(atx.group(2)))
+            previous = ""
             i += 1
             continue
+        after_blank = not prose and (not out.lines or not out.lines[-1].strip())
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         if line.strip() and re.fullmatch(r" {0,3}(=+|-+)\s*", nxt) and not _LIST_ITEM.match(line):
-            if not out.lines or not out.lines[-1].strip():  # a one-line paragraph: a setext heading
-                out.heading(1 if nxt.strip()[0] == "=" else 2, line)
+            if after_blank:  # a one-line paragraph: a setext heading
+                out.heading(1 if nxt.strip()[0] == "=" else 2, inline.text(line))
+                previous = ""
                 i += 2
                 continue
-        if line.startswith(("    ", "\t")) and line.strip() and (not out.lines or not out.lines[-1].strip()):
-            previous = next((x for x in reversed(out.lines) if x.strip()), "")
+        if line.startswith(("    ", "\t")) and line.strip() and after_blank:
             if not _LIST_ITEM.match(previous) and not previous.startswith(("    ", "\t")):
                 body = []
                 while i < len(lines) and (not lines[i].strip() or lines[i].startswith(("    ", "\t"))):
                     body.append(lines[i][4:] if lines[i].startswith("    ") else lines[i][1:])
                     i += 1
                 out.lines += [fence("\n".join(body).strip("\n")), ""]
+                previous = "```"
                 continue
-        out.lines.append(line)
+        if not line.strip():
+            end_paragraph()
+            out.lines.append(line)
+        elif not is_reference_definition(line):
+            prose.append(line)
+            previous = line
         i += 1
+    end_paragraph()
     out.flush()
     return out.sections
 
