@@ -2,11 +2,11 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind`` (which question set; default tuned, the one to
+``--set tuned|heldout|fresh|untouched|unseen|blind|sealed`` (which question set; default tuned, the one to
 work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
-``unseen`` and ``blind`` were each written after the sets before them had been run, and are run once
-at the end of the session that wrote them (a set is run that way only once: before, only its
+``unseen``, ``blind`` and ``sealed`` were each written after the sets before them had been run, and are
+run once, in the session that wrote them (a set is run that way only once: before, only its
 ``--check-*`` commands run); ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout``
 and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -26,8 +26,8 @@ otherwise the message says how. Each is ingested once, as ``corpus add`` would, 
 ingest code indexes again, ``--reindex`` forces it.
 
 Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
-``_blind``) for python3-doc and ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``,
-``-untouched``, ``-unseen``, ``-blind``) for the others,
+``_blind``, ``_sealed``) for python3-doc and ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``,
+``-untouched``, ``-unseen``, ``-blind``, ``-sealed``) for the others,
 each with a type, 2-5
 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
 question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
@@ -600,8 +600,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--set",
         choices=QUESTION_SETS,
         help="which question set (default tuned, the one to work on); heldout and fresh run only at the end of a "
-        "session; untouched and unseen have each been run once, at a session's end; blind is run by nobody until the "
-        "end of the session that wrote it, once (--check-* before)",
+        "session; untouched, unseen and blind have each been run once; sealed is run by nobody until the end of the "
+        "session that wrote it, once (--check-* before)",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
