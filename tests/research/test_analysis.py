@@ -9,7 +9,7 @@ from deepr_mcp.research.reading.analysis import analyse, clauses, sub_questions
 CASES = [
     ("How do I safely cool a glaze kiln without cracking the shelves?", "how_to", True),
     ("Should I use a chain whip or a lockring tool?", "comparison", False),
-    ("What is the difference between a stoneware glaze and an earthenware glaze?", "comparison", False),
+    ("What are the differences between a stoneware glaze and an earthenware glaze?", "comparison", False),
     ("Why does the glaze crawl on the rim?", "why", False),
     ("What is a cone pack?", "definition", False),
     ("Is it safe to open a kiln at 300 degrees?", "how_to", True),
@@ -31,7 +31,7 @@ def test_each_type_is_recognised(question: str, kind: str, safety: bool) -> None
         "Why does the glaze crawl on the rim?",
         "What is a cone pack?",
         "Is it safe to open a kiln at 300 degrees?",
-        "What should I watch out for when firing a kiln indoors?",
+        "What must I watch out for when firing a kiln indoors?",
         "When was the cone 6 firing schedule introduced?",
         "kiln shelf wash recipe",
     ],
@@ -42,7 +42,7 @@ def test_a_question_with_one_part_is_planned_as_itself(question: str) -> None:
 
 
 def test_a_comparison_of_two_things_asks_about_each_side() -> None:
-    question = "What is the difference between a stoneware glaze and an earthenware glaze?"
+    question = "What are the differences between a stoneware glaze and an earthenware glaze?"
     planned = sub_questions(analyse(question), 5)
     assert planned == [question, "What is a stoneware glaze?", "What is an earthenware glaze?"]
 
@@ -107,13 +107,13 @@ def test_odd_input_never_fails(question: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "question", ["What should I watch out for when firing a kiln indoors?", "What are the pitfalls of glazing a foot?"]
+    "question", ["What must I watch out for when firing a kiln indoors?", "What are the pitfalls of glazing a foot?"]
 )
 def test_pitfall_questions_are_about_safety(question: str) -> None:
     assert analyse(question).safety  # the words of risk, whatever the question's form
 
 
 def test_two_sides_sharing_their_stems_are_both_kept() -> None:
-    # "sorted" and "sort" stem alike, so each side's words are the other's: still two things compared
-    parts = sub_questions(analyse("Should I use tidied(pile) or pile.tidy()? Is there any real difference?"), 5)
+    # "tidied" and "tidy" stem alike, so each side's words are the other's: still two things compared
+    parts = sub_questions(analyse("Should I use tidied(pile) or pile.tidy()? Does it make any difference?"), 5)
     assert parts[1:] == ["What does tidied(pile) do?", "What does pile.tidy() do?"]

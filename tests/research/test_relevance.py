@@ -45,7 +45,7 @@ def test_the_local_provider_prints_no_filler() -> None:
 @pytest.mark.parametrize(
     ("question", "narrowed"),
     [
-        ("What should I watch out for when cooling a glaze kiln?", True),
+        ("What must I watch out for when cooling a glaze kiln?", True),
         ("What are the risks of opening a hot kiln?", True),
         (QUESTION, False),  # how to do it safely: the how is an answer too
         ("Why does the glaze crawl on the pot?", False),  # asks why, not for warnings

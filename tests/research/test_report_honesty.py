@@ -131,7 +131,7 @@ def test_a_safety_answer_opens_with_the_warning() -> None:
 
 
 def test_a_comparison_answer_states_both_sides() -> None:
-    question = "What is the difference between stoneware glaze and earthenware glaze?"
+    question = "What are the differences between stoneware glaze and earthenware glaze?"
     out = answer(
         question,
         [

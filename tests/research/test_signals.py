@@ -89,9 +89,9 @@ def test_a_comparison_prefers_the_passage_that_speaks_of_both_sides(
 
 
 def test_coordination_is_the_weighted_share_of_main_terms_held() -> None:
-    weights = {"copi": 1.0, "file": 1.0, "timestamp": 2.0, "use": 0.3, "feedback": 0.35}
-    assert coordination(weights, {"copi", "file", "timestamp"}) == 1.0
-    assert coordination(weights, {"timestamp"}) == 0.5
+    weights = {"glaze": 1.0, "pot": 1.0, "sheen": 2.0, "use": 0.3, "feedback": 0.35}
+    assert coordination(weights, {"glaze", "pot", "sheen"}) == 1.0
+    assert coordination(weights, {"sheen"}) == 0.5
     assert coordination(weights, {"use", "feedback"}) == 0.0  # optional words do not count
     assert coordination({"use": 0.3}, set()) == 1.0  # nothing main asked: no penalty
 
@@ -100,22 +100,22 @@ def test_a_passage_with_every_question_term_beats_one_term_repeated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "docs.md").write_text(
-        "# pyc\n\n## TIMESTAMP\n\nThe timestamp mode stores the timestamp of the source and compares timestamps.\n\n"
-        "# shutil\n\n## shutil.copystat\n\nCopy the permission bits and modification times from one file to another, "
-        "so that a copied file has the same timestamp.\n"
+        "# gauge\n\n## SHEEN\n\nThe sheen mode reads the sheen of the surface and compares sheens.\n\n"
+        "# glazing\n\n## glaze.match\n\nGlaze the second pot with the bucket and the dip time of the first pot, "
+        "so that a glazed pot has the same sheen.\n"
     )
-    for i in range(4):  # "copy" and "file" are common words of this corpus, "timestamp" is rarer
-        (tmp_path / f"other{i}.md").write_text(f"# other {i}\n\nCopy a file {i} to another file; the copy is a file.\n")
+    for i in range(4):  # "glaze" and "pot" are common words of this corpus, "sheen" is rarer
+        (tmp_path / f"other{i}.md").write_text(f"# other {i}\n\nGlaze a pot {i} after another pot; a glaze on a pot.\n")
     corpus = Corpus(tmp_path / "corpus.db")
     corpus.add_path(tmp_path)
-    analysis = analyse("How do I copy a file and keep its timestamp?")
+    analysis = analyse("How do I glaze a pot and keep its sheen?")
 
     def first() -> str:
         return Retriever(corpus).retrieve(analysis.question, analysis, 1).passages[0].location
 
-    assert first().endswith("shutil.copystat")
+    assert first().endswith("glaze.match")
     monkeypatch.setattr(retrieval, "coordination", lambda weights, words: 1.0)
-    assert first().endswith("TIMESTAMP")
+    assert first().endswith("SHEEN")
 
 
 class _Recording:
@@ -131,6 +131,6 @@ class _Recording:
 
 def test_a_comparison_pools_each_side_on_its_own() -> None:
     corpus = _Recording()
-    analysis = analyse("What is the difference between a glaze kiln and a raku pit?")
+    analysis = analyse("What are the differences between a glaze kiln and a raku pit?")
     Retriever(corpus).retrieve(analysis.question, analysis, 3)
     assert "a glaze kiln" in corpus.queries and "a raku pit" in corpus.queries

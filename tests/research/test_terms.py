@@ -8,9 +8,9 @@ from deepr_mcp.research.retrieval.lexical import key_terms
 
 
 def test_the_preposition_of_a_comparison_template_is_no_content_term() -> None:
-    # "between" would match "Mix between glazes and water" for any "difference between" question
-    assert terms("What is the difference between glazes and slips?") == {"glaze", "slip"}
-    assert key_terms(analyse("What is the difference between glazes and slips?")) == ["glaze", "slip"]
+    # "between" would match "Mix between glazes and water" for any "differences between" question
+    assert terms("What are the differences between glazes and slips?") == {"glaze", "slip"}
+    assert key_terms(analyse("What are the differences between glazes and slips?")) == ["glaze", "slip"]
 
 
 def test_coverage_counts_only_content_terms() -> None:
@@ -21,4 +21,4 @@ def test_coverage_counts_only_content_terms() -> None:
 def test_words_are_compared_as_written_with_no_hand_made_synonyms() -> None:
     # the embedder bridges "folder" and "directory"; a word list no longer pretends to
     assert terms("a file in a folder") != terms("a file in a directory")
-    assert coverage(terms("How do I keep the timestamps?"), "copy preserves the timestamps") == 0.5
+    assert coverage(terms("How do I keep the sheen?"), "a clear coat preserves the sheen") == 0.5
