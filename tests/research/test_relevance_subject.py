@@ -127,15 +127,19 @@ def test_sentences_going_on_with_a_recipe_for_another_task_belong_to_it() -> Non
     assert off_task("", sentences) == set()  # not a how-to: no task to keep to
 
 
+CRATE = {"unpack", "cargo", "crate", "crowbar", "injuri"}
+"""The words of an invented how-to with a safety concern: unpacking a cargo crate without crowbar injuries."""
+
+
 def test_the_question_itself_takes_any_statement_that_names_its_task() -> None:
-    question = "How do I safely extract a tar archive without path traversal?"
-    pun = "Path objects are traversable using the / operator or joinpath."
-    assert not names_action("extract a tar archive", pun)  # shares only the concern's words
-    assert names_action("extract a tar archive", "Note: The extract() method does not take care of several issues.")
+    question = "How do I safely unpack a cargo crate without crowbar injuries?"
+    pun = "Crowbar injuries are treated with the first-aid kit or by the nurse."
+    assert not names_action("unpack a cargo crate", pun)  # shares only the concern's words
+    assert names_action("unpack a cargo crate", "Note: The unpack() method does not take care of several issues.")
     assert not relevant(
-        question, pun, "zipfile > Path Objects", TOPIC, question=question, action="extract a tar archive"
+        question, pun, "first aid > Crowbar injuries", CRATE, question=question, action="unpack a cargo crate"
     )
-    assert relevant(question, pun, "zipfile > Path Objects", TOPIC)  # without the question: the old floor
+    assert relevant(question, pun, "first aid > Crowbar injuries", CRATE)  # without the question: the old floor
 
 
 def test_an_introduction_needs_what_it_introduces() -> None:
@@ -148,11 +152,11 @@ def test_an_introduction_needs_what_it_introduces() -> None:
 
 def test_a_version_note_answers_only_a_question_about_versions() -> None:
     note = "Changed in version 3.2: Added the set_attrs parameter."
-    how = "How do I safely extract a tar archive?"
-    assert stray_change_note(note, how, "Which options or parameters change how you extract a tar archive?")
+    how = "How do I safely unpack a cargo crate?"
+    assert stray_change_note(note, how, "Which options or parameters change how you unpack a cargo crate?")
     assert not stray_change_note(note, "In which version was set_attrs added?", "In which version was it added?")
-    assert not stray_change_note("Deprecated since version 2.3: Use mkstemp() instead.", how, how)  # a warning
-    assert not relevant(how, note, "tarfile > TarFile.extract", TOPIC, question=how, action="extract a tar archive")
+    assert not stray_change_note("Deprecated since version 2.3: Use crate.pry() instead.", how, how)  # a warning
+    assert not relevant(how, note, "crates > Crate.unpack", CRATE, question=how, action="unpack a cargo crate")
 
 
 def test_a_warning_is_not_glued_to_the_version_note_after_it() -> None:
