@@ -24,23 +24,23 @@ from deepr_mcp.research.synthesis.claims import support
 from deepr_mcp.research.synthesis.verify import Floor
 from tests.fake_llm import Scripted, fake_llm
 
-DOC = """# tarfile
+DOC = """# cratebox
 
-## Extraction warning
+## Unpacking warning
 
-Warning: Never extract archives that strangers send before you look inside them. It is possible that files land
-outside the target path, e.g. members that have absolute names that begin with "/".
+Warning: Never unpack crates that strangers send before you look inside them. It is possible that parts land
+outside the loading bay, e.g. loose items that roll off the pallet and under the racks.
 
 ## Command-line interface
 
-If you want to create a new tar archive, specify its name after the -c option and list the files to include.
+If you want to build a new cargo crate, specify its label after the -c option and list the parts to include.
 
-## The TarFile class
+## The Crate class
 
-Class for reading and writing tar archives. Do not use this class directly: use tarfile.open() instead.
+Class for reading and writing crate manifests. Do not use this class directly: use cratebox.open() instead.
 """
-QUESTION = "How do I safely extract a tar archive?"
-WARN = "What does the documentation warn about when you extract a tar archive?"
+QUESTION = "How do I safely unpack a cargo crate?"
+WARN = "What does the documentation warn about when you unpack a cargo crate?"
 PLAN = f"{QUESTION}\n{WARN}"
 
 
@@ -54,9 +54,9 @@ class Sink:
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Corpus:
-    (tmp_path / "tarfile.md").write_text(DOC)
+    (tmp_path / "cratebox.md").write_text(DOC)
     corpus = Corpus(tmp_path / "corpus.db")
-    corpus.add_path(tmp_path / "tarfile.md")
+    corpus.add_path(tmp_path / "cratebox.md")
     return corpus
 
 
@@ -64,9 +64,9 @@ def draft(numbers: dict[str, str]) -> str:
     """A model's draft: a right claim with a wrong number, an invented one, an off-question one."""
     return "\n".join(
         [
-            "- Never extract archives that strangers send before you look inside them. [9]",
-            f"- Tar archives are always safe because Python sandboxes every extraction. [{numbers['warning']}]",
-            f"- To create a new tar archive, specify its name after the -c option. [{numbers['warning']}]",
+            "- Never unpack crates that strangers send before you look inside them. [9]",
+            f"- Cargo crates are always safe because the dock inspects every crate. [{numbers['warning']}]",
+            f"- To build a new cargo crate, specify its label after the -c option. [{numbers['warning']}]",
         ]
     )
 
@@ -103,14 +103,14 @@ async def test_an_llm_sees_only_passages_that_can_answer_and_keeps_only_checked_
         state = await Engine(corpus, provider(shape, session, llm.url), sink=sink).run(new_state(QUESTION))
     findings_prompts = [user_text(r) for r in llm.requests[1:3]]
     warn_prompt = findings_prompts[1]
-    assert "Never extract archives" in warn_prompt
+    assert "Never unpack crates" in warn_prompt
     assert "-c option" not in warn_prompt  # another task: no sentence of it can answer
     assert "Do not use this class directly" not in warn_prompt  # a "do not" that warns about nothing asked
     report = state.report or ""
     assert "always safe" not in report  # unsupported by any passage shown: dropped
     assert "-c option" not in report  # supported, but a recipe for another task: dropped
     kept = [f for sq in state.sub_questions for f in sq.findings]
-    assert any("Never extract archives" in f.claim for f in kept)
+    assert any("Never unpack crates" in f.claim for f in kept)
     for finding in kept:  # the wrong number [9] was re-attributed to the passage that says it
         assert finding.passage_ids
         for pid in finding.passage_ids:
@@ -122,12 +122,12 @@ async def test_an_llm_sees_only_passages_that_can_answer_and_keeps_only_checked_
 
 def test_the_floor_shows_a_passage_when_any_sentence_clears_it() -> None:
     class P:
-        id, location = "p1", "tarfile > Extraction"
-        text = "Tar archives hold files. Warning: never extract archives from untrusted sources."
+        id, location = "p1", "cratebox > Unpacking"
+        text = "Cargo crates hold parts. Warning: never unpack crates from unknown senders."
 
-    floor = Floor(WARN, {"extract", "tar", "archiv"}, QUESTION, "extract a tar archive")
+    floor = Floor(WARN, {"unpack", "cargo", "crate"}, QUESTION, "unpack a cargo crate")
     assert floor.shows(P())
-    P.text = "Class for reading tar archives. Do not use this class directly."
+    P.text = "Class for reading cargo crates. Do not use this class directly."
     assert not floor.shows(P())
 
 
@@ -139,4 +139,4 @@ async def test_the_summary_prompt_gets_only_checked_findings(corpus: Corpus) -> 
     summary = user_text(llm.requests[-1])
     assert prompts.TASK_SUMMARY in json.dumps(llm.requests[-1])
     assert "always safe" not in summary and "-c option" not in summary
-    assert re.search(r"Never extract archives.*\[\d+\]", summary)
+    assert re.search(r"Never unpack crates.*\[\d+\]", summary)
