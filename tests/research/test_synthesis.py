@@ -21,30 +21,30 @@ from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.claims import support
 
-DOC = """# tarfile
+DOC = """# cratebox
 
-## Extracting
+## Unpacking
 
-Use TarFile.extractall() to extract every member of an archive:
+Use Crate.unpack_all() to unpack every part of a crate:
 
 ```python
-with tarfile.open("sample.tar.gz") as tar:
-    tar.extractall(path="out")
+with cratebox.open("sample.crate") as crate:
+    crate.unpack_all(bay="out")
 ```
 
 ## Security
 
-Never extract archives that strangers send before you look inside them. It is possible that files land
-outside the target path, e.g. members that have absolute names that begin with "/" or filenames with
-two dots "..".
+Never unpack crates that strangers send before you look inside them. It is possible that parts land
+outside the loading bay, e.g. parts that have loose lids that open in transit or straps with
+two hooks "<>".
 """
 
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Corpus:
-    (tmp_path / "tarfile.md").write_text(DOC)
+    (tmp_path / "cratebox.md").write_text(DOC)
     corpus = Corpus(tmp_path / "corpus.db")
-    corpus.add_path(tmp_path / "tarfile.md")
+    corpus.add_path(tmp_path / "cratebox.md")
     return corpus
 
 
@@ -59,34 +59,34 @@ class DraftingModel(ChatResearch):
         task = prompts.task_of(messages)
         user = messages[-1].content
         if task == prompts.TASK_PLAN:
-            text = "How do you extract a tar archive?\nWhat does the documentation warn about?"
+            text = "How do you unpack a cargo crate?\nWhat does the documentation warn about?"
         elif task == prompts.TASK_FINDINGS:
             numbers = re.findall(r"^\[(\d+)\] \(from: [^)]*Security", user, re.M) or ["1"]
             wrong = "99"
             text = "\n".join(
                 [
-                    f"- Never extract archives that strangers send before you look inside them. [{wrong}]",
-                    f"- Tar archives are always safe because Python sandboxes extraction. [{numbers[0]}]",
-                    f"- Use TarFile.extractall() to extract every member of an archive: [{numbers[0]}]",
+                    f"- Never unpack crates that strangers send before you look inside them. [{wrong}]",
+                    f"- Cargo crates are always safe because the dock inspects every crate. [{numbers[0]}]",
+                    f"- Use Crate.unpack_all() to unpack every part of a crate: [{numbers[0]}]",
                     "```",
-                    "os.system('tar xf sample.tar.gz')",
+                    "os.system('crowbar --force sample.crate')",
                     "```",
                 ]
             )
         else:
             findings = [line[2:] for line in user.splitlines() if line.startswith("- ")]
-            text = " ".join(findings[:2]) + " Python guarantees that extraction is always safe. [1]"
+            text = " ".join(findings[:2]) + " The dock guarantees that unpacking is always safe. [1]"
         return Completion(text=text, usage=Usage(10, 10), model=self.model, provider=self.name)
 
 
 async def test_a_bad_draft_is_checked_claim_by_claim(corpus: Corpus) -> None:
-    state = await Engine(corpus, DraftingModel()).run(new_state("How do I safely extract a tar archive?"))
+    state = await Engine(corpus, DraftingModel()).run(new_state("How do I safely unpack a cargo crate?"))
     report = state.report or ""
     assert "always safe" not in report  # invented claims are dropped, in findings and in the answer
     assert "os.system" not in report  # code the passages do not hold is not quoted
     claims = [f for sq in state.sub_questions for f in sq.findings]
     assert [c.claim for c in claims].count(
-        "Never extract archives that strangers send before you look inside them."
+        "Never unpack crates that strangers send before you look inside them."
     ) == 1  # the second sub-question's copy is merged into the first
     for finding in claims:
         assert finding.passage_ids, finding.claim  # the wrong number [99] was re-attributed
@@ -96,13 +96,13 @@ async def test_a_bad_draft_is_checked_claim_by_claim(corpus: Corpus) -> None:
 
 async def test_local_report_answers_first_quotes_code_and_never_repeats(corpus: Corpus) -> None:
     state = await Engine(corpus, LocalProvider()).run(
-        new_state("How do I safely extract a tar archive without path traversal?")
+        new_state("How do I safely unpack a cargo crate without losing parts?")
     )
     report = state.report or ""
     assert report.index("## Answer") < report.index("## Findings") < report.index("## Sources")
     answer = report.split("## Answer", 1)[1].split("## Findings", 1)[0]
-    assert "Never extract archives that strangers send" in answer  # the warning leads
-    assert "```" in report and 'tar.extractall(path="out")' in report  # code stays code, line breaks kept
+    assert "Never unpack crates that strangers send" in answer  # the warning leads
+    assert "```" in report and 'crate.unpack_all(bay="out")' in report  # code stays code, line breaks kept
     bullets = [re.sub(r"\s*\[\d+\]", "", line[2:]).strip() for line in report.splitlines() if line.startswith("- ")]
     sentences = [re.sub(r"\s*\[\d+\]", "", s).strip() for s in citations.split_sentences(answer.strip())]
     assert len(bullets + sentences) == len(set(bullets + sentences))  # no claim twice
@@ -129,52 +129,49 @@ def _findings(sub_question: str, passages: list[tuple[int, str, str]], focus: st
 
 def test_a_warning_is_quoted_whole_and_never_glued_onto_the_sentence_before() -> None:
     text = (
-        "Pickling is alternatively known as serialization or flattening. Warning: The pickle module is insecure "
-        "by design. Unpickle only data you trust. It is possible to construct malicious pickle data."
+        "Winding is alternatively known as balling or caking. Warning: The yarn swift is unsafe "
+        "by design. Unwind only yarn you trust. It is possible to construct a knotted, snapping skein."
     )
     out = _findings(
-        "Is it safe to unpickle data from an untrusted source?",
-        [(1, "pickle.html, pickle", text)],
+        "Is it safe to unwind yarn from an unknown mill?",
+        [(1, "swift.html, swift", text)],
         "how_to, safety",
-        ["unpickle", "data", "untrusted"],
+        ["unwind", "yarn", "unknown"],
     )
-    assert "- Warning: The pickle module is insecure by design. Unpickle only data you trust. [1]" in out.splitlines()
+    assert "- Warning: The yarn swift is unsafe by design. Unwind only yarn you trust. [1]" in out.splitlines()
 
 
 def test_a_sentence_opening_with_it_takes_in_the_one_it_refers_to() -> None:
-    text = "Python 3.8 adds new syntax for assignments inside larger expressions. It is known as the walrus operator."
-    out = _findings("What is the walrus operator?", [(1, "whatsnew.html, News", text)], "definition", ["walrus"])
-    assert "- Python 3.8 adds new syntax for assignments inside larger expressions. It is known as the walrus" in out
+    text = "Controller 4.2 adds a new program for cooling inside larger kilns. It is known as the heron ramp."
+    out = _findings("What is the heron ramp?", [(1, "changes.html, News", text)], "definition", ["heron"])
+    assert "- Controller 4.2 adds a new program for cooling inside larger kilns. It is known as the heron" in out
 
 
 def test_a_sentence_sharing_nothing_with_the_question_is_not_a_finding() -> None:
     passages = [
-        (1, "pickle.html, pickle", "Never unpickle data received from an untrusted source. It is a security risk."),
-        (2, "multiprocessing.html, Authentication keys", "An authentication key is a byte string like a password."),
+        (1, "swift.html, swift", "Never unwind yarn received from an unknown mill. It is a fire risk."),
+        (2, "looms.html, Loom keys", "A loom key is a brass token like a cloakroom ticket."),
     ]
-    out = _findings(
-        "Is it safe to unpickle data from an untrusted source?", passages, "how_to, safety", ["unpickle", "untrusted"]
-    )
-    assert "[1]" in out and "authentication key" not in out
+    question = "Is it safe to unwind yarn from an unknown mill?"
+    out = _findings(question, passages, "how_to, safety", ["unwind", "unknown"])
+    assert "[1]" in out and "loom key" not in out
 
 
 def test_a_safety_answer_leads_with_the_warning_about_harm_not_any_never() -> None:
-    question = "What are the risks when calling subprocess with shell=True?"
+    question = "What are the risks when calling kiln.fire() with vent=False?"
     groups = [
         (
             question,
             [
-                "Unlike some other popen functions, this implementation will never implicitly call a system shell. [1]",
-                "If the shell is invoked explicitly via shell=True, all whitespace and metacharacters must be quoted "
-                "so that shell injection vulnerabilities are avoided in subprocess calls. [1]",
+                "Unlike some other firing functions, this implementation will never implicitly close the vent. [1]",
+                "If the vent is closed explicitly via vent=False, the kiln room is no longer secure: carbon "
+                "monoxide builds up unless every flue and damper is opened by hand in kiln.fire() calls. [1]",
             ],
         )
     ]
     from tests.research.test_answer import _answer
 
-    assert _answer(question, groups, "general, safety", ["subprocess", "shell"]).startswith(
-        "If the shell is invoked explicitly"
-    )
+    assert _answer(question, groups, "general, safety", ["kiln", "vent"]).startswith("If the vent is closed explicitly")
 
 
 def test_a_part_lists_as_many_findings_as_the_engine_allows_it() -> None:
@@ -186,24 +183,24 @@ def test_a_part_lists_as_many_findings_as_the_engine_allows_it() -> None:
     from tests.research.requests import findings_request
 
     facts = [
-        "reference counting releases most objects at once",
-        "cycles between containers are found by a separate pass",
-        "three generations hold objects by their age",
-        "finalizers run before unreachable objects are released",
-        "thresholds decide when each generation is examined",
-        "weak references do not keep their referents alive",
-        "the debug flags print statistics about each run",
-        "objects with __del__ methods are handled since PEP 442",
-        "freezing moves survivors to a permanent generation",
-        "disabling automatic runs leaves manual calls possible",
-        "callbacks are told before and after every run",
+        "the lid stays shut until the load is below 200 degrees",
+        "a fan draws cool air through the lower vent",
+        "three stages slow the fall near the quartz inversion",
+        "the peephole plugs stay in during the first hour",
+        "thresholds decide when each stage begins",
+        "the elements pulse briefly to hold a slow ramp",
+        "the log prints the temperature at every stage",
+        "pots with thick feet are given a longer soak since model 442",
+        "a pause button holds the current temperature",
+        "turning the program off leaves manual cooling possible",
+        "an alarm sounds before and after every stage",
     ]
     passages = [
-        (n, f"gc.html, gc > Part {n}", f"The garbage collector frees memory: {fact}.")
+        (n, f"controller.html, Cooling > Part {n}", f"The kiln controller cools the load: {fact}.")
         for n, fact in enumerate(facts, 1)
     ]
-    key = ["garbage", "collector", "frees"]
-    sub = "How does the garbage collector free memory?"
+    key = ["kiln", "controller", "cools"]
+    sub = "How does the kiln controller cool the load?"
     request = findings_request(sub, passages, key_terms=key)
 
     def listed(cap: int) -> int:
