@@ -30,29 +30,29 @@ def test_an_answer_sentence_must_name_what_the_question_is_about() -> None:
         (
             "What is the glaze operator?",
             [
-                "`re.subn(pattern, repl, string)` Perform the same operation as sub(). Changed in version 3.1. [1]",
+                "`kiln.batch(pots, cone)` Perform the same operation as fire(). Changed in version 3.1. [1]",
                 "A new role exists that loads the kiln; it is known as the glaze operator. [2]",
             ],
         ),
         ("What does the glaze operator do?", ["The glaze operator dips every pot before firing. [3]"]),
     ]
     out = _answer(question, groups, "definition", ["glaze", "operator"])
-    assert "re.subn" not in out  # "operation" is not "operator", though both stem alike
+    assert "kiln.batch" not in out  # "operation" is not "operator", though both stem alike
     assert "A new role exists" in out
 
 
 def test_words_as_written_not_stems_and_plurals_name_their_singular() -> None:
-    assert not names({"operator"}, word_set("Perform the same operation as sub()"))
+    assert not names({"operator"}, word_set("Perform the same operation as fire()"))
     assert names({"operator"}, word_set("Operators can only be applied between compatible objects"))
-    assert subjects(analyse("How can I put user input into an SQLite query without SQL injection?")) == [
-        {"put", "user", "input", "sqlite", "query", "sql", "injection"}
+    assert subjects(analyse("How can I put visitor input into a kilnlog entry without log injection?")) == [
+        {"put", "visitor", "input", "kilnlog", "entry", "log", "injection"}
     ]  # a safety how-to is about its task and the harm it avoids
 
 
 def test_a_scrap_is_no_statement() -> None:
-    assert not says_something("`operator.call(obj, /, *args, **kwargs)`")  # a bare signature
+    assert not says_something("`kiln.fire_at(pots, /, *cones, **ramps)`")  # a bare signature
     assert not says_something("Unless stated otherwise, operators can only be applied between objects (i.e.")
-    assert says_something("`copy.copy(x)` Return a shallow copy of x.")
+    assert says_something("`glaze.thin(x)` Return a thinned glaze of x.")
 
 
 def test_an_abbreviation_does_not_end_a_sentence() -> None:
@@ -61,54 +61,57 @@ def test_an_abbreviation_does_not_end_a_sentence() -> None:
         "Operators apply between compatible objects (i.e. IPv4 with IPv4).",
         "It is faster.",
     ]
-    assert [u.text for u in units("- To reduce memory usage, the collector clears free lists.")] == [
-        "To reduce memory usage, the collector clears free lists."  # a list mark is not part of the claim
+    assert [u.text for u in units("- To save electricity, the controller skips the last soak.")] == [
+        "To save electricity, the controller skips the last soak."  # a list mark is not part of the claim
     ]
 
 
 def test_the_finding_answering_the_whole_question_leads_even_when_long() -> None:
-    question = "How does pickle compare to json when serializing data?"
-    contrast = "JSON is a textual serialization format, while pickle is a binary format for serialization; " + " ".join(
-        ["JSON can be read by humans, while pickle is not."] * 12
+    question = "How does stoneware compare to earthenware when firing pots?"
+    contrast = "Earthenware is a porous low-fired body, while stoneware is a dense body for high firing; " + " ".join(
+        ["Earthenware can be scratched by a knife, while stoneware is not."] * 12
     )
     groups = [
-        (question, ["It is possible to construct malicious pickle data. [1]", f"{contrast} [2]"]),
-        ("What is pickle?", ["`exception pickle.PickleError` Common base class for the other pickling errors. [3]"]),
+        (question, ["It is possible to fire a cracked stoneware pot. [1]", f"{contrast} [2]"]),
+        (
+            "What is stoneware?",
+            ["`exception kiln.StonewareError` Base class for the other stoneware errors. [3]"],
+        ),
     ]
-    out = _answer(question, groups, "comparison", ["pickle", "json", "serializing"])
-    assert out.startswith("JSON is a textual serialization format")  # both sides, a contrast: the answer
+    out = _answer(question, groups, "comparison", ["stoneware", "earthenware", "firing"])
+    assert out.startswith("Earthenware is a porous low-fired body")  # both sides, a contrast: the answer
 
 
 def test_a_safety_how_to_answer_does_not_lead_with_an_unguarded_recipe() -> None:
-    question = "How do I safely extract a tar archive without path traversal?"
+    question = "How do I safely unpack a cargo crate without losing parts?"
     groups = [
         (
             question,
             [
-                "How to extract an entire tar archive to the current working directory: [1]",
-                "Warning: Never extract archives that strangers send before you look inside them. [2]",
+                "How to unpack an entire cargo crate onto the loading bay floor: [1]",
+                "Warning: Never unpack crates that strangers send before you look inside them. [2]",
             ],
         ),
-        ("Which functions or methods are used to extract a tar archive?", ["TarFile.extractall() extracts all. [3]"]),
+        ("Which functions or methods are used to unpack a cargo crate?", ["Crate.unpack_all() unpacks all. [3]"]),
     ]
-    out = _answer(question, groups, "how_to, safety", ["extract", "tar", "archive", "path", "traversal"])
-    assert out.startswith("Warning: Never extract archives") and "entire tar archive" not in out
+    out = _answer(question, groups, "how_to, safety", ["unpack", "cargo", "crate", "losing", "parts"])
+    assert out.startswith("Warning: Never unpack crates") and "entire cargo crate" not in out
 
 
 def test_a_class_named_warning_is_not_a_warning() -> None:
-    question = "How can I put user input into an SQLite query without SQL injection?"
+    question = "How can I put visitor input into a kilnlog entry without log injection?"
     groups = [
         (
             question,
             [
-                "`exception sqlite3.Warning` This exception is raised by applications using sqlite3 on insert. [1]",
-                "Use placeholders rather than string formatting to bind values to SQL statements, "
-                "to avoid SQL injection attacks. [2]",
+                "`exception kilnlog.Warning` This exception is raised by applications using kilnlog on write. [1]",
+                "Use markers rather than string joining to place visitor text in kilnlog entries, "
+                "to avoid log injection attacks. [2]",
             ],
         )
     ]
-    out = _answer(question, groups, "how_to, safety", ["insert", "user", "input", "sqlite", "query", "sql"])
-    assert out.startswith("Use placeholders rather than")
+    out = _answer(question, groups, "how_to, safety", ["put", "visitor", "input", "kilnlog", "entry", "log"])
+    assert out.startswith("Use markers rather than")
 
 
 def test_each_part_of_an_open_compound_question_may_answer_without_repeating_its_subject() -> None:
@@ -124,89 +127,87 @@ def test_each_part_of_an_open_compound_question_may_answer_without_repeating_its
 def test_a_claim_documenting_another_api_does_not_answer_a_question_about_this_one() -> None:
     from deepr_mcp.research.providers.local_answer import about_another_api
 
-    about = subjects(analyse("How does __str__ differ from __repr__?"))
-    assert about_another_api("`class enum.ReprEnum` ReprEnum uses the repr() of Enum.", about)
-    assert not about_another_api("`object.__repr__(self)` Called by the repr() built-in function.", about)
-    assert not about_another_api("Plain prose about __str__.", about)
-    manager = subjects(analyse("How can I write a context manager of my own for a with statement?"))
-    assert not about_another_api("`contextmanager.__enter__()` Enter the runtime context.", manager)  # joined words
+    about = subjects(analyse("How does __glaze__ differ from __slip__?"))
+    assert about_another_api("`class enum.SlipEnum` SlipEnum uses the slip() of Enum.", about)
+    assert not about_another_api("`object.__slip__(self)` Called by the slip() built-in function.", about)
+    assert not about_another_api("Plain prose about __glaze__.", about)
+    loader = subjects(analyse("What is a kiln loader and how do I write one?"))
+    assert not about_another_api("`kilnloader.__enter__()` Enter the loading context.", loader)  # joined words
+    assert about_another_api("`rackbox.__enter__()` Enter the loading context.", loader)  # another API
 
 
-SHALLOW = (
-    "A shallow copy builds a new compound object and then (to the extent possible) inserts references "
-    "into it to the objects found in the original."
+THIN = (
+    "A thin coat covers the bisque pot and then (to the extent possible) lets the clay body show "
+    "through it at the edges of the rim."
 )
-DEEP = (
-    "A deep copy builds a new compound object and then, recursively, inserts copies into it of the objects "
-    "found in the original."
+THICK = (
+    "A thick coat covers the bisque pot and then, layer by layer, hides the clay body under it at the edges of the rim."
 )
 
 
 def test_a_comparison_answer_states_both_halves_of_a_contrast() -> None:
-    question = "How does a shallow copy differ from a deep copy?"
+    question = "How does a thin coat differ from a thick coat?"
     groups = [
-        (question, [f"{SHALLOW} [1]", "`copy.copy(x)` Return a shallow copy of x. [2]"]),
-        ("What is a deep copy?", ["`copy.deepcopy(x)` Return a deep copy of x. [3]", f"{DEEP} [1]"]),
+        (question, [f"{THIN} [1]", "`glaze.coat(x)` Return a thin coat of x. [2]"]),
+        ("What is a thick coat?", ["`glaze.heavycoat(x)` Return a thick coat of x. [3]", f"{THICK} [1]"]),
     ]
-    out = _answer(question, groups, "comparison", ["shallow", "copy", "deep"])
-    assert SHALLOW in out and DEEP in out
-    assert out.index(DEEP) == out.index(SHALLOW) + len(SHALLOW) + len(" [1] ")  # the other half right after
+    out = _answer(question, groups, "comparison", ["thin", "coat", "thick"])
+    assert THIN in out and THICK in out
+    assert out.index(THICK) == out.index(THIN) + len(THIN) + len(" [1] ")  # the other half right after
 
 
 def test_list_items_are_read_apart_from_their_introduction() -> None:
     from tests.research.requests import local_findings
 
     passage = (
-        "The difference between shallow and deep copying is matters only for compound objects:\n\n"
-        f"- {SHALLOW}\n- {DEEP}\n\nTwo problems often exist with deep copy operations:"
+        "The difference between thin and thick coating is matters only for porous bodies:\n\n"
+        f"- {THIN}\n- {THICK}\n\nTwo problems often exist with thick coat glazes:"
     )
     lines = local_findings(
-        "How does a shallow copy differ from a deep copy?",
-        [(1, "library/copy.html, copy \u2014 Shallow and deep copy operations", passage)],
-        key_terms=["shallow", "copy", "deep"],
+        "How does a thin coat differ from a thick coat?",
+        [(1, "glazing/coats.html, coats \u2014 Thin and thick coats", passage)],
+        key_terms=["thin", "coat", "thick"],
     ).splitlines()
-    assert lines[0].startswith(
-        "- The difference between shallow and deep copying is matters only for compound objects. "
-    )
-    assert any(SHALLOW in line for line in lines) and any(DEEP in line for line in lines)
+    assert lines[0].startswith("- The difference between thin and thick coating is matters only for porous bodies. ")
+    assert any(THIN in line for line in lines) and any(THICK in line for line in lines)
     assert not any(line.rstrip(" [1]").endswith(":") for line in lines)  # "Two problems ...:" leads nowhere
 
 
 def test_an_answer_names_the_code_the_question_spells_out() -> None:
     from deepr_mcp.research.providers.local_answer import code_names
 
-    assert code_names("Why is tempfile.mktemp() considered insecure?") == {"tempfile", "mktemp"}
+    assert code_names("Why is spool.tmpname() considered unsafe?") == {"spool", "tmpname"}
     assert code_names("How do I sort, e.g. by a key, a list?") == set()  # an abbreviation is no code
-    question = "Why is tempfile.mktemp() called insecure, and what replaces it?"
+    question = "Why is spool.tmpname() called unsafe, and what replaces it?"
     groups = [
         (
             question,
             [
-                "SSL versions 2 and 3 are considered insecure and are therefore dangerous to use. [1]",
-                "`tempfile`: mktemp is deprecated due to vulnerability to race conditions [2]",
+                "Lead glazes 2 and 3 are considered unsafe and are therefore dangerous to use. [1]",
+                "`spool`: tmpname is deprecated due to vulnerability to name clashes [2]",
             ],
         ),
-        ("What should you use instead?", ["`tempfile.mkstemp()` Creates a temporary file securely. [3]"]),
+        ("What should you use instead?", ["`spool.reserve()` Reserves a spool name securely. [3]"]),
     ]
-    out = _answer(question, groups, "why, safety", ["tempfile", "mktemp", "insecure"])
-    assert "SSL" not in out and "mktemp is deprecated" in out
+    out = _answer(question, groups, "why, safety", ["spool", "tmpname", "unsafe"])
+    assert "Lead glazes" not in out and "tmpname is deprecated" in out
 
 
 def test_an_option_entry_or_a_sentence_doing_it_does_not_lead_a_how_to_answer() -> None:
-    question = "How do I visit each file in a folder and in its subfolders?"
-    walk = "`os.walk(top)` Yield the file names in a directory tree by walking the tree top-down. [3]"
+    question = "How do I visit each pot on a rack and on its lower racks?"
+    walk = "`kiln.walk(top)` Yield the pot names on a kiln cart by walking the cart top-down. [3]"
     groups = [
         (
             question,
             [
-                "`-l` Do not recurse into subdirectories, only compile files in the named directories. [1]",
-                "You can do it from the shell prompt by running `compileall.py` on a directory: [2]",
+                "`-l` Do not descend to lower shelves, only list pots on the named shelves. [1]",
+                "You can do it from the controller prompt by running `potlist.py` on a shelf: [2]",
                 walk,
             ],
         )
     ]
-    out = _answer(question, groups, "how_to", ["visit", "file", "folder", "subfolders"])
-    assert out == walk  # a folder is the documentation's directory; the option entry and "do it" stay below
-    asked = "Which command-line option stops compileall from recursing into subdirectories?"
-    option = _answer(asked, [(asked, groups[0][1][:1])], "how_to", ["compileall", "recursing", "subdirectories"])
+    out = _answer(question, groups, "how_to", ["visit", "pot", "rack", "racks"])
+    assert out == walk  # a rack is the documentation's cart; the option entry and "do it" stay below
+    asked = "Which command-line option stops potlist from descending to lower shelves?"
+    option = _answer(asked, [(asked, groups[0][1][:1])], "how_to", ["potlist", "descending", "shelves"])
     assert option.startswith("`-l`")  # asked about options: an option's entry answers
