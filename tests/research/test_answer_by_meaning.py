@@ -39,25 +39,25 @@ def test_without_an_embedder_the_words_decide() -> None:
     assert answer.startswith(ECHOES[0]) and ANSWERS[1] not in answer, answer
 
 
-MKTEMP = "Why is tempfile.mktemp() considered insecure, and what should I call instead?"
-MKTEMP_LINES = (
-    ("`tempfile.mktemp(suffix='', prefix='tmp')` Deprecated since version 2.3: Use mkstemp() instead.", 0.52),
-    ("Warning: Use of this function may introduce a security hole in your program.", 0.71),
-    ("`class enum.ReprEnum` ReprEnum uses the repr() of Enum but the str() of the mixed-in data type.", 0.10),
+TMPNAME = "Why is spool.tmpname() considered unsafe, and what should I call instead?"
+TMPNAME_LINES = (
+    ("`spool.tmpname(suffix='', prefix='tmp')` Deprecated since version 2.3: Use reserve() instead.", 0.52),
+    ("Warning: Calling this function can expose your program to an attack by another user.", 0.71),
+    ("`class kiln.GlazeEnum` GlazeEnum uses the name() of Enum but the colour() of the mixed-in glaze.", 0.10),
 )
 
 
-def mktemp_request(close: bool) -> AnswerRequest:
-    found = tuple(StatedFinding(line, (n,), None, c if close else None) for n, (line, c) in enumerate(MKTEMP_LINES, 1))
-    return AnswerRequest(MKTEMP, analyse(MKTEMP), ((MKTEMP, found),), ())
+def tmpname_request(close: bool) -> AnswerRequest:
+    found = tuple(StatedFinding(line, (n,), None, c if close else None) for n, (line, c) in enumerate(TMPNAME_LINES, 1))
+    return AnswerRequest(TMPNAME, analyse(TMPNAME), ((TMPNAME, found),), ())
 
 
 def test_with_meaning_measured_a_line_need_not_name_the_code_the_question_spells() -> None:
-    answer = answer_text(mktemp_request(close=True))
-    assert MKTEMP_LINES[1][0] in answer, answer  # the warning names neither tempfile nor mktemp
-    assert "ReprEnum" not in answer  # far in meaning: left under its sub-question
+    answer = answer_text(tmpname_request(close=True))
+    assert TMPNAME_LINES[1][0] in answer, answer  # the warning names neither spool nor tmpname
+    assert "GlazeEnum" not in answer  # far in meaning: left under its sub-question
 
 
 def test_without_meaning_the_named_code_still_decides() -> None:
-    answer = answer_text(mktemp_request(close=False))
-    assert MKTEMP_LINES[1][0] not in answer and MKTEMP_LINES[0][0].split(")` ")[1] in answer, answer
+    answer = answer_text(tmpname_request(close=False))
+    assert TMPNAME_LINES[1][0] not in answer and TMPNAME_LINES[0][0].split(")` ")[1] in answer, answer
