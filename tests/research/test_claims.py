@@ -5,86 +5,86 @@ from __future__ import annotations
 from deepr_mcp.research.synthesis.claims import SUPPORT_THRESHOLD, code_in, normalise, same_claim, support, units
 
 PASSAGE = (
-    "How to extract an entire tar archive to the current working directory:\n\n"
-    '```python\nimport tarfile\ntar = tarfile.open("sample.tar.gz")\ntar.extractall()\n```\n\n'
-    "Never extract archives that strangers send before you look inside them. It is possible that files are "
-    "created outside the target path, e.g. members that have absolute names that begin with \u201c/\u201d."
+    "How to unpack an entire cargo crate onto the loading bay floor:\n\n"
+    '```python\nimport cratebox\ncrate = cratebox.open("sample.crate")\ncrate.unpack_all()\n```\n\n'
+    "Never unpack crates that strangers send before you look inside them. It is possible that parts are "
+    "dropped outside the loading bay, e.g. parts that have loose lids that open with a \u201cpop\u201d."
 )
 
 
 def test_code_blocks_belong_to_the_sentence_that_introduces_them() -> None:
     found = units(PASSAGE)
-    assert found[0].text.startswith("How to extract an entire tar archive")
-    assert found[0].code == 'import tarfile\ntar = tarfile.open("sample.tar.gz")\ntar.extractall()'
+    assert found[0].text.startswith("How to unpack an entire cargo crate")
+    assert found[0].code == 'import cratebox\ncrate = cratebox.open("sample.crate")\ncrate.unpack_all()'
     assert [u.text.split()[0] for u in found[1:]] == ["Never", "It"]
     assert all(u.code is None for u in found[1:])
 
 
 def test_support_is_containment_or_near_total_term_coverage() -> None:
-    assert support("Never extract archives that strangers send before you look inside them.", PASSAGE) == 1.0
-    assert support('members that have absolute names that begin with "/"', PASSAGE) == 1.0  # quotes normalised
-    paraphrase = "Archives that strangers send should never be extracted before you look inside them."
+    assert support("Never unpack crates that strangers send before you look inside them.", PASSAGE) == 1.0
+    assert support('parts that have loose lids that open with a "pop"', PASSAGE) == 1.0  # quotes normalised
+    paraphrase = "Crates that strangers send should never be unpacked before you look inside them."
     assert support(paraphrase, PASSAGE) >= 0.8
-    assert support("Zip files are always safe to open.", PASSAGE) < SUPPORT_THRESHOLD
-    assert code_in("tar = tarfile.open('x')", PASSAGE) is False
-    assert code_in("tar.extractall()", PASSAGE)
+    assert support("Cardboard boxes are always safe to open.", PASSAGE) < SUPPORT_THRESHOLD
+    assert code_in("crate = cratebox.open('x')", PASSAGE) is False
+    assert code_in("crate.unpack_all()", PASSAGE)
 
 
 def test_near_duplicates_are_one_claim() -> None:
-    a = "Never extract archives that strangers send before you look inside them."
-    assert same_claim(a, "never extract archives that strangers send before you look inside them")
-    assert same_claim(a, "Warning: never extract archives that strangers send before you look inside them first.")
-    assert not same_claim(a, "The tarfile module makes it possible to read and write tar archives.")
+    a = "Never unpack crates that strangers send before you look inside them."
+    assert same_claim(a, "never unpack crates that strangers send before you look inside them")
+    assert same_claim(a, "Warning: never unpack crates that strangers send before you look inside them first.")
+    assert not same_claim(a, "The cratebox module makes it possible to read and write cargo crates.")
     assert normalise("``Foo``  \u2019bar\u2019 **baz**") == "foo 'bar' baz"
 
 
 def test_adds_nothing_is_one_way() -> None:
     from deepr_mcp.research.synthesis.claims import adds_nothing
 
-    short = "The walrus operator := assigns a variable in an expression."
+    short = "The heron ramp ~> cools a kiln in slow steps."
     longer = (
-        "A new syntax := exists that assigns values to variables inside a larger expression. "
-        "It is fondly known as the walrus operator."
+        "A new program ~> exists that cools each kiln in slow steps inside a longer firing. "
+        "It is fondly known as the heron ramp."
     )
     assert same_claim(short, longer)  # the symmetric test calls them one claim...
     assert not adds_nothing(longer, short)  # ...but the longer one says more, so it is kept
     assert adds_nothing(short, longer)
-    assert adds_nothing("Unpickle only data you trust.", "unpickle only the data you trust")
+    assert adds_nothing("Unwind only yarn you trust.", "unwind only the yarn you trust")
 
 
 WHATS_NEW = (
-    "- Unicode strings now use faster code for detecting whitespace. "
-    "Memory usage is reduced by using pymalloc for the Unicode string\u2019s data.\n"
-    "- The `with` statement now stores the `__exit__()` method on the stack, producing a small speedup.\n"
-    "- To reduce memory usage, the garbage collector will now clear internal free lists when "
-    "garbage-collecting the highest generation of objects."
+    "- Glaze recipes now use faster code for weighing silica. "
+    "Water usage is reduced by using a sprayer for the glaze bucket\u2019s top layer.\n"
+    "- The `fire` command now stores the `cone()` value on the controller, producing a small saving.\n"
+    "- To reduce electricity usage, the kiln controller will now skip internal soak steps when "
+    "bisque-firing the lowest cone of wares."
 )
-COPY = (
-    "The difference between shallow and deep copying is matters only for compound objects (objects that "
-    "contain other objects, like lists or class instances):\n\n"
-    "- A shallow copy builds a new compound object and then (to the extent possible) inserts references "
-    "into it to the objects found in the original.\n"
-    "- A deep copy builds a new compound object and then, recursively, inserts copies into it of the "
-    "objects found in the original."
+COATS = (
+    "The difference between thin and thick coating is matters only for porous bodies (bodies that "
+    "absorb water, like earthenware or raku):\n\n"
+    "- A thin coat covers the bisque pot and then (to the extent possible) lets the clay body show "
+    "through it at the edges of the rim.\n"
+    "- A thick coat covers the bisque pot and then, layer by layer, hides the clay body under it at the "
+    "edges of the rim."
 )
 
 
 def test_list_items_that_are_sentences_are_claims_of_their_own() -> None:
     found = [u.text for u in units(WHATS_NEW)]
     assert found == [
-        "Unicode strings now use faster code for detecting whitespace.",
-        "Memory usage is reduced by using pymalloc for the Unicode string\u2019s data.",
-        "The `with` statement now stores the `__exit__()` method on the stack, producing a small speedup.",
-        "To reduce memory usage, the garbage collector will now clear internal free lists when "
-        "garbage-collecting the highest generation of objects.",
+        "Glaze recipes now use faster code for weighing silica.",
+        "Water usage is reduced by using a sprayer for the glaze bucket\u2019s top layer.",
+        "The `fire` command now stores the `cone()` value on the controller, producing a small saving.",
+        "To reduce electricity usage, the kiln controller will now skip internal soak steps when "
+        "bisque-firing the lowest cone of wares.",
     ]
     assert not any("- " in text for text in found)
 
 
 def test_an_introduction_before_sentence_items_becomes_a_statement() -> None:
-    found = [u.text for u in units(COPY)]
-    assert found[0].endswith("like lists or class instances).")  # no dangling colon
-    assert found[1].startswith("A shallow copy builds") and found[2].startswith("A deep copy builds")
+    found = [u.text for u in units(COATS)]
+    assert found[0].endswith("like earthenware or raku).")  # no dangling colon
+    assert found[1].startswith("A thin coat covers") and found[2].startswith("A thick coat covers")
 
 
 def test_fragment_items_complete_their_sentence_and_announcements_keep_their_colon() -> None:
@@ -101,58 +101,58 @@ def test_fragment_items_complete_their_sentence_and_announcements_keep_their_col
 def test_sentences_about_different_subjects_are_no_duplicates() -> None:
     from deepr_mcp.research.synthesis.claims import adds_nothing, contrasts, different_subjects
 
-    intro, shallow, deep = [u.text for u in units(COPY)]
-    assert different_subjects(shallow, deep) and contrasts(shallow, deep)
-    assert not same_claim(shallow, deep) and not adds_nothing(deep, shallow)
+    intro, thin, thick = [u.text for u in units(COATS)]
+    assert different_subjects(thin, thick) and contrasts(thin, thick)
+    assert not same_claim(thin, thick) and not adds_nothing(thick, thin)
     # a merged claim holding the intro and one half still does not say the other half
-    assert not adds_nothing(deep, f"{intro} {shallow}")
-    assert adds_nothing(shallow, f"{intro} {shallow}")
+    assert not adds_nothing(thick, f"{intro} {thin}")
+    assert adds_nothing(thin, f"{intro} {thin}")
     # a reworded statement names the other's subject: still the same claim
     assert not different_subjects(
-        "Never extract archives that strangers send before you look inside them.",
-        "Archives that strangers send should never be extracted before you look inside them.",
+        "Never unpack crates that strangers send before you look inside them.",
+        "Crates that strangers send should never be unpacked before you look inside them.",
     )
-    assert not different_subjects("Note: The extract() method is unsafe.", "The extract() method is unsafe.")
-    assert not contrasts("A shallow copy is cheap.", "The tarfile module reads tar archives.")
+    assert not different_subjects("Note: The unpack() method is unsafe.", "The unpack() method is unsafe.")
+    assert not contrasts("A thin coat is cheap.", "The cratebox module reads cargo crates.")
 
 
 def test_a_long_list_of_entries_is_separate_notes_and_a_short_one_is_one_claim() -> None:
-    notes = "The following modules have specific security considerations:\n\n" + "\n".join(
+    notes = "The following kilns have specific safety considerations:\n\n" + "\n".join(
         f"- `{name}`: {text}"
         for name, text in [
-            ("hashlib", "all constructors take a usedforsecurity keyword-only argument disabling insecure algorithms"),
-            ("logging", "Logging configuration uses eval()"),
-            ("pickle", "Restricting globals in pickle"),
-            ("shelve", "shelve is based on pickle and thus unsuitable for dealing with untrusted sources"),
-            ("tempfile", "mktemp is deprecated due to vulnerability to race conditions"),
-            ("zipfile", "maliciously prepared .zip files can cause disk volume exhaustion"),
+            ("electric", "all models take a lockout key as a keyword-only switch disabling unsafe programs"),
+            ("gas", "Gas configuration uses a manual valve"),
+            ("raku", "Restricting fuel in raku"),
+            ("pit", "pit firing is based on raku and thus unsuitable for dealing with windy sites"),
+            ("salt", "salt glazing is deprecated due to vulnerability to chlorine fumes"),
+            ("wood", "badly stacked firewood can cause the firebox to collapse"),
         ]
     )
     found = [u.text for u in units(notes)]
-    assert "`tempfile`: mktemp is deprecated due to vulnerability to race conditions" in found
+    assert "`salt`: salt glazing is deprecated due to vulnerability to chlorine fumes" in found
     ways = (
-        "Tuples may be constructed in a number of ways:\n\n- Using a pair of parentheses to denote the empty "
-        "tuple: `()`\n- Using a trailing comma for a singleton tuple: `a,` or `(a,)`\n\nNote that it is the comma."
+        "Cone packs may be set in a number of ways:\n\n- Using a pad of clay to hold the empty "
+        "pack: `[]`\n- Using a trailing coil for a single cone: `c6,` or `(c6,)`\n\nNote that it is the coil."
     )
     assert [u.text for u in units(ways)] == [
-        "Tuples may be constructed in a number of ways: Using a pair of parentheses to denote the empty tuple: `()` "
-        "Using a trailing comma for a singleton tuple: `a,` or `(a,)`",
-        "Note that it is the comma.",
+        "Cone packs may be set in a number of ways: Using a pad of clay to hold the empty pack: `[]` "
+        "Using a trailing coil for a single cone: `c6,` or `(c6,)`",
+        "Note that it is the coil.",
     ]
 
 
 def test_an_enumeration_run_into_a_paragraph_loses_its_numbers() -> None:
     prose = (
-        "Generally, there are three circumstances where identity is guaranteed. "
-        "1) Assignments create new names but do not change object identity. "
-        "2) Putting an object in a container does not change object identity. "
-        "(3) Singletons are unique."
+        "Generally, there are three circumstances where a glaze keeps its colour. "
+        "1) Refiring adds a new coat but does not change the glaze colour. "
+        "2) Putting a pot on a higher shelf does not change the glaze colour. "
+        "(3) Celadons are unique."
     )
     texts = [u.text for u in units(prose)]
     assert texts[1:] == [
-        "Assignments create new names but do not change object identity.",
-        "Putting an object in a container does not change object identity.",
-        "Singletons are unique.",
+        "Refiring adds a new coat but does not change the glaze colour.",
+        "Putting a pot on a higher shelf does not change the glaze colour.",
+        "Celadons are unique.",
     ]
     assert all(support(t, prose) >= SUPPORT_THRESHOLD for t in texts)  # still found in its passage
 
