@@ -53,7 +53,8 @@ KEYPAD = (
 )
 DOC = "# Kiln controller\n\n" + "\n\n".join([RENAME, KEYPAD, *sections])
 QUESTION = (
-    "How do I rename many firing programs at once with a pattern, and can I undo it afterwards if I got it wrong?"
+    "How do I rename many firing programs at once with a pattern, and can I undo the renaming later if I made a "
+    "mistake?"
 )
 
 
@@ -75,7 +76,8 @@ async def test_a_part_sharing_only_words_with_a_passage_is_a_gap(tmp_path: Path)
     assert undo.status == "unanswered" and not undo.findings and not undo.covered_by
     assert "undo key" not in report  # the keypad's undo is no answer to undoing a rename
     gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
-    assert "Can I undo it afterwards if I got it wrong?" in gaps and "no passage found clearly answers it" in gaps
+    assert "Can I undo the renaming later if I made a mistake?" in gaps
+    assert "no passage found clearly answers it" in gaps
 
 
 def test_the_judge_abstains_on_a_corpus_too_small_to_stand_anything_out(tmp_path: Path) -> None:
