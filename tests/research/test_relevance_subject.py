@@ -53,31 +53,32 @@ def test_a_question_naming_no_year_asks_about_none_in_particular() -> None:
 @pytest.mark.parametrize(
     ("text", "off"),
     [
-        ("If you want to create a new tar archive, specify its name after the -c option.", True),
-        ("How to create an uncompressed tar archive from a list of filenames:", True),
-        ("To list the members of a tar archive, use the -l option.", True),
-        ("If you want to extract a tar archive into the current directory, use the -e option.", False),
-        ("To avoid path traversal, check each member's name before extracting.", False),
-        ("Use the filter argument to refuse members outside the destination.", False),
-        ("To create the directory first and then extract into it, pass path.", False),  # names the task too
+        ("If you want to build a new cargo crate, specify its label after the -c option.", True),
+        ("How to build an unlabelled cargo crate from a list of part numbers:", True),
+        ("To list the parts of a cargo crate, use the -l option.", True),
+        ("If you want to unpack a cargo crate onto the current bay, use the -e option.", False),
+        ("To avoid crowbar injuries, check each lid's nails before unpacking.", False),
+        ("Use the strap argument to refuse parts outside the pallet.", False),
+        ("To build the shelf first and then unpack onto it, pass bay.", False),  # names the task too
     ],
 )
 def test_a_recipe_for_another_task_does_not_answer_a_how_to(text: str, off: bool) -> None:
-    assert other_action("extract a tar archive", text) is off
+    assert other_action("unpack a cargo crate", text) is off
 
 
-WARN = "What are the risks of extracting a tar archive?"
-TOPIC = {"extract", "tar", "archiv", "path", "travers"}
+WARN = "What are the risks of unpacking a cargo crate?"
+TOPIC = {"unpack", "cargo", "crate", "crowbar", "injuri"}
+"""The words of an invented how-to with a safety concern: unpacking a cargo crate without crowbar injuries."""
 
 
 @pytest.mark.parametrize(
     ("text", "kept"),
     [
-        ("`class tarfile.TarFile` Class for reading tar archives. Do not use this class directly: use open().", False),
-        ("Warning: See the warning for `extractall()`.", False),
-        ("Warning: Never extract archives that strangers send before you look inside them.", True),
-        ("And, if a directory's permissions do not allow writing, extracting files to it will fail.", True),
-        ("Warning: The pickle module is insecure by design.", True),  # a harm is a warning whatever it names
+        ("`class cratebox.Crate` Class for reading cargo crates. Do not use this class directly: use open().", False),
+        ("Warning: See the warning for `unpackall()`.", False),
+        ("Warning: Never unpack crates that strangers send before you look inside them.", True),
+        ("And, if a bay's racks do not allow loading, unpacking parts onto it will fail.", True),
+        ("Warning: The yarn swift is insecure by design.", True),  # a harm is a warning whatever it names
     ],
 )
 def test_a_warning_must_warn_about_the_topic_not_merely_sit_beside_it(text: str, kept: bool) -> None:
@@ -86,11 +87,11 @@ def test_a_warning_must_warn_about_the_topic_not_merely_sit_beside_it(text: str,
 
 
 def test_relevant_applies_every_rule_when_the_question_is_given() -> None:
-    sub = "How do I extract a tar archive?"
-    create = "If you want to create a new tar archive, specify its name after the -c option."
-    question = "How do I extract a tar archive?"
-    assert relevant(sub, create, "tarfile > Command-Line Interface", TOPIC)  # no question: old floor
-    assert not relevant(sub, create, "tarfile", TOPIC, question=question, action="extract a tar archive")
+    sub = "How do I unpack a cargo crate?"
+    create = "If you want to build a new cargo crate, specify its label after the -c option."
+    question = "How do I unpack a cargo crate?"
+    assert relevant(sub, create, "cratebox > Command-Line Interface", TOPIC)  # no question: old floor
+    assert not relevant(sub, create, "cratebox", TOPIC, question=question, action="unpack a cargo crate")
     ship = "No single ship could carry it, so two warships each carried half."
     assert relevant("How was it laid?", ship, "The first cable (1858) > Laying", {"cabl", "laid"}, question=Q1858)
     assert not relevant("How was it laid?", ship, "The cable of 1866 > Laying", {"cabl", "laid"}, question=Q1858)
@@ -108,27 +109,23 @@ def test_the_local_provider_leaves_out_another_years_event_and_another_task() ->
         key_terms=["1858", "transatlantic", "telegraph", "cable", "laid"],
     )
     assert "warships" in found and "Great Eastern" not in found
-    tar = [
-        (1, "tarfile.html, tarfile > CLI", "If you want to create a new tar archive, use the -c option: tar -c x."),
-        (2, "tarfile.html, tarfile > CLI", "If you want to extract a tar archive, use the -e option: tar -e x."),
+    crates = [
+        (1, "cratebox.html, cratebox > CLI", "If you want to build a new cargo crate, use the -c option: crate -c x."),
+        (2, "cratebox.html, cratebox > CLI", "If you want to unpack a cargo crate, use the -e option: crate -e x."),
     ]
-    found = local_findings("How do I extract a tar archive?", tar, key_terms=["extract", "tar", "archive"])
+    found = local_findings("How do I unpack a cargo crate?", crates, key_terms=["unpack", "cargo", "crate"])
     assert "-e option" in found and "-c option" not in found
 
 
 def test_sentences_going_on_with_a_recipe_for_another_task_belong_to_it() -> None:
     sentences = [
-        "If you want to create a new tar archive, specify its name after the -c option:",
-        "Passing a directory is also acceptable:",
-        "If you want to extract a tar archive into the current directory, use the -e option:",
-        "You can also extract a tar archive into a different directory by passing its name:",
+        "If you want to build a new cargo crate, specify its label after the -c option:",
+        "Passing a shelf is also acceptable:",
+        "If you want to unpack a cargo crate onto the current bay, use the -e option:",
+        "You can also unpack a cargo crate onto a different bay by passing its name:",
     ]
-    assert off_task("extract a tar archive", sentences) == {0, 1}
+    assert off_task("unpack a cargo crate", sentences) == {0, 1}
     assert off_task("", sentences) == set()  # not a how-to: no task to keep to
-
-
-CRATE = {"unpack", "cargo", "crate", "crowbar", "injuri"}
-"""The words of an invented how-to with a safety concern: unpacking a cargo crate without crowbar injuries."""
 
 
 def test_the_question_itself_takes_any_statement_that_names_its_task() -> None:
@@ -137,17 +134,15 @@ def test_the_question_itself_takes_any_statement_that_names_its_task() -> None:
     assert not names_action("unpack a cargo crate", pun)  # shares only the concern's words
     assert names_action("unpack a cargo crate", "Note: The unpack() method does not take care of several issues.")
     assert not relevant(
-        question, pun, "first aid > Crowbar injuries", CRATE, question=question, action="unpack a cargo crate"
+        question, pun, "first aid > Crowbar injuries", TOPIC, question=question, action="unpack a cargo crate"
     )
-    assert relevant(question, pun, "first aid > Crowbar injuries", CRATE)  # without the question: the old floor
+    assert relevant(question, pun, "first aid > Crowbar injuries", TOPIC)  # without the question: the old floor
 
 
 def test_an_introduction_needs_what_it_introduces() -> None:
     assert dangling("On Windows, run:", None) and not dangling("On Windows, run:", "venv\\Scripts\\activate")
-    assert not dangling("Tar archives hold files.", None)
-    assert not relevant(
-        "How do I extract a tar archive?", "Pass the path option to choose a directory:", "tarfile", TOPIC
-    )
+    assert not dangling("Cargo crates hold parts.", None)
+    assert not relevant("How do I unpack a cargo crate?", "Pass the bay option to choose a shelf:", "cratebox", TOPIC)
 
 
 def test_a_version_note_answers_only_a_question_about_versions() -> None:
@@ -156,15 +151,15 @@ def test_a_version_note_answers_only_a_question_about_versions() -> None:
     assert stray_change_note(note, how, "Which options or parameters change how you unpack a cargo crate?")
     assert not stray_change_note(note, "In which version was set_attrs added?", "In which version was it added?")
     assert not stray_change_note("Deprecated since version 2.3: Use crate.pry() instead.", how, how)  # a warning
-    assert not relevant(how, note, "crates > Crate.unpack", CRATE, question=how, action="unpack a cargo crate")
+    assert not relevant(how, note, "crates > Crate.unpack", TOPIC, question=how, action="unpack a cargo crate")
 
 
 def test_a_warning_is_not_glued_to_the_version_note_after_it() -> None:
     from deepr_mcp.research.providers.local import whole_warnings
     from deepr_mcp.research.synthesis.claims import units
 
-    found = whole_warnings(units("Warning: See the warning for extractall(). Changed in version 3.2: Added set_attrs."))
+    found = whole_warnings(units("Warning: See the warning for unpackall(). Changed in version 3.2: Added set_attrs."))
     assert [u.text for u in found] == [
-        "Warning: See the warning for extractall().",
+        "Warning: See the warning for unpackall().",
         "Changed in version 3.2: Added set_attrs.",
     ]
