@@ -144,10 +144,10 @@ def test_a_second_connection_opening_the_corpus_does_not_break_searches_of_the_f
     rank setting, and every search of the other connection then failed with "SQL logic error"."""
     first = Corpus(tmp_path / "corpus.db")
     try:
-        first.add_texts("notes", [f"tar archive {i} extracts files into a directory" for i in range(20)])
-        assert first.search("tar archive", 5)
+        first.add_texts("notes", [f"cargo crate {i} unpacks parts onto a shelf" for i in range(20)])
+        assert first.search("cargo crate", 5)
         for _ in range(5):
             Corpus(tmp_path / "corpus.db").close()
-            assert len(first.search("tar archive", 5)) == 5
+            assert len(first.search("cargo crate", 5)) == 5
     finally:
         first.close()

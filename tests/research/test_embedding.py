@@ -113,7 +113,7 @@ socket.getaddrinfo = refuse
 import sys
 assert "torch" not in sys.modules
 from deepr_mcp.embedding import make_embedder
-rows = make_embedder("minilm").embed(["archive safety", "never extract untrusted archives", "bake bread"])
+rows = make_embedder("minilm").embed(["kiln safety", "never open a hot kiln", "bake bread"])
 print(json.dumps({"attempts": attempts, "scores": [float(rows[0] @ rows[1]), float(rows[0] @ rows[2])],
                   "torch": "torch" in sys.modules}))
 """

@@ -27,15 +27,15 @@ def _ranked(text: str, score: float) -> _Ranked:
 
 def test_feedback_takes_the_top_passages_own_words_as_written() -> None:
     pool = [
-        _ranked("Never extract a Tarfile archive from untrusted sources: members land outside.", 1.0),
-        _ranked("The Tarfile extraction filter refuses members that land outside the destination.", 0.9),
-        _ranked("Zip archives are read with zipfile.", 0.2),
-        _ranked("Archives of mail live in mailbox folders.", 0.1),
+        _ranked("Never unpack a Cratebox crate from unknown senders: parts land outside.", 1.0),
+        _ranked("The Cratebox unpack strap refuses parts that land outside the pallet.", 0.9),
+        _ranked("Barrel crates are read with barrelkit.", 0.2),
+        _ranked("Crates of mail live in sorting rooms.", 0.1),
     ]
-    words = feedback_terms(pool, {t: 1.0 for t in tokenize("extract archive")})
-    assert "tarfile" in words and "outside" in words
-    assert "extract" not in words  # already asked for
-    assert "zipfile" not in words  # only in the rest of the pool
+    words = feedback_terms(pool, {t: 1.0 for t in tokenize("unpack crate")})
+    assert "cratebox" in words and "outside" in words
+    assert "unpack" not in words  # already asked for
+    assert "barrelkit" not in words  # only in the rest of the pool
 
 
 def test_feedback_needs_two_good_passages() -> None:
@@ -44,13 +44,13 @@ def test_feedback_needs_two_good_passages() -> None:
 
 
 def test_the_made_up_data_of_code_examples_is_no_feedback_word() -> None:
-    example = "```pycon\n>>> sorted(students, key=lambda s: s.grade)\n[('dave', 'B', 10), ('jane', 'B', 12)]\n```"
+    example = "```pycon\n>>> shelved(pots, key=lambda p: p.cone)\n[('amber', 'B', 10), ('umber', 'B', 12)]\n```"
     pool = [
-        _ranked(f"Sorting student records by grade uses a key function.\n\n{example}", 1.0),
-        _ranked(f"A key function extracts the grade of each student record.\n\n{example}", 0.9),
-        _ranked("Lists have a sort method.", 0.2),
-        _ranked("Dictionaries map keys to values.", 0.1),
+        _ranked(f"Shelving glazed pots by cone uses a key function.\n\n{example}", 1.0),
+        _ranked(f"A key function reads the cone of each glazed pot.\n\n{example}", 0.9),
+        _ranked("Kilns have a shelve method.", 0.2),
+        _ranked("Racks map slots to shelves.", 0.1),
     ]
-    words = feedback_terms(pool, {t: 1.0 for t in tokenize("sort list")})
-    assert "student" in words and "grade" in words  # the prose's own words for the topic
-    assert not {"dave", "jane"} & set(words)  # the example's data
+    words = feedback_terms(pool, {t: 1.0 for t in tokenize("shelve kiln")})
+    assert "glazed" in words and "cone" in words  # the prose's own words for the topic
+    assert not {"amber", "umber"} & set(words)  # the example's data

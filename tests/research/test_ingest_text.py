@@ -136,15 +136,13 @@ def test_a_sentence_running_into_code_or_a_run_in_heading_never_ends_a_passage()
 
 
 def test_identical_paragraphs_are_one_passage_but_short_notes_keep_their_place() -> None:
-    paragraph = (
-        "Archives from the network are untrusted input: inspect member names and sizes before extracting anything."
-    )
+    paragraph = "Crates from the docks are unchecked cargo: inspect part labels and weights before unpacking anything."
     assert len(paragraph) >= CONTEXT_FREE_CHARS
     chunks = chunk([Section(paragraph, "A", 0), Section(paragraph, "B", 200)])
     assert len(chunks) == 1
     note = "New in version 3.5."
-    chunks = chunk([Section(note, "os > os.scandir", 0), Section(note, "math > math.gcd", 50)])
-    assert [c.location for c in chunks] == ["os > os.scandir", "math > math.gcd"]
+    chunks = chunk([Section(note, "kiln > kiln.vent", 0), Section(note, "glaze > glaze.mix", 50)])
+    assert [c.location for c in chunks] == ["kiln > kiln.vent", "glaze > glaze.mix"]
     assert chunks[0].id != chunks[1].id
 
 
