@@ -19,6 +19,6 @@ def test_coverage_counts_only_content_terms() -> None:
 
 
 def test_words_are_compared_as_written_with_no_hand_made_synonyms() -> None:
-    # the embedder bridges "folder" and "directory"; a word list no longer pretends to
-    assert terms("a file in a folder") != terms("a file in a directory")
+    # the embedder bridges "shelf" and "ledge"; a word list no longer pretends to
+    assert terms("a pot on a shelf") != terms("a pot on a ledge")
     assert coverage(terms("How do I keep the sheen?"), "a clear coat preserves the sheen") == 0.5
