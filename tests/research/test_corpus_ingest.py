@@ -213,7 +213,7 @@ def test_a_failure_while_storing_leaves_nothing_half_added(
     def broken(*args: object) -> None:
         raise RuntimeError("disk went away")
 
-    monkeypatch.setattr("deepr_mcp.research.corpus.storage.insert_chunks", broken)  # after the document row
+    monkeypatch.setattr("deepr_mcp.research.corpus.storage.replace_chunks", broken)  # after the document row
     report = corpus.add_path(sphinx / "library")
     assert report.count("failed") == 2 and report.count("added") == 0  # the third is a contents page
     assert "disk went away" in (next(f for f in report.files if f.status == "failed").reason or "")

@@ -163,3 +163,57 @@ def test_vectors_travel_to_other_replicas_with_the_passages(tmp_path: Path) -> N
         assert one.nearest(embedder.name, query, 1)[0].id == two.nearest(embedder.name, query, 1)[0].id
     finally:
         one.close(), two.close()
+
+
+PAGE = (
+    "# Kiln\n\n## Loading\n\n{loading}\n\n## Cooling\n\nLet the kiln cool with the lid closed.\n\n"
+    "## Firing\n\nFire to cone six.\n"
+)
+
+
+def test_an_edited_page_is_embedded_again_only_where_it_changed(corpus: Corpus, tmp_path: Path) -> None:
+    page = write(tmp_path / "docs", "kiln.md", PAGE.format(loading="Stack the shelves on posts."))
+    corpus.add_path(page)
+    embedder = HashEmbedder()
+    embed_pending(corpus, embedder)
+    before = {p.text: p.id for p in corpus.search_passages("kiln", 10)}
+    assert corpus.embedding_status(embedder.name) == {"passages": 3, "embedded": 3, "pending": 0}
+
+    write(tmp_path / "docs", "kiln.md", PAGE.format(loading="Stack the shelves on three posts of equal height."))
+    corpus.add_path(page)
+    assert corpus.embedding_status(embedder.name) == {"passages": 3, "embedded": 2, "pending": 1}
+    (pending,) = corpus.pending_embeddings(embedder.name)
+    assert pending.text.endswith("three posts of equal height.")
+    embedder.encoded.clear()
+    embed_pending(corpus, embedder)
+    assert len(embedder.encoded) == 1  # one passage embedded, not the page
+    found = [p.text for p in corpus.search_passages("shelves posts", 10)]
+    assert found == ["Stack the shelves on three posts of equal height."]  # the old text is gone from search too
+    kept = {p.text: p.id for p in corpus.search_passages("kiln", 10)}
+    assert kept["Let the kiln cool with the lid closed."] == before["Let the kiln cool with the lid closed."]
+
+
+def test_a_renamed_heading_is_embedded_again_with_its_new_name(corpus: Corpus, tmp_path: Path) -> None:
+    page = write(tmp_path / "docs", "kiln.md", PAGE.format(loading="Stack the shelves on posts."))
+    corpus.add_path(page)
+    embedder = HashEmbedder()
+    embed_pending(corpus, embedder)
+    renamed = PAGE.format(loading="Stack the shelves on posts.").replace("Cooling", "Cooling down")
+    write(tmp_path / "docs", "kiln.md", renamed)
+    corpus.add_path(page)
+    (pending,) = corpus.pending_embeddings(embedder.name)  # the heading is part of what is embedded
+    assert pending.text.startswith("Kiln > Cooling down") and pending.text.endswith("with the lid closed.")
+    cooled = next(p for p in corpus.search_passages("lid closed", 5) if "lid" in p.text)
+    assert cooled.location.endswith("Cooling down")
+
+
+def test_a_passage_two_documents_share_keeps_its_vector_when_one_goes(corpus: Corpus, tmp_path: Path) -> None:
+    same = "Let the kiln cool with the lid closed before you open it."
+    write(tmp_path / "docs", "a.md", f"# A\n\n{same}\n")
+    write(tmp_path / "docs", "b.md", f"# A\n\n{same}\n")
+    corpus.add_path(tmp_path / "docs")
+    embedder = HashEmbedder()
+    embed_pending(corpus, embedder)
+    assert corpus.embedding_status(embedder.name) == {"passages": 1, "embedded": 1, "pending": 0}
+    corpus.remove(str(tmp_path / "docs" / "a.md"))
+    assert corpus.embedding_status(embedder.name) == {"passages": 1, "embedded": 1, "pending": 0}

@@ -18,7 +18,7 @@ from deepr_mcp.errors import InvalidInput
 from deepr_mcp.replication import outbox
 from deepr_mcp.research.corpus import vectors
 from deepr_mcp.research.corpus.ingest import Chunk
-from deepr_mcp.research.corpus.rows import detach, insert_chunks, upsert_document
+from deepr_mcp.research.corpus.rows import detach, replace_chunks, upsert_document
 
 __all__ = ["CorpusChange", "apply"]
 
@@ -96,7 +96,6 @@ def apply(db: sqlite3.Connection, entry_id: str, change: CorpusChange, mine: str
         return True
     if row is not None and change.digest and (row[0], row[1], row[2]) == (change.digest, change.extractor, change.name):
         return False
-    detach(db, change.key)
     upsert_document(db, change.key, change.name, change.digest, change.size, len(change.chunks), change.extractor)
-    insert_chunks(db, change.key, change.chunks)
+    replace_chunks(db, change.key, change.chunks)
     return True

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from deepr_mcp.research.corpus.ingest import Chunk
 
-__all__ = ["detach", "insert_chunks", "upsert_document"]
+__all__ = ["detach", "insert_chunks", "replace_chunks", "upsert_document"]
 
 
 def upsert_document(
@@ -45,8 +45,29 @@ def detach(db: sqlite3.Connection, key: str) -> int:
 
     A passage another document still holds stays, shown from then on as that document's.
     """
+    return _release(db, key, _drop_refs(db, key))
+
+
+def replace_chunks(db: sqlite3.Connection, key: str, chunks: Sequence[Chunk]) -> int:
+    """A document's passages swapped for ``chunks`` (inside a transaction); returns how many went.
+
+    The new version's passages are stored before the old version lets go of its own, so a passage it
+    still holds (same text under the same heading) keeps its row and with it its vector: an edited page
+    is embedded again only where it changed, not whole.
+    """
+    held = _drop_refs(db, key)
+    insert_chunks(db, key, chunks)
+    return _release(db, key, held)
+
+
+def _drop_refs(db: sqlite3.Connection, key: str) -> list[int]:
     held = [r[0] for r in db.execute("SELECT passage FROM passage_refs WHERE path = ?", (key,))]
     db.execute("DELETE FROM passage_refs WHERE path = ?", (key,))
+    return held
+
+
+def _release(db: sqlite3.Connection, key: str, held: list[int]) -> int:
+    """Passages ``key`` held: those no document holds any more go; the others take their first holder's place."""
     gone = 0
     for start in range(0, len(held), 500):
         batch = held[start : start + 500]

@@ -41,7 +41,7 @@ from deepr_mcp.research.corpus.ingest import (
     sections_of,
 )
 from deepr_mcp.research.corpus.ingest.regular import read_regular_file
-from deepr_mcp.research.corpus.rows import detach, insert_chunks, upsert_document
+from deepr_mcp.research.corpus.rows import detach, replace_chunks, upsert_document
 from deepr_mcp.research.corpus.schema import open_schema
 from deepr_mcp.research.corpus.vector_access import PASSAGE_COLUMNS, CorpusVectors, passage_row
 from deepr_mcp.research.corpus.vectors import VectorIndex
@@ -219,11 +219,10 @@ class Corpus(outbox.LockedOutbox, CorpusVectors):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 for doc in documents:
-                    detach(self._db, doc.key)
                     upsert_document(
                         self._db, doc.key, doc.name, doc.digest, doc.size, len(doc.chunks), EXTRACTOR_VERSION
                     )
-                    insert_chunks(self._db, doc.key, doc.chunks)
+                    replace_chunks(self._db, doc.key, doc.chunks)
                     change = CorpusChange(
                         "replace", doc.key, "", doc.name, doc.digest, doc.size, EXTRACTOR_VERSION, doc.chunks
                     )

@@ -38,8 +38,12 @@ CREATE TRIGGER IF NOT EXISTS passages_embeddings_ad AFTER DELETE ON passages BEG
     DELETE FROM passage_embeddings WHERE passage = old.rowid;
 END
 """,
+    # A passage's vector holds its heading and text: it goes when either changes, not when a row is only
+    # rewritten with the same values (a document swap re-points what it still holds; rows.replace_chunks).
+    "DROP TRIGGER IF EXISTS passages_embeddings_au",
     """\
-CREATE TRIGGER IF NOT EXISTS passages_embeddings_au AFTER UPDATE OF location, text ON passages BEGIN
+CREATE TRIGGER IF NOT EXISTS passages_embeddings_changed AFTER UPDATE OF location, text ON passages
+WHEN old.location IS NOT new.location OR old.text IS NOT new.text BEGIN
     DELETE FROM passage_embeddings WHERE passage = old.rowid;
 END
 """,
