@@ -23,7 +23,8 @@ cache), ``zsh-doc`` (Texinfo HTML) and ``pdf-manuals`` (bashref.pdf from bash-do
 from gnuplot-doc). Missing Debian packages are installed with apt-get when this runs as root;
 otherwise the message says how. Each is ingested once, as ``corpus add`` would, into
 ``.data/bench/research-quality/<corpus>-<version>-ingest-<ingest code hash>/``: a change to the
-ingest code indexes again, ``--reindex`` forces it.
+ingest code indexes again (carrying over the vectors of passages whose heading and text the previous ingest
+stored alike: ``bench.carried_vectors``), ``--reindex`` forces it.
 
 Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
 ``_blind``, ``_sealed``) for python3-doc and ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``,
@@ -76,6 +77,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import quality_metrics as qm
+from bench.carried_vectors import carry, previous_cache
 from bench.quality_corpora import CACHE, CORPORA, QUESTION_SETS, CorpusSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -230,6 +232,11 @@ def ready_corpus(folder: Path, *, reindex: bool, spec: CorpusSpec | None = None)
     finally:
         corpus.close()
     seconds = time.perf_counter() - t0
+    if (previous := previous_cache(target)) is not None:
+        carried = carry(previous / "corpus.db", building / "corpus.db")
+        print(
+            f"corpus: {carried:,} passage vectors carried from {previous.name} (same heading and text)", file=sys.stderr
+        )
     meta = {"folder": str(folder), "files": counts["files"], "failed": counts["failed"]}
     meta |= {"documents": counts.get("documents", 0), "passages": counts.get("passages", 0), "seconds": seconds}
     (building / "meta.json").write_text(json.dumps(meta, indent=2))
