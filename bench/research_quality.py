@@ -2,10 +2,10 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind|sealed`` (which question set; default tuned, the one to
+``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine`` (which question set; default tuned, the one to
 work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
-``unseen``, ``blind`` and ``sealed`` were each written after the sets before them had been run, and are
+``unseen``, ``blind``, ``sealed`` and ``pristine`` were each written after the sets before them had been run, and are
 run once, in the session that wrote them (a set is run that way only once: before, only its
 ``--check-*`` commands run); ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout``
 and ``--set fresh``),
@@ -27,8 +27,8 @@ ingest code indexes again (carrying over the vectors of passages whose heading a
 stored alike: ``bench.carried_vectors``), ``--reindex`` forces it.
 
 Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
-``_blind``, ``_sealed``) for python3-doc and ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``,
-``-untouched``, ``-unseen``, ``-blind``, ``-sealed``) for the others,
+``_blind``, ``_sealed``, ``_pristine``) for python3-doc and ``bench/research_questions/<corpus>.json``
+(+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``, ``-sealed``, ``-pristine``) for the others,
 each with a type, 2-5
 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
 question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
@@ -607,8 +607,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--set",
         choices=QUESTION_SETS,
         help="which question set (default tuned, the one to work on); heldout and fresh run only at the end of a "
-        "session; untouched, unseen and blind have each been run once; sealed is run by nobody until the end of the "
-        "session that wrote it, once (--check-* before)",
+        "session; untouched, unseen, blind and sealed have each been run once; pristine is run by nobody until the end "
+        "of the session that wrote it, once (--check-* before)",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

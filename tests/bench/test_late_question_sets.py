@@ -1,5 +1,5 @@
-"""The late question sets, untouched, unseen, blind and sealed (issue 29 item 7): well formed, new against every other
-set, answerable from the corpus, and picked only by an explicit ``--set``. Nothing here runs the
+"""The late question sets, untouched, unseen, blind, sealed and pristine (issue 29 item 7): well formed, new
+against every other set, answerable from the corpus, and picked only by an explicit ``--set``. Nothing here runs the
 engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
 ``research_quality --check-gold`` does.
 """
@@ -27,7 +27,7 @@ KINDS = {
 """How many questions of each type every corpus got in each late set: 10 for python3-doc, 8 for the others
 (larger than the fresh sets, whose six questions per corpus were too noisy), in about the proportions
 of the earlier sets."""
-LATE_SETS = ("untouched", "unseen", "blind", "sealed")
+LATE_SETS = ("untouched", "unseen", "blind", "sealed", "pristine")
 
 
 def other_questions(spec: CorpusSpec, late: str) -> list[dict]:
@@ -88,6 +88,7 @@ def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:
         "unseen": spec.unseen,
         "blind": spec.blind,
         "sealed": spec.sealed,
+        "pristine": spec.pristine,
     }
     assert set(expected) == set(QUESTION_SETS)
     for name, path in expected.items():
@@ -128,5 +129,5 @@ def test_an_unknown_set_is_refused_with_the_allowed_names(capsys: pytest.Capture
         rq.parse_args(["--set", "heldout2"])
     err = capsys.readouterr().err
     assert "invalid choice: 'heldout2'" in err and all(name in err for name in QUESTION_SETS)
-    with pytest.raises(ValueError, match="allowed: tuned, heldout, fresh, untouched, unseen, blind, sealed"):
+    with pytest.raises(ValueError, match="allowed: tuned, heldout, fresh, untouched, unseen, blind, sealed, pristine"):
         CORPORA["zsh-doc"].question_set("held-out")
