@@ -102,7 +102,7 @@ _CODE_NAME = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|\b[A-Za-z_]\w*(?=\(\
 
 
 def code_names(question: str) -> set[str]:
-    """The parts of the code names a question spells out ("tempfile.mktemp()" -> tempfile, mktemp):
+    """The parts of the code names a question spells out ("kiln.vent()" -> kiln, vent):
     an answer to it names one of them, whatever kind of question it is."""
     names = [name.split(".") for name in _CODE_NAME.findall(question)]
     return {part.lower() for parts in names if max(map(len, parts)) > 1 for part in parts if part}  # not "e.g"
@@ -204,8 +204,8 @@ def answer_text(request: AnswerRequest) -> str:
     openers = set(firsts) | set(closest)
 
     # two tests by the words a line names stand in for meaning when the embedder measured nothing: with its
-    # closeness measured, a warning that names neither ("Use of this function may introduce a security hole")
-    # may answer "why is tempfile.mktemp() insecure?", and a signature's name decides nothing on its own
+    # closeness measured, a warning that names neither ("Opening the lid above 200 degrees cracks the pots")
+    # may answer "why is kiln.vent() risky?", and a signature's name decides nothing on its own
     def score(line: str, group: int) -> float:
         text = citations.CITE.sub("", line).strip()
         claim, said = terms(text), word_set(text)

@@ -1,7 +1,7 @@
 """The content terms of research text: tokens minus the generic words of question templates.
 
-"Which functions are used to extract a tar archive?" should be judged on "extract", "tar" and
-"archive", not on "functions" or "used", or every planned sub-question looks unanswered.
+"Which functions are used to glaze a bisque pot?" should be judged on "glaze", "bisque" and
+"pot", not on "functions" or "used", or every planned sub-question looks unanswered.
 """
 
 from __future__ import annotations

@@ -180,7 +180,7 @@ def different_subjects(a: str, b: str) -> bool:
     """Whether two sentences say things about different subjects: each opens with a term the
     other never uses ("A bisque firing hardens the clay at cone 04 ..." / "A glaze firing
     hardens the clay at cone 6 ..."). However many words they share, one is no repeat of the
-    other: it is the contrast the reader asked about. A reworded sentence ("Never extract archives"
+    other: it is the contrast the reader asked about. A reworded sentence ("Never open a hot kiln"
     / "Kilns ... should never be opened hot", "The cone pack bends at cone 6" / "A row of cones
     ... known as the cone pack bends") names the other's subject and may still repeat it."""
     oa, ob = opening(a), opening(b)
