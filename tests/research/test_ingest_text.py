@@ -183,3 +183,20 @@ def test_markdown_inline_markup_is_read_as_the_text_a_reader_sees(tmp_path: Path
     assert "```bash\nkiln-vent open --zone [all]\n```" in text  # code inside a list item stays code, brackets and all
     assert text.endswith("Wait an hour.")  # the item's text after its code is prose, not an indented code block
     assert not any(mark in text for mark in ("](", "**", "__", "<kbd>", "<br>", "[sheet]", "sheets/vent.pdf"))
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "[" * 20000 + "x" + "](" * 8000,  # brackets that never close into a link
+        "*a " * 20000,  # emphasis markers that never pair
+        "<a" * 20000,  # tag openings that never close
+        "[" * 3000 + "link" + "]" * 3000 + "(u)",  # a link nested thousands deep
+    ],
+)
+def test_a_pathological_markdown_page_is_read_as_text(page: str, tmp_path: Path) -> None:
+    """Markup that never resolves stays text, and the page is one section, not an error."""
+    path = tmp_path / "odd.md"
+    path.write_text(page)
+    (section,) = sections_of(path, path.read_bytes())
+    assert section.text.strip() and set(section.text.replace(" ", "")) <= set(page.replace(" ", ""))

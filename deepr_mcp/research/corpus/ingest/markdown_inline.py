@@ -37,7 +37,8 @@ def is_reference_definition(line: str) -> bool:
 
 
 class InlineText:
-    """Renders one line (or heading) of a Markdown page as plain text, code spans kept."""
+    """Renders a Markdown page's headings and paragraphs as plain text, code spans kept; built once per page,
+    with the page's reference definitions."""
 
     def __init__(self, page_lines: Iterable[str] = ()) -> None:
         self._parser = MarkdownIt("commonmark")

@@ -88,8 +88,8 @@ def markdown_sections(text: str) -> list[Section]:
             indent, marker, language = opened.groups()
             body, i = [], i + 1
             while i < len(lines) and not lines[i].strip().startswith(marker):
-                line = lines[i]
-                body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
+                code = lines[i]
+                body.append(code[len(indent) :] if code.startswith(indent) else code.lstrip())
                 i += 1
             out.lines += ["", fence("\n".join(body).strip("\n"), language), ""]
             previous = lines[i] if i < len(lines) else marker  # the closing fence, indented as it was
