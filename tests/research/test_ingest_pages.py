@@ -145,3 +145,24 @@ def test_generic_page_without_a_known_generator() -> None:
     assert sections[0].text == (
         "Version 2 removes the legacy importer.\n\n```bash\npip install widgets==2.0\nwidgets migrate\n```"
     )
+
+
+def test_a_table_of_nothing_but_links_is_navigation_not_text(tmp_path: Path) -> None:
+    """Generators lay out "previous / up / next" bars as tables (texi2any's ``[ << ] | [ Up ] | [ > ]``): a table
+    whose words are all links is dropped like a link list; a table of links with descriptions stays."""
+    bar = (
+        "<table><tr>"
+        + "".join(
+            f'<td>[<a href="p{i}.html"> {t} </a>]</td>' for i, t in enumerate(["&lt;&lt;", "Up", "&gt;", "Contents"])
+        )
+        + "</tr></table>"
+    )
+    kilns = (
+        '<table><tr><td><a href="gas.html">Gas kiln</a></td><td>Fires fast and reduces well.</td></tr>'
+        '<tr><td><a href="wood.html">Wood kiln</a></td><td>Leaves ash that glazes the pots.</td></tr></table>'
+    )
+    page = tmp_path / "kilns.html"
+    page.write_text(f"<html><body>{bar}<h1>Kilns</h1><p>Pick a kiln by how you fire.</p>{kilns}{bar}</body></html>")
+    (section,) = chunk(sections_of(page, page.read_bytes()))
+    assert "Up" not in section.text and "Contents" not in section.text and "<<" not in section.text
+    assert "Gas kiln | Fires fast and reduces well." in section.text and "Pick a kiln" in section.text

@@ -169,6 +169,18 @@ def _is_link_list(node: LexborNode) -> bool:
     return linked / len(text) >= 0.9
 
 
+def _is_link_table(node: LexborNode) -> bool:
+    """A table whose words are all links (``[ << ] | [ Up ] | [ > ] | [Contents]``): navigation between pages,
+    as a link list is, however the generator lays it out. A table of links with descriptions beside them
+    is content."""
+    links = node.css("a")
+    if len(links) < 2:
+        return False
+    words = sum(ch.isalnum() for ch in node.text())
+    linked = sum(ch.isalnum() for a in links for ch in a.text())
+    return words - linked <= 0.1 * words
+
+
 def _squash(text: str) -> str:
     return "\n".join(" ".join(line.split()) for line in text.split(_BR)).strip()
 
@@ -269,6 +281,9 @@ class _Walker:
             code = textwrap.dedent(node.text()).strip("\n").rstrip()
             if code.strip():
                 self.blocks.append(_Block("code", fence(code, _code_language(node))))
+            return False
+        if tag == "table" and _is_link_table(node):
+            self.links += len(node.css("a"))
             return False
         if tag == "table" and node.css_first("pre") is None:  # a code table (line numbers) is walked instead
             self._flush()
