@@ -9,23 +9,26 @@ from deepr_mcp.research.corpus.ingest.decode import decode
 from deepr_mcp.research.corpus.ingest.html import html_sections
 from deepr_mcp.research.corpus.ingest.model import Section
 from deepr_mcp.research.corpus.ingest.pdf import pdf_sections
+from deepr_mcp.research.corpus.ingest.roff import MAN_SUFFIXES, is_man_suffix, man_sections
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
-SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf")
+SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", MAN_SUFFIXES)
 
 
 def is_supported(path: Path) -> bool:
-    return path.suffix.lower() in SUPPORTED
+    return path.suffix.lower() in SUPPORTED or is_man_suffix(path.suffix)
 
 
 def sections_of(path: Path, raw: bytes) -> list[Section]:
     """Sections of one file; raises ``InvalidInput`` (unreadable) or ``NotContent`` (navigation page)."""
     name = path.name.lower()
     suffix = path.suffix.lower()
-    if suffix not in SUPPORTED:
+    if not is_supported(path):
         raise InvalidInput(f"{path}: unsupported file type {suffix or '(none)'}; supported: {', '.join(SUPPORTED)}")
     if suffix == ".pdf":
         return pdf_sections(path, raw)
+    if is_man_suffix(suffix):
+        return man_sections(path, raw)
     if suffix in (".html", ".htm"):
         try:
             return html_sections(decode(path, raw, html=True))
