@@ -96,7 +96,7 @@ class Layout:
                 self._add("item", f"{tag} {text}")
         elif tag:
             joiner = " " if tag.endswith((":", "—", "-")) else ": "
-            self._add("para", f"{tag}{joiner}{text}" if text else tag)
+            self._add("para", f"{tag}{joiner}{text}") if text else self._add("tags", tag)
         elif text:
             self._add("para", text)
 
@@ -133,8 +133,9 @@ class Layout:
             self._add("table", "\n".join(lines))
 
     def _add(self, kind: str, text: str) -> None:
+        """A block under the current headings; list items, and tags without a description, run on as lines."""
         location = " > ".join(t for _, t in self._heads)
-        if kind == "item" and self._blocks and self._blocks[-1][:2] == (location, "item"):
+        if kind in ("item", "tags") and self._blocks and self._blocks[-1][:2] == (location, kind):
             self._blocks[-1] = (location, kind, self._blocks[-1][2] + "\n" + text)
         else:
             self._blocks.append((location, kind, text))

@@ -39,6 +39,8 @@ STANDARDS = {
     "-susv3": "Version 3 of the Single UNIX Specification", "-susv4": "Version 4 of the Single UNIX Specification",
 }  # fmt: skip
 WORDS = frozenset("Ad An Ar Cd Cm Dv Em Er Ev Fa Fd Fl Fn Fr Ft Ic In Li Lk Ms Mt Nm No Pa Sx Sy Tn Va Vt Xr".split())
+SHAPED = frozenset("Xr Fn Fo Fc In Lk".split())
+"""Word macros whose arguments make one thing (``Xr ls 1`` is ``ls(1)``)."""
 CALLABLE = (
     WORDS
     | frozenset(ENCLOSURES)
@@ -84,6 +86,8 @@ class MdocPage:
         self.extended: list[str] | None = None  # an .It head continued by .Xo ... .Xc
         self.section = ""
         self.pointers: list[str] = []
+        self.function: int | None = None  # arguments so far of an open .Fo
+        self.after_type = False  # the last line was .Ft: the function it types goes on the same line
 
     def text(self, raw: str) -> str:
         return render(raw, self.reader.strings)
@@ -160,9 +164,24 @@ class MdocPage:
 
     def line(self, tokens: list[str]) -> None:
         """A line of callable macros and words: to the open ``.It`` head, the open column, or the text."""
-        if tokens[0] == "Nm" and self.section.upper() == "SYNOPSIS" and self.extended is None:
-            self.layout.line_break()
+        first, synopsis = tokens[0], self.section.upper() == "SYNOPSIS"
+        if synopsis and self.extended is None and first in ("Nm", "Ft", "In", "Fd", "Fo", "Fn"):
+            if not (first in ("Fo", "Fn") and self.after_type):
+                self.layout.line_break()
+        self.after_type = first == "Ft"
+        if self.function is not None and first in ("Fa", "Fc"):  # inside .Fo name ... .Fc
+            text = self.phrase(tokens, macro_first=True) if first == "Fa" else ")" + (";" if synopsis else "")
+            self.layout.words((", " if self.function and first == "Fa" else "") + text, glue=True)
+            self.function = None if first == "Fc" else self.function + 1
+            return
         text = self.phrase(tokens, macro_first=True)
+        if first == "Fo":
+            self.layout.words(text)
+            self.layout.glue_next()
+            self.function = 0
+            return
+        if first == "Fn" and synopsis:
+            text += ";"
         if self.extended is not None and "Xc" in tokens:
             head = " ".join([*self.extended, text]).strip()
             self.extended = None
@@ -236,6 +255,18 @@ class MdocPage:
         args = tokens[at:stop]
         words = [self.text(a) for a in args if a not in CLOSING and a not in OPENING]
         trailing = [a for a in args if a in CLOSING]
+        if name in WORDS and name not in SHAPED:  # each word as it is (Fl: as a flag), punctuation in place
+            if name == "Nm":
+                self.name = self.name or (words[0] if words else "")
+            if not words:
+                out.add({"Fl": "-", "Ar": "file ...", "Nm": self.name}.get(name, ""))
+                out.glue = name == "Fl" and stop < end  # Fl Fl apple: --apple
+            for arg in args:
+                if arg in CLOSING or arg in OPENING:
+                    self.word(arg, out)
+                else:
+                    out.add(("-" if name == "Fl" else "") + self.text(arg))
+            return stop
         if name in OPENERS:
             out.add(OPENERS[name])
             out.glue = True
@@ -260,15 +291,6 @@ class MdocPage:
         elif name == "Sm":
             self.spacing = out.spacing = "off" not in words
             return stop
-        elif name == "Fl":
-            for word in words or [""]:
-                out.add("-" + word)
-            words = []
-        elif name == "Ar" and not words:
-            words = ["file ..."]
-        elif name == "Nm":
-            self.name = self.name or (words[0] if words else "")
-            words = words or [self.name]
         elif name == "Xr" and len(words) >= 2:
             words = [f"{words[0]}({words[1]})", *words[2:]]
         elif name == "Fn" and words:

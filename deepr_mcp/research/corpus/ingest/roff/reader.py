@@ -20,6 +20,13 @@ EXPANSION = 20
 """Lines a page may produce through its own macros, per line it has (plus ``EXPANSION_FLOOR``)."""
 EXPANSION_FLOOR = 10_000
 
+PREDEFINED = {
+    "lq": "“", "rq": "”", "R": "®", "Tm": "™", "S": "", "HF": "", "q": '"', "Lq": "“", "Rq": "”",
+    "Pi": "π", "Ne": "≠", "Le": "≤", "Ge": "≥", "Lt": "<", "Gt": ">", "Pm": "±", "If": "∞", "Na": "NaN",
+    "Ba": "|", "Am": "&", "Aq": "'", ".T": "utf8",
+}  # fmt: skip
+"""Strings the man and mdoc packages define, as groff's utf8 output prints them."""
+
 _ARGUMENT = re.compile(r'"((?:[^"]|"")*)"?|((?:\\.|[^\s\\])(?:\\.|\S)*)', re.S)
 _MACRO_ARGUMENT = re.compile(r"\\\$(\d|\*|@|#|\(\d\d|\[\d+\])")
 
@@ -88,11 +95,12 @@ class Reader:
 
     text: str
     fixed: frozenset[str]
-    strings: dict[str, str] = field(default_factory=dict)
+    strings: dict[str, str] = field(default_factory=lambda: dict(PREDEFINED))
     macros: dict[str, list[str]] = field(default_factory=dict)
     _stack: list[_Frame] = field(default_factory=list)
     _else: list[bool] = field(default_factory=list)
     _budget: int = 0
+    _next: str | None = None  # a one-line body to read before the frame's next line (.if n .sp)
 
     def events(self) -> Iterator[Request | Text]:
         lines = _joined(self.text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
@@ -100,11 +108,14 @@ class Reader:
         self._budget = EXPANSION * len(lines) + EXPANSION_FLOOR
         while self._stack:
             frame = self._stack[-1]
-            if frame.at >= len(frame.lines):
+            if self._next is not None:
+                line, self._next = self._next, None
+            elif frame.at >= len(frame.lines):
                 self._stack.pop()
                 continue
-            line = frame.lines[frame.at]
-            frame.at += 1
+            else:
+                line = frame.lines[frame.at]
+                frame.at += 1
             self._budget -= 1
             if self._budget < 0:
                 return
@@ -161,7 +172,7 @@ class Reader:
             self._branch(frame, body, taken)
             return True
         if name == "do" and rest:  # groff: run the request with compatibility off, i.e. as is
-            self._push(["." + rest])
+            self._next = "." + rest
             return True
         return False
 
@@ -183,7 +194,7 @@ class Reader:
         body = body.lstrip(" \t")
         if not body.startswith("\\{"):
             if taken and body.strip():
-                self._push([body])
+                self._next = body
             return
         lines = [body[2:]]
         depth = _brace_depth(body)
