@@ -114,7 +114,7 @@ def render(text: str, strings: Strings | None = None, *, depth: int = 0) -> str:
             out.append(glyph(text[i:k].split(" ")[0]))
             i = k + 1
         elif kind in _NAMED:
-            name, i = _name(text, i, sizes=kind == "s")
+            name, i = _name(text, i, sizes=kind == "s", signed=kind in "sn")
             if kind == "*" and depth < MAX_DEPTH and budget > 0:
                 value = render(strings.get(name.split(" ")[0], "")[:MAX_STRING], strings, depth=MAX_DEPTH)
                 budget -= len(value)
@@ -134,7 +134,7 @@ def render(text: str, strings: Strings | None = None, *, depth: int = 0) -> str:
     return "".join(out)
 
 
-def _name(text: str, i: int, *, sizes: bool = False) -> tuple[str, int]:
+def _name(text: str, i: int, *, sizes: bool = False, signed: bool = False) -> tuple[str, int]:
     """A name after ``\\f``, ``\\*``, ...: ``x``, ``(xy`` or ``[long name]`` (``\\s`` also takes ``-1``)."""
     if i >= len(text):
         return "", i
@@ -145,7 +145,7 @@ def _name(text: str, i: int, *, sizes: bool = False) -> tuple[str, int]:
         k = text.find("]", i)
         k = len(text) if k < 0 else k
         return text[i + 1 : k], k + 1
-    if first in "+-" and i + 1 < len(text):  # \s-1, \s+2, \n+x
+    if signed and first in "+-" and i + 1 < len(text):  # \s-1, \s+2, \n+x (but \*- is the string "-")
         return _name(text, i + 1, sizes=sizes)
     if first.isdigit():  # \f1, \s0, and \s12 (groff reads two digits when the first is 1-3)
         k = i + 1

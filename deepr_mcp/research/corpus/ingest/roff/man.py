@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from deepr_mcp.research.corpus.ingest.roff.escapes import render
 from deepr_mcp.research.corpus.ingest.roff.layout import Layout
-from deepr_mcp.research.corpus.ingest.roff.reader import Reader, Request, Text
+from deepr_mcp.research.corpus.ingest.roff.reader import Reader, Request, Text, control
 from deepr_mcp.research.corpus.ingest.roff.tbl import table_rows
 
 FONT_WORDS = frozenset({"B", "I", "SM", "SB", "R"})
@@ -21,9 +21,10 @@ MACROS = (
     FONT_WORDS
     | FONT_ALTERNATING
     | PARAGRAPH
-    | frozenset("TH SH SS IP TP TQ br sp nf fi EX EE UR UE MT ME MR OP TS TE EQ EN PS PE so".split())
+    | frozenset("TH SH SS IP TP TQ br sp nf fi EX EE UR UE MT ME MR OP TS TE so".split())
 )
-"""Names this module interprets; a page's ``.de`` cannot redefine them."""
+"""Names this module interprets; a page's ``.de`` cannot redefine them (it can ``.PS``, which is pic's
+only until a page says otherwise)."""
 SKIPPED_BLOCKS = {"EQ": "EN", "PS": "PE"}
 """eqn and pic source: not words a reader would search for."""
 
@@ -58,7 +59,9 @@ class ManPage:
             return
         if raw[:1] in " \t" and self.pending is None:
             self.layout.line_break()
-        self.emit(self.text(raw), glue_after=raw.rstrip().endswith("\\c"))
+        text = self.text(raw)
+        # "the \c" keeps its space before the next line's words; "word\c" joins them
+        self.emit(text, glue_after=raw.rstrip().endswith("\\c") and not text[-1:].isspace())
 
     def emit(self, text: str, *, glue_after: bool = False) -> None:
         """Text from a line or a font macro: a heading, a tag, or words, whichever is pending."""
@@ -126,13 +129,22 @@ class ManPage:
         elif name == "OP":
             self.emit("[" + " ".join(self.text(a) for a in request.args) + "]")
         elif name == "TS":
-            rows = table_rows(_until(events, "TE"), self.text)
+            rows = table_rows(_until(events, "TE"), self.text, self.line_text)
             self.content = self.content or bool(rows)
             layout.table(rows)
         elif name in SKIPPED_BLOCKS:
             _until(events, SKIPPED_BLOCKS[name])
         elif name == "so":
             self.pointers.append(request.rest.strip())
+
+    def line_text(self, raw: str) -> str:
+        """The words one source line prints by itself (inside a table's text block)."""
+        if not raw.startswith((".", "'")):
+            return self.text(raw)
+        request = control(raw)
+        if request is None or not (request.name in FONT_WORDS or request.name in FONT_ALTERNATING):
+            return ""
+        return (" " if request.name in FONT_WORDS else "").join(self.text(a) for a in request.args)
 
     def close_link(self, request: Request) -> None:
         if self.link is None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from deepr_mcp.research.corpus.ingest.roff.escapes import render
 from deepr_mcp.research.corpus.ingest.roff.layout import Layout
 from deepr_mcp.research.corpus.ingest.roff.man import SKIPPED_BLOCKS, _until
-from deepr_mcp.research.corpus.ingest.roff.reader import Reader, Request, Text, split_arguments
+from deepr_mcp.research.corpus.ingest.roff.reader import Reader, Request, Text, control, split_arguments
 from deepr_mcp.research.corpus.ingest.roff.tbl import table_rows
 
 ENCLOSURES = {
@@ -50,7 +50,7 @@ CALLABLE = (
     | frozenset("Ns Pf Ta Xo Xc Eo Ec St Sm Ot Ex Rv Lb".split())
 )
 BLOCKS = frozenset("Dd Dt Os Sh Ss Pp Lp Bl El It Bd Ed D1 Dl Nd Rs Re Bk Ek Bf Ef Tg Db Fo Fc Ud Hf".split())
-MACROS = CALLABLE | BLOCKS | frozenset("TS TE EQ EN PS PE so br sp nf fi".split())
+MACROS = CALLABLE | BLOCKS | frozenset("TS TE so br sp nf fi".split())
 CLOSING = frozenset(". , ; : ? ! ) ]".split())
 OPENING = frozenset("( [".split())
 MAX_NESTING = 50
@@ -154,7 +154,7 @@ class MdocPage:
         elif name in ("nf", "fi"):
             layout.start_code() if name == "nf" else layout.end_code()
         elif name == "TS":
-            layout.table(table_rows(_until(events, "TE"), self.text))
+            layout.table(table_rows(_until(events, "TE"), self.text, self.line_text))
         elif name in SKIPPED_BLOCKS:
             _until(events, SKIPPED_BLOCKS[name])
         elif name == "so":
@@ -191,6 +191,15 @@ class MdocPage:
             text = f"{text},"  # a reference's fields (author, title ...), one after another
         if text:
             self.words(text)
+
+    def line_text(self, raw: str) -> str:
+        """The words one source line prints by itself (inside a table's text block)."""
+        if not raw.startswith((".", "'")):
+            return self.text(raw)
+        request = control(raw)
+        if request is None or request.name not in CALLABLE:
+            return ""
+        return self.phrase([request.name, *request.args], macro_first=True)
 
     def item(self, args: list[str]) -> None:
         kind = str(self.lists[-1][0]) if self.lists else "-tag"
@@ -258,6 +267,8 @@ class MdocPage:
         if name in WORDS and name not in SHAPED:  # each word as it is (Fl: as a flag), punctuation in place
             if name == "Nm":
                 self.name = self.name or (words[0] if words else "")
+            if name == "An" and words[:1] in (["-split"], ["-nosplit"]):
+                return stop
             if not words:
                 out.add({"Fl": "-", "Ar": "file ...", "Nm": self.name}.get(name, ""))
                 out.glue = name == "Fl" and stop < end  # Fl Fl apple: --apple
@@ -320,8 +331,6 @@ class MdocPage:
             ]
         elif name == "Ud":
             words = ["currently under development."]
-        elif name in ("An",) and words and words[0] in ("-split", "-nosplit"):
-            words = []
         elif name in ("Xo", "Xc", "Tg", "Db", "Hf", "Ot"):
             words = []
         for word in words:

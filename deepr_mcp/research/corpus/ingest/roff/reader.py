@@ -28,6 +28,7 @@ PREDEFINED = {
 """Strings the man and mdoc packages define, as groff's utf8 output prints them."""
 
 _ARGUMENT = re.compile(r'"((?:[^"]|"")*)"?|((?:\\.|[^\s\\])(?:\\.|\S)*)', re.S)
+_NUMERIC_ESCAPE = re.compile(r"\\(?:n[+-]?(?:\(..|\[[^\]]*\]|.)|w'[^']*'|.)")
 _MACRO_ARGUMENT = re.compile(r"\\\$(\d|\*|@|#|\(\d\d|\[\d+\])")
 
 
@@ -127,6 +128,9 @@ class Reader:
                 continue
             if request.name in ("nx", "ex"):  # next file / exit: the page ends here
                 return
+            if request.name == "nop":  # groff: the rest of the line is text
+                yield Text(request.rest)
+                continue
             handled = self._definition(request, frame)
             if handled:
                 continue
@@ -149,7 +153,7 @@ class Reader:
             return True
         if name in ("ds", "ds1", "as", "as1"):
             key, _, value = rest.partition(" ")
-            value = value.lstrip(" \t").removeprefix('"')
+            value = _uncommented(value.lstrip(" \t")).removeprefix('"')
             value = render_strings(_copy_mode(value), self.strings)
             previous = self.strings.get(key, "") if name.startswith("as") else ""
             self.strings[key] = (previous + value)[:MAX_STRING]
@@ -278,6 +282,14 @@ def _joined(lines: list[str]) -> list[str]:
     return out
 
 
+def _uncommented(text: str) -> str:
+    """``text`` without a ``\\"`` comment (one not itself escaped) and what follows it."""
+    at = text.find('\\"')
+    while at >= 0 and _escaped_at(text, at):
+        at = text.find('\\"', at + 2)
+    return text if at < 0 else text[:at]
+
+
 def _copy_mode(line: str) -> str:
     """What troff stores for a definition: ``\\\\`` read as one backslash (``\\\\$1`` becomes ``\\$1``)."""
     return line.replace("\\\\", "\\")
@@ -301,15 +313,21 @@ def _brace_depth(line: str) -> int:
 
 
 def _numeric_prefix(rest: str) -> tuple[str, str, str]:
-    """A numeric condition runs to the first space outside parentheses."""
-    depth = 0
-    for at, char in enumerate(rest):
+    """A numeric condition runs to the first space outside parentheses (``\\n(.g`` opens none)."""
+    depth, at = 0, 0
+    while at < len(rest):
+        char = rest[at]
+        if char == "\\":
+            escape = _NUMERIC_ESCAPE.match(rest, at)
+            at = escape.end() if escape else at + 1
+            continue
         if char == "(":
             depth += 1
         elif char == ")":
             depth -= 1
         elif char in " \t" and depth <= 0:
             return rest[:at], " ", rest[at + 1 :]
+        at += 1
     return rest, "", ""
 
 

@@ -9,8 +9,14 @@ _TAB = re.compile(r"\btab\s*\((.)\)", re.I)
 _RULE = re.compile(r"^\s*(?:[_=]|\\_)\s*$")
 
 
-def table_rows(lines: list[str], render: Callable[[str], str]) -> list[list[str]]:
-    """The data rows of a table's source lines; ``T{ ... T}`` text blocks are one cell, rules dropped."""
+def table_rows(
+    lines: list[str], render: Callable[[str], str], line_text: Callable[[str], str] | None = None
+) -> list[list[str]]:
+    """The data rows of a table's source lines; ``T{ ... T}`` text blocks are one cell, rules dropped.
+
+    ``line_text`` gives the text of a line inside a text block, macro lines (``.BR ls (1)``) included.
+    """
+    line_text = line_text or render
     tab = "\t"
     at = 0
     if lines and lines[0].rstrip().endswith(";"):
@@ -34,10 +40,9 @@ def table_rows(lines: list[str], render: Callable[[str], str]) -> list[list[str]
             if cell.strip() == "T{" and not cells:
                 block: list[str] = []
                 while at < len(lines) and not lines[at].startswith("T}"):
-                    if not lines[at].startswith((".", "'")):
-                        block.append(lines[at])
+                    block.append(line_text(lines[at]))
                     at += 1
-                row.append(_cell(" ".join(block), render))
+                row.append(_cell(" ".join(block), str))
                 if at < len(lines):
                     rest = lines[at][2:]
                     at += 1
