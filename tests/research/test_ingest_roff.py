@@ -231,7 +231,7 @@ T}
 
 
 def test_which_files_are_manual_pages(tmp_path: Path) -> None:
-    for suffix in (".1", ".8", ".1p", ".3pm", ".1ssl", ".man", ".3tcl"):
+    for suffix in (".1", ".8", ".1p", ".3pm", ".1ssl", ".man", ".3tcl", ".3readline"):
         assert is_man_suffix(suffix) and is_supported(Path(f"page{suffix}")), suffix
     for suffix in (".0", ".x1", ".md", ".1-2", ".txt", ""):
         assert not is_man_suffix(suffix), suffix
@@ -264,11 +264,17 @@ HOSTILE = {
     "deep-parens.1": ".TH K 1\n.if " + "(" * 5000 + "1 .SH A\nkiln words after it\n",
     "unclosed-table.1": ".TH K 1\n.SH A\n.TS\nl l.\nkiln words\there too\n",
     "unclosed-def.1": ".TH K 1\n.SH A\nkiln words before it\n.de x\n" + "never ends\n" * 100,
+    "glued-lines.1": ".TH K 1\n.SH A\nkiln words here\n" + "kiln\\c\n" * 100_000,
+    "many-tags.1": ".TH K 1\n.SH A\n.TP\nfirst\n" + ".TQ\nkiln\n" * 50_000 + "words here\n",
+    "long-column.1": ".Dd x\n.Dt K 1\n.Sh A\n.Bl -column a b\n.It a Ta b\n" + "kiln words\n" * 100_000,
+    "open-head.1": ".Dd x\n.Dt K 1\n.Sh A\n.Bl -tag\n.It Fl a Xo\n" + "kiln words\n" * 1_000,
     "mdoc-nesting.1": ".Dd x\n.Dt K 1\n.Sh A\n.Op " + "Op " * 5000 + "Fl x\nkiln words here\n.It Fl y\n.El\n.El\n",
 }
 
 
 def test_hostile_pages_give_text_or_a_clear_error_in_bounded_time(tmp_path: Path) -> None:
+    """Each page is read or refused, and the whole set finishes (the join is a hang guard): no quadratic
+    joins on pages of glued lines, tags or one endless table cell, no unbounded macro or string growth."""
     for name, text in HOSTILE.items():
         (tmp_path / name).write_text(text)
     (tmp_path / "junk.1").write_bytes(b".TH K 1\n" + bytes(range(128, 256)) * 40)

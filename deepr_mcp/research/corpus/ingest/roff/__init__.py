@@ -27,7 +27,7 @@ __all__ = ["MAN_SUFFIXES", "is_man_suffix", "looks_like_roff", "man_sections", "
 MAN_SUFFIXES = ".man, .1-.9 (man pages, also .1p .3pm .1ssl ...)"
 """How the suffixes read in a list of supported types."""
 
-_SUFFIX = re.compile(r"\.(?:[1-9][a-z0-9]{0,7}|man)", re.I)
+_SUFFIX = re.compile(r"\.(?:[1-9][a-z0-9]{0,11}|man)", re.I)
 _IGNORABLE = re.compile(r"^(?:[.'][ \t]*\\\".*|\\\".*|[.'][ \t]*|[ \t]*)$")
 _CONTROL = re.compile(r"^[.'][ \t]*(?:[A-Za-z][A-Za-z0-9]{0,3}|\\\")(?=[\s\\]|$)")
 _MDOC = re.compile(r"^[.'][ \t]*(?:Dd|Dt|Sh)\b", re.M)

@@ -24,9 +24,10 @@ class Layout:
         self.title = ""
         self._heads: list[tuple[int, str]] = []
         self._blocks: list[tuple[str, str, str]] = []  # (location, kind, text), kind: para, item or code
-        self._lines: list[list[str]] = []  # the open paragraph, by output line (``.br``)
+        self._lines: list[list[str]] = []  # the open paragraph, by output line (``.br``), in pieces
         self._glue = False  # the next words join the last without a space (``\c``, mdoc's Ns)
         self._tag: str | None = None
+        self._more_tags: list[str] = []
         self._code: list[str] | None = None
 
     def heading(self, level: int, text: str) -> None:
@@ -47,11 +48,10 @@ class Layout:
             return
         if not self._lines:
             self._lines.append([])
-        line = self._lines[-1]
-        if line and (self._glue or glue):
-            line[-1] += text.strip()
-        else:
-            line.append(text.strip())
+        line = self._lines[-1]  # pieces and the spaces between them, joined once the paragraph ends
+        if line and not (self._glue or glue):
+            line.append(" ")
+        line.append(text.strip())
         self._glue = False
 
     def glue_next(self) -> None:
@@ -72,7 +72,7 @@ class Layout:
         """Another tag line for the same description (groff's ``.TQ``)."""
         tag = " ".join(tag.split())
         if tag:
-            self._tag = f"{self._tag}, {tag}" if self._tag else tag
+            self._more_tags.append(tag)
 
     @property
     def wants_tag(self) -> bool:
@@ -84,10 +84,11 @@ class Layout:
         self._tag = ""
 
     def end_paragraph(self) -> None:
-        text = "\n".join(" ".join(" ".join(line).split()) for line in self._lines if line)
+        text = "\n".join(" ".join("".join(line).split()) for line in self._lines if line)
         text = text.strip()
         self._lines, self._glue = [], False
-        tag, self._tag = self._tag, None
+        tag, self._tag = ", ".join(x for x in (self._tag, *self._more_tags) if x) or None, None
+        self._more_tags = []
         if tag and tag in BULLETS:
             if text:
                 self._add("item", f"- {text}")

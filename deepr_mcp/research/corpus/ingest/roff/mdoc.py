@@ -82,7 +82,7 @@ class MdocPage:
         self.name = ""
         self.spacing = True
         self.lists: list[list[str | int]] = []  # per open .Bl: [kind, counter]
-        self.rows: list[list[str]] = []  # the open -column list's rows
+        self.rows: list[tuple[list[str], list[str]]] = []  # the open -column list's rows, last cell's more lines
         self.extended: list[str] | None = None  # an .It head continued by .Xo ... .Xc
         self.section = ""
         self.pointers: list[str] = []
@@ -104,12 +104,17 @@ class MdocPage:
                     self.words(self.text(event.line))
             else:
                 self.request(event, events)
+        if self.extended is not None:  # an .It ... Xo never closed: its head is what was read
+            self.layout.item(" ".join(self.extended))
+            self.extended = None
+        while self.lists:  # lists the page never closed
+            self.end_list()
 
     def words(self, text: str) -> None:
         if self.extended is not None:
             self.extended.append(text)
         elif self.rows and self.lists and self.lists[-1][0] == "-column":
-            self.rows[-1][-1] = f"{self.rows[-1][-1]} {text}".strip()
+            self.rows[-1][1].append(text)  # the last cell goes on: joined when the list ends
         else:
             self.layout.words(text)
 
@@ -205,7 +210,7 @@ class MdocPage:
         kind = str(self.lists[-1][0]) if self.lists else "-tag"
         if kind == "-column":
             self.layout.end_paragraph()
-            self.rows.append(self.phrase(args).split("\t"))
+            self.rows.append((self.phrase(args).split("\t"), []))
         elif kind in ("-bullet", "-dash", "-hyphen"):
             self.layout.item("•")
         elif kind == "-enum":
@@ -220,7 +225,8 @@ class MdocPage:
 
     def end_list(self) -> None:
         if self.lists and self.lists.pop()[0] == "-column":
-            self.layout.table([[" ".join(cell.split()) for cell in row] for row in self.rows])
+            rows = [[*cells[:-1], " ".join([cells[-1], *more])] for cells, more in self.rows]
+            self.layout.table([[" ".join(cell.split()) for cell in row] for row in rows])
             self.rows = []
         self.layout.end_paragraph()
 
