@@ -317,3 +317,27 @@ async def test_corpus_add_makes_a_manual_page_searchable_by_its_words(empty_data
         assert "-a, --all: vent every damper at once, even the flue." in hits[0]["text"]
         hits = (await call(client, "corpus_search", {"query": "hold the peak minutes"}))["hits"]
         assert hits[0]["source"] == "man8/kiln-fire.8" and hits[0]["location"] == "kiln-fire(8) > DESCRIPTION"
+
+
+def test_groff_extension_macros_read_as_printed(tmp_path: Path) -> None:
+    page = r""".TH KILN-VENT 1
+.SH SYNOPSIS
+.SY kiln-vent
+.OP \-a
+.OP \-\-delay seconds
+.I damper
+.YS
+.SH OPTIONS
+.TP
+.B \-q
+.TQ
+.B \-\-quiet
+say nothing while venting; see
+.MR kiln 1 ,
+.MT kiln@example.invalid
+.ME .
+"""
+    found = sections(tmp_path, "kiln-vent.1", page)
+    assert found["kiln-vent(1) > SYNOPSIS"] == "kiln-vent [-a] [--delay seconds] damper"
+    options = found["kiln-vent(1) > OPTIONS"]
+    assert options == "-q, --quiet: say nothing while venting; see kiln(1), kiln@example.invalid."

@@ -13,7 +13,6 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
-MAX_DEPTH = 2
 MAX_STRING = 10_000
 
 GLYPHS = {
@@ -78,7 +77,7 @@ def glyph(name: str) -> str:
     return ""
 
 
-def render(text: str, strings: Strings | None = None, *, depth: int = 0) -> str:
+def render(text: str, strings: Strings | None = None, *, expand_strings: bool = True) -> str:
     """``text`` with every escape replaced by what it prints; never raises, whatever the input."""
     if "\\" not in text:
         return text
@@ -115,14 +114,14 @@ def render(text: str, strings: Strings | None = None, *, depth: int = 0) -> str:
             i = k + 1
         elif kind in _NAMED:
             name, i = _name(text, i, sizes=kind == "s", signed=kind in "sn")
-            if kind == "*" and depth < MAX_DEPTH and budget > 0:
-                value = render(strings.get(name.split(" ")[0], "")[:MAX_STRING], strings, depth=MAX_DEPTH)
+            if kind == "*" and expand_strings and budget > 0:
+                value = render(strings.get(name.split(" ")[0], "")[:MAX_STRING], strings, expand_strings=False)
                 budget -= len(value)
                 out.append(value)
         elif kind in _DELIMITED:
             argument, i = _delimited(text, i)
             if kind in "oZ":  # overstruck or zero-width text: its letters, once
-                out.append(render(argument, strings, depth=MAX_DEPTH))
+                out.append(render(argument, strings, expand_strings=False))
             elif kind == "C":
                 out.append(glyph(argument))
             elif kind == "N" and argument.isdigit():

@@ -16,12 +16,12 @@ from deepr_mcp.research.corpus.ingest.roff.tbl import table_rows
 
 FONT_WORDS = frozenset({"B", "I", "SM", "SB", "R"})
 FONT_ALTERNATING = frozenset({"BR", "RB", "BI", "IB", "IR", "RI"})
-PARAGRAPH = frozenset({"PP", "P", "LP", "HP", "RS", "RE", "SY", "YS", "ns", "ce", "bp"})
+PARAGRAPH = frozenset({"PP", "P", "LP", "HP", "RS", "RE", "YS", "ns", "ce", "bp"})
 MACROS = (
     FONT_WORDS
     | FONT_ALTERNATING
     | PARAGRAPH
-    | frozenset("TH SH SS IP TP TQ br sp nf fi EX EE UR UE MT ME MR OP TS TE so".split())
+    | frozenset("TH SH SS IP TP TQ br sp nf fi EX EE UR UE MT ME MR OP SY TS TE so".split())
 )
 """Names this module interprets; a page's ``.de`` cannot redefine them (it can ``.PS``, which is pic's
 only until a page says otherwise)."""
@@ -94,6 +94,7 @@ class ManPage:
         elif name in ("SH", "SS"):
             level = 1 if name == "SH" else 2
             layout.end_code()
+            self.pending = None  # a .TP whose tag never came
             if request.args:
                 layout.heading(level, " ".join(self.text(a) for a in request.args))
             else:
@@ -126,6 +127,9 @@ class ManPage:
             if args:
                 self.content = True
                 self.emit(f"{args[0]}({args[1] if len(args) > 1 else ''}){''.join(args[2:])}")
+        elif name == "SY":  # a synopsis: the command's name, then its options as text
+            layout.end_paragraph()
+            self.emit(" ".join(self.text(a) for a in request.args))
         elif name == "OP":
             self.emit("[" + " ".join(self.text(a) for a in request.args) + "]")
         elif name == "TS":
