@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from deepr_mcp.research.corpus.ingest.roff.escapes import MAX_STRING, render
+from deepr_mcp.research.corpus.ingest.roff.numeric import evaluate, numeric_prefix
 
 MAX_NESTING = 20
 EXPANSION = 20
@@ -28,7 +29,6 @@ PREDEFINED = {
 """Strings the man and mdoc packages define, as groff's utf8 output prints them."""
 
 _ARGUMENT = re.compile(r'"((?:[^"]|"")*)"?|((?:\\.|[^\s\\])(?:\\.|\S)*)', re.S)
-_NUMERIC_ESCAPE = re.compile(r"\\(?:n[+-]?(?:\(..|\[[^\]]*\]|.)|w'[^']*'|.)")
 _MACRO_ARGUMENT = re.compile(r"\\\$(\d|\*|@|#|\(\d\d|\[\d+\])")
 
 
@@ -237,8 +237,8 @@ class Reader:
             held = render(compared.group(1), self.strings) == render(compared.group(2), self.strings)
             after = rest[compared.end() :]
         else:
-            expression, _, after = _numeric_prefix(rest)
-            held = _evaluate(expression) > 0
+            expression, _, after = numeric_prefix(rest)
+            held = evaluate(expression) > 0
         return held != negate, after
 
 
@@ -310,70 +310,3 @@ def _with_arguments(line: str, name: str, args: list[str]) -> str:
 
 def _brace_depth(line: str) -> int:
     return len(re.findall(r"(?<!\\)\\\{", line)) - len(re.findall(r"(?<!\\)\\\}", line))
-
-
-def _numeric_prefix(rest: str) -> tuple[str, str, str]:
-    """A numeric condition runs to the first space outside parentheses (``\\n(.g`` opens none)."""
-    depth, at = 0, 0
-    while at < len(rest):
-        char = rest[at]
-        if char == "\\":
-            escape = _NUMERIC_ESCAPE.match(rest, at)
-            at = escape.end() if escape else at + 1
-            continue
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char in " \t" and depth <= 0:
-            return rest[:at], " ", rest[at + 1 :]
-        at += 1
-    return rest, "", ""
-
-
-def _evaluate(expression: str) -> float:
-    """A troff numeric expression, left to right; registers are 0 except ``.g`` (this is groff), bad input 0."""
-    expression = re.sub(r"\\n(?:\[\.g\]|\(\.g)", "1", expression)
-    expression = re.sub(r"\\n(?:\[[^\]]*\]|\(..|[+-]?.)|\\w'[^']*'|\\[*\[(].*", "0", expression)
-    tokens = re.findall(
-        r"\d+(?:\.\d*)?|\.\d+|[<>=!]=|==|<\?|>\?|[-+*/%<>=&:()]", re.sub(r"(?<=\d)[ucimnpPsvfz]", "", expression)
-    )
-    try:
-        value, _ = _expression(tokens, 0)
-    except (IndexError, ValueError, ZeroDivisionError, RecursionError):
-        return 0
-    return value
-
-
-def _expression(tokens: list[str], at: int) -> tuple[float, int]:
-    value, at = _operand(tokens, at)
-    while at < len(tokens) and tokens[at] != ")":
-        operator = tokens[at]
-        right, at = _operand(tokens, at + 1)
-        value = _apply(operator, value, right)
-    return value, at
-
-
-def _operand(tokens: list[str], at: int) -> tuple[float, int]:
-    token = tokens[at]
-    if token == "(":
-        value, at = _expression(tokens, at + 1)
-        return value, at + 1
-    if token in ("-", "+"):
-        value, at = _operand(tokens, at + 1)
-        return (-value if token == "-" else value), at
-    return float(token), at + 1
-
-
-def _apply(operator: str, left: float, right: float) -> float:
-    table = {
-        "+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
-        "/": lambda: left / right, "%": lambda: left % right, "<": lambda: float(left < right),
-        ">": lambda: float(left > right), "<=": lambda: float(left <= right), ">=": lambda: float(left >= right),
-        "=": lambda: float(left == right), "==": lambda: float(left == right), "!=": lambda: float(left != right),
-        "&": lambda: float(left > 0 and right > 0), ":": lambda: float(left > 0 or right > 0),
-        "<?": lambda: min(left, right), ">?": lambda: max(left, right),
-    }  # fmt: skip
-    if operator not in table:
-        raise ValueError(operator)
-    return table[operator]()
