@@ -243,6 +243,8 @@ def test_which_files_are_manual_pages(tmp_path: Path) -> None:
 def test_a_plain_text_file_named_like_a_page_is_read_as_text(tmp_path: Path) -> None:
     found = sections(tmp_path, "version.1", "kiln 2.0.1 \\fBreleased\\fR in November, with three fixes.\n")
     assert found == {"": "kiln 2.0.1 \\fBreleased\\fR in November, with three fixes."}
+    formatted = sections(tmp_path, "kiln.1", "N\bNA\bAM\bME\bE\n     kiln - fire a kiln, with _\bc_\bo_\bn_\be\n")
+    assert formatted == {"": "NAME kiln - fire a kiln, with cone"}  # nroff's bold and underline undone
     binary = tmp_path / "libkiln.so.1"
     binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4)
     with pytest.raises(NotContent, match="binary"):

@@ -3,8 +3,9 @@
 No groff or mandoc is run: the user's machine may have neither. Which files are pages is decided
 by name (``ls.1``, ``ssl.3ssl``, ``tool.man``) and then by content: a page begins, after comments and
 blank lines, with a control line (``.TH``, ``.Dd``, ``.so``, ``.de`` ...). A file named like a
-page that holds plain text is read as plain text; one that holds binary data (``libz.so.1``) is
-not a document. A page that is only ``.so man1/other.1`` points to another page: not content.
+page that holds plain text (or a page nroff already formatted) is read as plain text; one that
+holds binary data (``libz.so.1``) is not a document. A page that is only ``.so man1/other.1``
+points to another page: not content.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ _CONTROL = re.compile(r"^[.'][ \t]*(?:[A-Za-z][A-Za-z0-9]{0,3}|\\\")(?=[\s\\]|$)
 _MDOC = re.compile(r"^[.'][ \t]*(?:Dd|Dt|Sh)\b", re.M)
 _MAN = re.compile(r"^[.'][ \t]*TH\b", re.M)
 _SNIFF_LINES = 200
+_OVERSTRUCK = re.compile(r"[^\n]\x08")
+"""A character and a backspace: how nroff output draws bold (``N\bN``) and underline (``_\bx``)."""
 
 
 def is_man_suffix(suffix: str) -> bool:
@@ -57,8 +60,8 @@ def man_sections(path: Path, raw: bytes) -> list[Section]:
     if b"\x00" in raw[:8192]:
         raise NotContent("binary data named like a manual page (.1 ...), not a document")
     text = decode(path, raw)
-    if not looks_like_roff(text):
-        return plain_sections(text)
+    if not looks_like_roff(text):  # plain text, or a preformatted "cat" page: its overstrikes undone
+        return plain_sections(_OVERSTRUCK.sub("", text))
     return roff_sections(text)
 
 

@@ -87,7 +87,6 @@ def _escaped_at(text: str, index: int) -> bool:
 class _Frame:
     lines: list[str]
     at: int = 0
-    macro: bool = False
 
 
 @dataclass(slots=True)
@@ -136,7 +135,7 @@ class Reader:
                 continue
             if request.name in self.macros and request.name not in self.fixed:
                 args = request.args
-                self._push([_with_arguments(x, request.name, args) for x in self.macros[request.name]], macro=True)
+                self._push([_with_arguments(x, request.name, args) for x in self.macros[request.name]])
                 continue
             yield request
 
@@ -211,11 +210,11 @@ class Reader:
             kept = [re.sub(r"\\[{}]", "", x) for x in lines]
             self._push([x for x in kept if x.strip() and x.strip() not in (".", "'")])
 
-    def _push(self, lines: list[str], *, macro: bool = False) -> None:
+    def _push(self, lines: list[str]) -> None:
         """Lines to read next (a macro's body, a branch taken); past ``MAX_NESTING`` they are dropped."""
         self._budget -= len(lines)  # building the frame costs as much as reading it
         if len(self._stack) < MAX_NESTING and self._budget > 0:
-            self._stack.append(_Frame(lines, macro=macro))
+            self._stack.append(_Frame(lines))
 
     def _condition(self, rest: str) -> tuple[bool, str]:
         """Whether a condition holds as nroff would have it, and the text after it."""
