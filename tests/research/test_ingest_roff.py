@@ -343,3 +343,34 @@ say nothing while venting; see
     assert found["kiln-vent(1) > SYNOPSIS"] == "kiln-vent [-a] [--delay seconds] damper"
     options = found["kiln-vent(1) > OPTIONS"]
     assert options == "-q, --quiet: say nothing while venting; see kiln(1), kiln@example.invalid."
+
+
+def test_a_term_before_an_indented_block_is_that_blocks_tag(tmp_path: Path) -> None:
+    """DocBook and Asciidoctor write option lists as a paragraph, then the meaning indented by .RS."""
+    page = r""".TH KILN 1
+.SH OPTIONS
+.PP
+\fB\-\-follow\fR, \fB\-f\fR
+.RS 4
+Keep reading the thermocouple.
+.RE
+.PP
+This sentence ends, so it is no term.
+.RS 4
+Indented, but its own paragraph.
+.RE
+.PP
+For example:
+.RS 4
+.nf
+kiln \-\-follow
+.fi
+.RE
+"""
+    assert sections(tmp_path, "kiln.1", page)["KILN(1) > OPTIONS"].split("\n\n") == [
+        "--follow, -f: Keep reading the thermocouple.",
+        "This sentence ends, so it is no term.",
+        "Indented, but its own paragraph.",
+        "For example:",
+        "```\nkiln --follow\n```",
+    ]

@@ -14,6 +14,8 @@ import textwrap
 from deepr_mcp.research.corpus.ingest.model import Section, fence
 
 BULLETS = frozenset({"•", "*", "-", "o", "·", "+", "–", "—", "○", "□"})
+TERM_CHARS = 100
+"""A paragraph this short, with no sentence end, before an indented block reads as that block's term."""
 _ENUMERATOR = re.compile(r"^[(\[]?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[.)\]]$")
 
 
@@ -74,9 +76,17 @@ class Layout:
         if tag:
             self._more_tags.append(tag)
 
-    @property
-    def wants_tag(self) -> bool:
-        return self._tag == ""
+    def indent(self) -> None:
+        """``.RS``: a short one-line paragraph just before it is the term the indented text describes
+        (``.PP``, ``\\fB--follow\\fR``, ``.RS 4`` is how DocBook and Asciidoctor write an option list)."""
+        if self._tag is not None and not self._lines:  # a .TP or .IP tag still waiting for its text
+            return
+        if len(self._lines) == 1 and self._tag is None:
+            term = " ".join("".join(self._lines[0]).split())
+            if 0 < len(term) <= TERM_CHARS and not term.endswith((".", "!", "?", ",", ";")):
+                self._lines, self._glue, self._tag = [], False, term
+                return
+        self.end_paragraph()
 
     def expect_tag(self) -> None:
         """``.TP``: the next line of text is the tag."""

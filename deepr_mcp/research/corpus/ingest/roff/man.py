@@ -16,12 +16,12 @@ from deepr_mcp.research.corpus.ingest.roff.tbl import table_rows
 
 FONT_WORDS = frozenset({"B", "I", "SM", "SB", "R"})
 FONT_ALTERNATING = frozenset({"BR", "RB", "BI", "IB", "IR", "RI"})
-PARAGRAPH = frozenset({"PP", "P", "LP", "HP", "RS", "RE", "YS", "ns", "ce", "bp"})
+PARAGRAPH = frozenset({"PP", "P", "LP", "HP", "RE", "YS", "ns", "ce", "bp"})
 MACROS = (
     FONT_WORDS
     | FONT_ALTERNATING
     | PARAGRAPH
-    | frozenset("TH SH SS IP TP TQ br sp nf fi EX EE UR UE MT ME MR OP SY TS TE so".split())
+    | frozenset("TH SH SS IP TP TQ RS br sp nf fi EX EE UR UE MT ME MR OP SY TS TE so".split())
 )
 """Names this module interprets; a page's ``.de`` cannot redefine them (it can ``.PS``, which is pic's
 only until a page says otherwise)."""
@@ -101,6 +101,8 @@ class ManPage:
                 self.pending = f"heading{level}"
         elif name in PARAGRAPH:
             layout.end_paragraph()
+        elif name == "RS":
+            layout.indent()
         elif name == "IP":
             args = request.args
             tag = self.text(args[0]) if args else ""
