@@ -35,7 +35,6 @@ class ManPage:
         self.pending: str | None = None  # "heading1", "heading2", "tag", "tag+", "words"
         self.link: tuple[str, tuple[int, int]] | None = None  # a .UR/.MT target and how much text preceded it
         self.pointers: list[str] = []  # .so targets
-        self.content = False
 
     def text(self, raw: str) -> str:
         return render(raw, self.reader.strings)
@@ -49,7 +48,6 @@ class ManPage:
                 self.request(event, events)
 
     def line(self, raw: str) -> None:
-        self.content = self.content or bool(raw.strip())
         if self.layout.in_code:
             self.layout.code_line(self.text(raw))
             return
@@ -84,7 +82,6 @@ class ManPage:
             if not args:
                 self.pending = self.pending or "words"
                 return
-            self.content = True
             joiner = " " if name in FONT_WORDS else ""
             self.emit(joiner.join(self.text(a) for a in args))
         elif name == "TH":
@@ -127,7 +124,6 @@ class ManPage:
         elif name == "MR":
             args = [self.text(a) for a in request.args]
             if args:
-                self.content = True
                 self.emit(f"{args[0]}({args[1] if len(args) > 1 else ''}){''.join(args[2:])}")
         elif name == "SY":  # a synopsis: the command's name, then its options as text
             layout.end_paragraph()
@@ -136,7 +132,6 @@ class ManPage:
             self.emit("[" + " ".join(self.text(a) for a in request.args) + "]")
         elif name == "TS":
             rows = table_rows(_until(events, "TE"), self.text, self.line_text)
-            self.content = self.content or bool(rows)
             layout.table(rows)
         elif name in SKIPPED_BLOCKS:
             _until(events, SKIPPED_BLOCKS[name])
