@@ -240,6 +240,11 @@ def test_which_files_are_manual_pages(tmp_path: Path) -> None:
     assert not looks_like_roff("Version 1.2.3, released in May.\n") and not looks_like_roff("...and so on\n")
 
 
+def test_a_page_may_name_its_encoding_as_preconv_reads_it(tmp_path: Path) -> None:
+    page = '.\\" -*- coding: latin-1 -*-\n.TH KILN 1\n.SH NAME\nkiln \\- fire a kiln, caf\xe9 style\n'.encode("latin-1")
+    assert sections(tmp_path, "kiln.1", page) == {"kiln(1) > NAME": "kiln - fire a kiln, café style"}
+
+
 def test_a_plain_text_file_named_like_a_page_is_read_as_text(tmp_path: Path) -> None:
     found = sections(tmp_path, "version.1", "kiln 2.0.1 \\fBreleased\\fR in November, with three fixes.\n")
     assert found == {"": "kiln 2.0.1 \\fBreleased\\fR in November, with three fixes."}

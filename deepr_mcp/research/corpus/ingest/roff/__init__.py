@@ -10,6 +10,7 @@ points to another page: not content.
 
 from __future__ import annotations
 
+import codecs
 import re
 from pathlib import Path
 
@@ -34,6 +35,7 @@ _CONTROL = re.compile(r"^[.'][ \t]*(?:[A-Za-z][A-Za-z0-9]{0,3}|\\\")(?=[\s\\]|$)
 _MDOC = re.compile(r"^[.'][ \t]*(?:Dd|Dt|Sh)\b", re.M)
 _MAN = re.compile(r"^[.'][ \t]*TH\b", re.M)
 _SNIFF_LINES = 200
+_CODING = re.compile(rb"-\*-.*?\bcoding:[ \t]*([A-Za-z0-9_.-]{1,40})")
 _OVERSTRUCK = re.compile(r"[^\n]\x08")
 """A character and a backspace: how nroff output draws bold (``N\bN``) and underline (``_\bx``)."""
 
@@ -59,10 +61,23 @@ def man_sections(path: Path, raw: bytes) -> list[Section]:
     """Sections of a file named like a manual page: roff if it is roff, else plain text."""
     if b"\x00" in raw[:8192]:
         raise NotContent("binary data named like a manual page (.1 ...), not a document")
-    text = decode(path, raw)
+    text = _decoded(path, raw)
     if not looks_like_roff(text):  # plain text, or a preformatted "cat" page: its overstrikes undone
         return plain_sections(_OVERSTRUCK.sub("", text))
     return roff_sections(text)
+
+
+def _decoded(path: Path, raw: bytes) -> str:
+    """UTF-8, unless the page names its encoding as groff's preconv reads it (``.\\" -*- coding: latin-1 -*-``)."""
+    declared = _CODING.search(b"\n".join(raw.split(b"\n", 2)[:2]))
+    if declared:
+        try:
+            codec = codecs.lookup(declared.group(1).decode("ascii")).name
+        except LookupError:
+            codec = "utf-8"
+        if codec != "utf-8":
+            return raw.decode(codec, errors="replace")
+    return decode(path, raw)
 
 
 def roff_sections(text: str) -> list[Section]:
