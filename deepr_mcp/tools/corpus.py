@@ -107,6 +107,7 @@ async def corpus_add(ctx: ToolContext, args: AddInput) -> dict[str, Any]:
         "unchanged": report.count("unchanged"),
         "skipped": [{"path": f.name or f.path, "reason": f.reason} for f in report.files if f.status == "skipped"],
         "excluded": report.excluded,
+        "excluded_why": report.excluded_why,
         "failed": [{"path": f.path, "reason": f.reason} for f in report.files if f.status == "failed"],
         "passages_indexed": report.passages,
         "seconds": round(report.seconds, 2),

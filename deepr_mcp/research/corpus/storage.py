@@ -123,10 +123,10 @@ class Corpus(outbox.LockedOutbox, CorpusVectors):
         started = time.monotonic()
         plan = plan_add(path, exclude, scope)
         target, items = plan.target, plan.items
-        report = AddReport(excluded=plan.excluded, left=plan.left, limit=plan.limit)
+        report = AddReport(excluded=plan.excluded, excluded_why=plan.excluded_why, left=plan.left, limit=plan.limit)
         report.files += [FileResult(str(f), "skipped", reason=ESCAPED, name=n) for f, n in plan.escaped]
         if progress is not None:
-            progress.start(str(target), len(items), report.excluded)
+            progress.start(str(target), len(items), report.excluded, report.excluded_why)
         passages = 0
         batch = Batch()
         try:
@@ -190,7 +190,7 @@ class Corpus(outbox.LockedOutbox, CorpusVectors):
                 with self._lock:
                     self._db.execute("UPDATE documents SET name = ? WHERE path = ?", (name, key))
             return FileResult(key, "unchanged", name=name)
-        chunks = chunk(sections_of(file, raw))
+        chunks = chunk(sections_of(file, raw, max_bytes=self.max_bytes))
         if not chunks:
             raise InvalidInput(f"{file}: no text found to index")
         batch.add(PendingDocument(key, name, digest, size, chunks))
