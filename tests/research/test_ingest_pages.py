@@ -166,3 +166,30 @@ def test_a_table_of_nothing_but_links_is_navigation_not_text(tmp_path: Path) -> 
     (section,) = chunk(sections_of(page, page.read_bytes()))
     assert "Up" not in section.text and "Contents" not in section.text and "<<" not in section.text
     assert "Gas kiln | Fires fast and reduces well." in section.text and "Pick a kiln" in section.text
+
+
+@pytest.mark.parametrize(
+    "panel",
+    [
+        # LaTeX2HTML: a div of image links, then labelled links to the neighbouring pages
+        '<div class="navigation"><a href="n3.html"><img alt="next" src="next.png"></a> <br>'
+        '<b> Next:</b> <a href="n3.html">Firing schedules</a> <b> Up:</b> <a href="n1.html">The kiln</a>'
+        ' <b> Previous:</b> <a href="n2.html">Loading shelves</a></div>',
+        # DocBook XSL: a header table whose only words are the book's title
+        '<div class="navheader"><table><tr><td><a href="n2.html">Prev</a></td><th>The Kiln Book</th>'
+        '<td><a href="n3.html">Next</a></td></tr></table></div>',
+        # the same as a bare table, and an element that only says what it is in its class
+        '<table class="navfooter"><tr><td><a href="n2.html">Prev</a></td><td>Home</td></tr></table>'
+        '<ul class="nav"><li>Part one</li><li>Part two</li></ul>',
+    ],
+)
+def test_an_element_classed_as_navigation_is_dropped(panel: str) -> None:
+    """A navigation role named as a class (LaTeX2HTML's panel, DocBook XSL's navheader and navfooter) is page
+    furniture like ``role="navigation"``: its labels ("Next:", "Up:") and the book's title are not text, and on
+    a generator that repeats it at the top and bottom of every page it would be a passage on every page."""
+    html = (
+        f"<html><body>{panel}<h1>Cooling</h1><p>Let the kiln cool for a day before opening it.</p>{panel}</body></html>"
+    )
+    (section,) = html_sections(html)
+    assert section.location == "Cooling"
+    assert section.text == "Let the kiln cool for a day before opening it."

@@ -38,8 +38,8 @@ SKIPPED_CLASSES = frozenset(
     # Javadoc (old and new layouts)
     "top-nav sub-nav bottom-nav topNav subNav bottomNav fixedNav flex-header skip-nav skipNav legal-copy "
     "inherited-list memberSummary inheritance sub-title "
-    # generic
-    "skip-link sr-only visually-hidden cookie-banner".split()
+    # generic; a navigation role named as a class: LaTeX2HTML's panel, DocBook XSL's header and footer tables
+    "skip-link sr-only visually-hidden cookie-banner navigation nav navheader navfooter".split()
 )
 """Furniture: skipped with everything inside it wherever it appears in the main region."""
 KEPT_ASIDES = frozenset({"footnote", "footnote-list", "sidebar", "topic"})
