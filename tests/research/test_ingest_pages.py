@@ -193,3 +193,16 @@ def test_an_element_classed_as_navigation_is_dropped(panel: str) -> None:
     (section,) = html_sections(html)
     assert section.location == "Cooling"
     assert section.text == "Let the kiln cool for a day before opening it."
+
+
+def test_links_to_the_previous_and_next_page_are_navigation() -> None:
+    """Texinfo's header names its links' relation (``rel="prev"``, ``rel="up"``): a block of such links with a
+    label each ("Previous:", "Up:") is navigation; a sentence that links the next page in passing is text."""
+    header = (
+        '<div class="header"><p>Previous: <a href="load.html" rel="prev">Loading shelves</a>, '
+        'Up: <a href="kiln.html" rel="up">The kiln</a> &nbsp; [<a href="ix.html" rel="index">Index</a>]</p></div>'
+    )
+    prose = '<p>Cones bend at known heats; <a href="next.html" rel="next">the next page</a> lists them.</p>'
+    html = f"<html><body>{header}<h1>Cooling</h1><p>Let the kiln cool for a day.</p>{prose}{header}</body></html>"
+    (section,) = html_sections(html)
+    assert section.text == "Let the kiln cool for a day.\n\nCones bend at known heats; the next page lists them."

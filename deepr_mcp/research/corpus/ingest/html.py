@@ -181,6 +181,23 @@ def _is_link_table(node: LexborNode) -> bool:
     return words - linked <= 0.1 * words
 
 
+PAGE_LINK_TYPES = frozenset("prev previous next up index contents toc first last start top home".split())
+"""HTML's link types between the pages of one document (``rel="prev"``, ``rel="up"``...)."""
+
+
+def _is_page_links(node: LexborNode) -> bool:
+    """A block whose links lead to the previous, next or enclosing page (``Previous: <a rel="prev">Closure
+    Example</a>, Up: <a rel="up">Using libffi</a> [<a rel="index">Index</a>]``, Texinfo's header): the labels
+    between them are no text of their own, and the block repeats on every page."""
+    links = node.css("a[rel]")
+    paging = [a for a in links if PAGE_LINK_TYPES & set((a.attributes.get("rel") or "").lower().split())]
+    if len(paging) < 2:
+        return False
+    words = len(node.text().split())
+    linked = sum(len(a.text().split()) for a in node.css("a"))
+    return words - linked <= 2 * len(paging)  # a label per link ("Next:", "Up:"), no more
+
+
 def _squash(text: str) -> str:
     return "\n".join(" ".join(line.split()) for line in text.split(_BR)).strip()
 
@@ -260,6 +277,9 @@ class _Walker:
         tag = node.tag
         classes = _classes(node)
         if _is_furniture(node, classes):
+            self.links += len(node.css("a"))
+            return False
+        if tag in ("p", "div", "table") and _is_page_links(node):
             self.links += len(node.css("a"))
             return False
         if tag in ("ul", "ol") and not self._item_depth and _is_link_list(node):
