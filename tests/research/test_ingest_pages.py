@@ -206,3 +206,17 @@ def test_links_to_the_previous_and_next_page_are_navigation() -> None:
     html = f"<html><body>{header}<h1>Cooling</h1><p>Let the kiln cool for a day.</p>{prose}{header}</body></html>"
     (section,) = html_sections(html)
     assert section.text == "Let the kiln cool for a day.\n\nCones bend at known heats; the next page lists them."
+
+
+def test_a_table_cell_of_several_blocks_reads_as_words_apart() -> None:
+    """A cell holding paragraphs, a list or line breaks reads with a space where each block ends ("First.
+    Second.", not "First.Second."), and a table nested in a cell is read once, as its cell's text."""
+    table = (
+        "<table><tr><td><p>Bisque firing.</p><p>Slow start.</p>then hold</td><td>cone<br>06</td>"
+        "<td><ul><li>vent open</li><li>lid shut</li></ul></td><td>in<b>line</b> stays</td></tr>"
+        "<tr><td><table><tr><td>glaze</td><td>cone 6</td></tr></table></td><td>last</td></tr></table>"
+    )
+    (section,) = html_sections(f"<html><body><h1>Schedules</h1>{table}</body></html>")
+    assert section.text == (
+        "Bisque firing. Slow start. then hold | cone 06 | vent open lid shut | inline stays\nglaze cone 6 | last"
+    )
