@@ -220,3 +220,30 @@ def test_a_table_cell_of_several_blocks_reads_as_words_apart() -> None:
     assert section.text == (
         "Bisque firing. Slow start. then hold | cone 06 | vent open lid shut | inline stays\nglaze cone 6 | last"
     )
+
+
+def test_a_code_block_keeps_its_code_and_drops_its_controls() -> None:
+    """A copy button or a toggle inside ``<pre>`` is no code ("...;copy"); a block holding only two ``<code>``
+    versions of one example (ES module and CommonJS, shown one at a time) reads them apart, while a block
+    whose code spans sit in running text (a grammar) stays one block as written."""
+    versions = (
+        '<pre><input class="toggle" type="checkbox" aria-label="Show modules"><code class="language-js mjs">'
+        "import kiln from 'kiln';</code><code class=\"language-js cjs\">const kiln = require('kiln');</code>"
+        '<button class="copy-button">copy</button></pre>'
+    )
+    grammar = "<pre>cone ::= <code>number</code> | <code>name</code></pre>"
+    (section,) = html_sections(f"<html><body><h1>Loading</h1>{versions}{grammar}</body></html>")
+    assert section.text == (
+        "```js\nimport kiln from 'kiln';\n\nconst kiln = require('kiln');\n```\n\n```\ncone ::= number | name\n```"
+    )
+
+
+def test_a_headings_bracketed_side_link_is_not_its_title() -> None:
+    """``<h2>Stream<a href="...stream.js">[src]</a></h2>``: a link to the source (or an editor) beside a title
+    is no part of the heading path every passage below it carries."""
+    html = (
+        '<html><body><h2>Kiln<a class="srclink" href="https://example.org/kiln.js">[src]</a>'
+        '<a href="#kiln">#</a></h2><p>A kiln fires pots.</p></body></html>'
+    )
+    (section,) = html_sections(html)
+    assert section.location == "Kiln"

@@ -198,6 +198,24 @@ def _is_page_links(node: LexborNode) -> bool:
     return words - linked <= 2 * len(paging)  # a label per link ("Next:", "Up:"), no more
 
 
+_SIDE_LINK = re.compile(r"\[[^\[\]]{1,24}\]")
+"""A heading's bracketed link (``Stream[src]``, ``[source]``, ``[edit]``): a way to the page's source or editor
+beside the title, not part of it."""
+
+
+def _code_text(pre: LexborNode) -> str:
+    """A code block's text: its controls (a copy button, a toggle) are no code, and each ``<code>`` it holds is
+    a version of the example of its own (a generator shows ES-module and CommonJS versions in one block, one
+    at a time), read apart rather than run together on one line."""
+    for control in pre.css("button, input, select, textarea, [aria-hidden=true]"):
+        control.decompose()
+    children = list(pre.iter(include_text=True))
+    codes = [c for c in children if c.tag == "code"]
+    alone = all(c.tag == "code" or (c.tag == "-text" and not (c.text_content or "").strip()) for c in children)
+    parts = [c.text() for c in codes] if len(codes) > 1 and alone else [pre.text()]
+    return "\n\n".join(textwrap.dedent(part).strip("\n").rstrip() for part in parts if part.strip())
+
+
 def _spaced_text(node: LexborNode) -> str:
     """The node's text with a space where one block ends and another starts: a table cell of two paragraphs
     or a list reads "First. Second.", not "First.Second." as the text of its nodes run together does."""
@@ -323,7 +341,7 @@ class _Walker:
         if tag in HEADINGS:
             self._flush()
             for link in node.css("a"):
-                if link.text().strip() in PERMALINK_TEXT:
+                if link.text().strip() in PERMALINK_TEXT or _SIDE_LINK.fullmatch(link.text().strip()):
                     link.decompose()
             title = " ".join(node.text().replace("¶", "").split())
             if title:
@@ -331,7 +349,7 @@ class _Walker:
             return False
         if tag == "pre":
             self._flush()
-            code = textwrap.dedent(node.text()).strip("\n").rstrip()
+            code = _code_text(node)
             if code.strip():
                 self.blocks.append(_Block("code", fence(code, _code_language(node))))
             return False
