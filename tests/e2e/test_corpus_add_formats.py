@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 
 from tests.clients import call, connect
+from tests.research.test_ingest_pdf_apart import expanding_pdf, ordinary_pdf
 
 RENDERED_SOURCE = "the source of an HTML page beside it (the page is read instead)"
 
@@ -41,3 +42,23 @@ async def test_compressed_pages_and_page_source_twins_over_stdio(empty_data_dir:
         assert sorted(item["name"] for item in listing["items"]) == ["NEWS.md.gz", "fs.html"]
         hits = (await call(client, "corpus_search", {"query": "firing curve logs", "mode": "lexical"}))["hits"]
         assert hits[0]["source"] == "NEWS.md.gz" and hits[0]["location"] == "Release 3.0"
+
+
+async def test_a_pdf_that_would_exhaust_memory_fails_alone_and_the_server_goes_on(
+    empty_data_dir: Path, tmp_path: Path
+) -> None:
+    """A PDF whose one page inflates to hundreds of MB (pdfium aborted the process it ran in) is read by the
+    capped worker: that file fails with the reason, the ordinary PDF beside it is added, the server answers on."""
+    docs = tmp_path / "manuals"
+    docs.mkdir()
+    (docs / "bomb.pdf").write_bytes(expanding_pdf(300))
+    (docs / "kiln.pdf").write_bytes(ordinary_pdf("Cool the kiln slowly over a whole day."))
+    config = {"corpus": {"pdf_reader_memory_bytes": 256 * 1024**2}}
+    async with connect("stdio", "legacy", empty_data_dir, config=config) as client:
+        added = await call(client, "corpus_add", {"path": str(docs)})
+        assert added["added"] == 1
+        (failed,) = added["failed"]
+        assert Path(failed["path"]).name == "bomb.pdf"
+        assert "not read: the PDF reader stopped on it (it needs more than 256 MB of memory" in failed["reason"]
+        hits = (await call(client, "corpus_search", {"query": "kiln slowly", "mode": "lexical"}))["hits"]
+        assert hits[0]["source"] == "kiln.pdf"

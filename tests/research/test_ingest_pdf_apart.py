@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,9 +58,8 @@ def ordinary_pdf(text: str) -> bytes:
 
 
 @pytest.fixture
-def small_reader(monkeypatch: pytest.MonkeyPatch) -> apart.Reader:
+def small_reader() -> Iterator[apart.Reader]:
     reader = apart.Reader(memory_bytes=SMALL_CAP)
-    monkeypatch.setattr(apart, "_reader", reader)
     yield reader
     reader._stop()
 
@@ -71,7 +71,7 @@ def test_a_pdf_that_needs_more_memory_than_the_cap_stops_its_worker_not_the_call
     assert lines == ["Cool the kiln slowly."]  # a new worker read the next PDF
 
 
-def test_a_pdf_the_reader_does_not_answer_in_time_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pdf_the_reader_does_not_answer_in_time_is_given_up() -> None:
     reader = apart.Reader(seconds=0.001)  # the new worker has not even started Python by then
     try:
         with pytest.raises(apart.ReaderStopped, match="longer than"):
@@ -81,14 +81,12 @@ def test_a_pdf_the_reader_does_not_answer_in_time_is_given_up(monkeypatch: pytes
         reader._stop()
 
 
-def test_corpus_add_fails_that_file_with_its_reason_and_adds_the_rest(
-    small_reader: apart.Reader, tmp_path: Path
-) -> None:
+def test_corpus_add_fails_that_file_with_its_reason_and_adds_the_rest(tmp_path: Path) -> None:
     folder = tmp_path / "manuals"
     folder.mkdir()
     (folder / "bomb.pdf").write_bytes(expanding_pdf(300))
     (folder / "kiln.pdf").write_bytes(ordinary_pdf("Cool the kiln slowly over a whole day."))
-    corpus = Corpus(tmp_path / "corpus.db")
+    corpus = Corpus(tmp_path / "corpus.db", pdf_memory_bytes=SMALL_CAP)
     report = corpus.add_path(folder)
     outcome = {Path(f.path).name: f for f in report.files}
     assert outcome["bomb.pdf"].status == "failed"

@@ -14,6 +14,7 @@ from deepr_mcp.research.corpus.ingest.decode import decode
 from deepr_mcp.research.corpus.ingest.html import html_sections
 from deepr_mcp.research.corpus.ingest.model import Section
 from deepr_mcp.research.corpus.ingest.pdf import pdf_sections
+from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMORY_BYTES
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
 SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf")
@@ -30,7 +31,9 @@ def is_supported(path: Path) -> bool:
     return document_suffix(path) in SUPPORTED
 
 
-def sections_of(path: Path, raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Section]:
+def sections_of(
+    path: Path, raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES, pdf_memory_bytes: int = PDF_MEMORY_BYTES
+) -> list[Section]:
     """Sections of one file as stored on disk; raises ``InvalidInput`` (unreadable) or ``NotContent``
     (navigation page). ``max_bytes`` caps what a compressed file may inflate to."""
     suffix = document_suffix(path)
@@ -40,7 +43,7 @@ def sections_of(path: Path, raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -
     if is_compressed(path):
         raw = inflate(path, raw, max_bytes)
     if suffix == ".pdf":
-        return pdf_sections(path, raw)
+        return pdf_sections(path, raw, memory_bytes=pdf_memory_bytes)
     if suffix in (".html", ".htm"):
         try:
             return html_sections(decode(path, raw, html=True))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.corpus.ingest.model import Section
-from deepr_mcp.research.corpus.ingest.pdf.apart import ReaderFailed, ReaderStopped, extract_apart
+from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES, ReaderFailed, ReaderStopped, extract_apart
 from deepr_mcp.research.corpus.ingest.pdf.extract import Extracted, Line
 from deepr_mcp.research.corpus.ingest.pdf.footnotes import body_size, settle_marks, split_footnotes
 from deepr_mcp.research.corpus.ingest.pdf.furniture import LEADER, drop_furniture, is_reference_page
@@ -26,13 +26,14 @@ FULL_PAGE_LINES = 8
 """Pages with fewer lines say nothing about where a full page ends."""
 
 
-def pdf_sections(path: Path, raw: bytes) -> list[Section]:
-    """Sections of a PDF: by outline heading path when it has bookmarks, else by page."""
+def pdf_sections(path: Path, raw: bytes, *, memory_bytes: int = MEMORY_BYTES) -> list[Section]:
+    """Sections of a PDF: by outline heading path when it has bookmarks, else by page. The text is read in a
+    worker process whose address space is capped at ``memory_bytes`` (``apart``)."""
     if not raw.startswith(b"%PDF"):
         raise InvalidInput(f"{path}: has a .pdf name but is not a PDF file")
     logging.getLogger("pypdfium2").setLevel(logging.ERROR)
     try:
-        extracted = extract_apart(raw)
+        extracted = extract_apart(raw, memory_bytes)
     except ReaderStopped as exc:
         raise InvalidInput(f"{path}: not read: {exc}") from None
     except ReaderFailed as exc:  # pdfium and ctypes raise several types on damaged files; each is "not readable"

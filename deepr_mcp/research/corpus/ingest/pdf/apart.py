@@ -21,7 +21,8 @@ from typing import Final
 from deepr_mcp.research.corpus.ingest.pdf.extract import Extracted
 
 MEMORY_BYTES: Final = 2 * 1024**3
-"""The reader's address space: a 600-page manual needs under 100 MB; past this a PDF expands far beyond its size."""
+"""The reader's address space by default (setting ``corpus.pdf_reader_memory_bytes``): a 600-page manual needs
+under 100 MB; past this a PDF expands far beyond its size."""
 SECONDS: Final = 180.0
 """How long one PDF may take: a 600-page manual takes a few seconds of CPU here."""
 
@@ -98,9 +99,12 @@ class Reader:
         self._process, self._conn = None, None
 
 
-_reader = Reader()
+_readers: dict[int, Reader] = {}
+_readers_lock = threading.Lock()
 
 
-def extract_apart(raw: bytes) -> Extracted:
-    """The PDF's lines and outline, read by the shared worker process."""
-    return _reader.extract(raw)
+def extract_apart(raw: bytes, memory_bytes: int = MEMORY_BYTES) -> Extracted:
+    """The PDF's lines and outline, read by the shared worker process of that memory cap."""
+    with _readers_lock:
+        reader = _readers.setdefault(memory_bytes, Reader(memory_bytes))
+    return reader.extract(raw)
