@@ -14,8 +14,9 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
 another part) is counted where it is found. Every set used for decisions may be traced (tuned, held out,
-fresh, untouched, unseen, blind, sealed); ``pristine`` (``DIAGNOSED`` leaves it out) is refused: it was written to be
-run once, and tracing it would tune on it. When a newer set is written, the refusal moves to that one.
+fresh, untouched, unseen, blind, sealed); ``pristine`` and ``newcomer`` (``DIAGNOSED`` leaves them out) are refused:
+each was written to be run once (``newcomer`` on ``node-api``, a corpus nobody tuned on), and tracing it would tune on
+it. A corpus without a file for the chosen set is skipped, with a line saying so.
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ from bench.research_quality import find_corpus, load_questions, open_corpus, rea
 from bench.retrieval_recall import gold_passages
 
 STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
-DIAGNOSED = tuple(s for s in QUESTION_SETS if s != "pristine")
+RUN_ONCE = ("pristine", "newcomer")
+"""Sets written to be run once and never traced: ``pristine`` has had its one run; ``newcomer`` (``node-api``'s only
+set) waits for the lead's."""
+DIAGNOSED = tuple(s for s in QUESTION_SETS if s not in RUN_ONCE)
 """The sets this may trace: each has decided a keep/revert already, so seeing where its gold is lost tunes on
 nothing new."""
 
@@ -155,8 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", action="append", default=[], metavar="ID")
     p.add_argument("--json", type=Path, metavar="PATH", help="write per-question stage shares here")
     args = p.parse_args(argv)
-    os.environ["DEEPR_RESEARCH_RETRIEVAL"] = "hybrid"
     names = sorted(CORPORA) if args.corpus == "all" else [args.corpus]
+    for name in [n for n in names if not CORPORA[n].has_set(args.set)]:
+        print(f"{name}: skipped, it has no {args.set!r} question set", file=sys.stderr)
+        names.remove(name)
+    if not names:
+        p.error(f"no corpus chosen has the {args.set!r} question set")
+    os.environ["DEEPR_RESEARCH_RETRIEVAL"] = "hybrid"
     header = f"{'question':28} " + " ".join(f"{s:>5}" for s in STAGES) + " claims words"
     results = []
     for name in names:

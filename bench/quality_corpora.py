@@ -1,21 +1,24 @@
 """The research-quality bench's corpora: where each comes from, its version, and its question files.
 
-Four documentation sets from four generators, so a gain on one is checked on the others:
+Five documentation sets from five generators, so a gain on one is checked on the others:
 ``python3-doc`` (Sphinx HTML), ``npm-docs`` (the npm CLI's Markdown, from the npm registry
-package at a pinned version), ``zsh-doc`` (Texinfo HTML) and ``pdf-manuals`` (the Bash reference
-manual and the gnuplot manual as PDF). A Debian package that is missing is installed with
-apt-get when this runs as root (else the message says how); the npm package is fetched with
-``npm pack`` into the bench cache and unpacked there. Nothing here touches the product: this
-module only finds the files; ``research_quality`` ingests them.
+package at a pinned version), ``zsh-doc`` (Texinfo HTML), ``pdf-manuals`` (the Bash reference
+manual and the gnuplot manual as PDF) and ``node-api`` (the Node.js API reference, HTML from Node's
+own doc tool). A Debian package that is missing is installed with apt-get when this runs as root
+(else the message says how); the npm package is fetched with ``npm pack`` into the bench cache and
+unpacked there. Nothing here touches the product: this module only finds the files;
+``research_quality`` ingests them.
 
-Each corpus has eight question sets: ``questions`` (tuned: work on these), ``heldout`` (run at the
+The first four corpora have eight question sets: ``tuned`` (work on these), ``heldout`` (run at the
 end of a session; used once for a keep/revert decision, so no longer untouched), ``fresh`` (written
 2026-11-26 after that; it too has now decided a keep/revert), ``untouched`` (written after both had
 been used; run once at the end of the next session, so now used too), ``unseen`` (written at the
 start of the fifth session, run once at its end: used too now), ``blind`` (written at the start of the
 sixth session, run once on that session's starting engine: used too now) and ``sealed`` (written in the
 sixth session after that run; run once on that session's final code) and ``pristine`` (written after
-that run, in the same session; run once at its end).
+that run, in the same session; run once at its end). ``node-api`` was added on 2026-11-27 as a corpus
+the engine was never tuned on, with one set, ``newcomer`` (run by nobody before the lead's
+end-of-session run); the other corpora have no ``newcomer`` set.
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -29,7 +32,7 @@ import subprocess
 import sys
 import tarfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,39 +50,39 @@ class CorpusSpec:
     generator: str
     packages: tuple[str, ...]
     """Debian packages that provide it (empty for the npm registry corpus)."""
-    questions: Path
-    heldout: Path
-    fresh: Path
-    """A third set, written after the held-out set was used for a keep/revert decision, run at the end of a
-    session (``research_quality --set fresh``); it has since decided a keep/revert too."""
-    untouched: Path
-    """A fourth set, written after the held-out and fresh sets had both decided a keep/revert, run once at the
-    end of the next session (``research_quality --set untouched``)."""
-    unseen: Path
-    """A fifth set, written at the start of the round's fifth session after the untouched set had been run, and
-    run once at that session's end (``--set unseen``); nobody tuned on it."""
-    blind: Path
-    """A sixth set, written at the start of the round's sixth session after every earlier set had been run: nobody
-    runs it (only ``--check-gold --check-questions``) until that session's end, once (``--set blind``)."""
-    sealed: Path
-    """A seventh set, written in the sixth session after the blind set had been run on that session's starting
-    engine: nobody runs it (only ``--check-gold --check-questions``) until that session's end, once."""
-    pristine: Path
-    """An eighth set, written in the sixth session after the sealed set had been run on that session's final code
-    of the time: nobody runs it (only ``--check-gold --check-questions``) until that session's end, once."""
+    question_files: dict[str, Path] = field(hash=False)
+    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have the eight
+    sets written for them, a corpus added later only the sets written since (``node-api``: ``newcomer``)."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
 
+    def has_set(self, name: str) -> bool:
+        return name in self.question_files
+
     def question_set(self, name: str) -> Path:
-        """The file of one of ``QUESTION_SETS``: ``tuned`` is ``questions``, the others their own field."""
+        """The file of one of ``QUESTION_SETS``; an error naming the sets when the name is unknown or not this
+        corpus's (callers skip such a corpus with ``has_set``)."""
         if name not in QUESTION_SETS:
             raise ValueError(f"unknown question set {name!r}; allowed: {', '.join(QUESTION_SETS)}")
-        return self.questions if name == "tuned" else getattr(self, name)
+        if name not in self.question_files:
+            raise ValueError(f"{self.name} has no {name!r} question set; it has: {', '.join(self.question_files)}")
+        return self.question_files[name]
 
 
-QUESTION_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
-"""The question sets every corpus has, in the order they were written (each later one untouched when written)."""
+FIRST_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
+"""The sets each of the first four corpora has, in the order they were written (each later one untouched when
+written)."""
+QUESTION_SETS = (*FIRST_SETS, "newcomer")
+"""Every question set's name; a corpus has some of them (``CorpusSpec.question_files``)."""
+
+
+def set_files(tuned: Path, separator: str) -> dict[str, Path]:
+    """The first sets' files, named after the tuned one: ``research_questions_heldout.json``, ``zsh-doc-fresh.json``."""
+    return {
+        name: tuned if name == "tuned" else tuned.with_name(f"{tuned.stem}{separator}{name}{tuned.suffix}")
+        for name in FIRST_SETS
+    }
 
 
 # -- Debian packages ---------------------------------------------------------------------------
@@ -211,7 +214,35 @@ def pdf_version(spec: CorpusSpec) -> str:
     return "file-" + digest.hexdigest()[:12]
 
 
-# -- the four corpora --------------------------------------------------------------------------
+# -- Node.js API reference: the doc tool's HTML pages only, copied into the cache --------------
+
+NODE_API = Path("/usr/share/doc/nodejs/api")
+NODE_ALL_IN_ONE = "all.html"
+"""Every other page concatenated (8.4 of its 18 MB): ingested too, each passage would be there twice."""
+
+
+def node_api(spec: CorpusSpec) -> Path:
+    """A cache folder holding the API pages' HTML and nothing else: the package puts each page's Markdown source
+    and JSON beside it, and what ingest makes of those twins is not this corpus's business. The pages need no
+    ``assets/`` (style sheets, a script and icons) for their text."""
+    if not (NODE_API.is_dir() and any(NODE_API.glob("*.html"))):
+        how = f"install Debian's {' '.join(spec.packages)} (sudo apt-get install -y {' '.join(spec.packages)})"
+        apt_install(spec.packages, how + f"; it puts the API reference under {NODE_API}")
+    pages = sorted(p for p in NODE_API.glob("*.html") if p.name != NODE_ALL_IN_ONE)
+    folder = SOURCES / f"node-api-{spec.version(spec)}"
+    if sorted(p.name for p in folder.glob("*")) == [p.name for p in pages]:
+        return folder
+    building = SOURCES / f"node-api.building-{os.getpid()}"
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    for page in pages:
+        shutil.copyfile(page, building / page.name)
+    shutil.rmtree(folder, ignore_errors=True)
+    building.rename(folder)  # a half-copied folder is never taken for a complete one
+    return folder
+
+
+# -- the five corpora --------------------------------------------------------------------------
 
 PYTHON_HTML = Path("/usr/share/doc/python3/html")
 ZSH_HTML = Path("/usr/share/doc/zsh-common/html")
@@ -224,14 +255,7 @@ CORPORA: dict[str, CorpusSpec] = {
             "python3-doc",
             "Sphinx HTML",
             ("python3-doc",),
-            BENCH / "research_questions.json",
-            BENCH / "research_questions_heldout.json",
-            BENCH / "research_questions_fresh.json",
-            BENCH / "research_questions_untouched.json",
-            BENCH / "research_questions_unseen.json",
-            BENCH / "research_questions_blind.json",
-            BENCH / "research_questions_sealed.json",
-            BENCH / "research_questions_pristine.json",
+            set_files(BENCH / "research_questions.json", "_"),
             debian_html(PYTHON_HTML),
             debian_html_version(PYTHON_HTML),
         ),
@@ -239,14 +263,7 @@ CORPORA: dict[str, CorpusSpec] = {
             "npm-docs",
             "Markdown (npm registry package)",
             (),
-            QUESTION_DIR / "npm-docs.json",
-            QUESTION_DIR / "npm-docs-heldout.json",
-            QUESTION_DIR / "npm-docs-fresh.json",
-            QUESTION_DIR / "npm-docs-untouched.json",
-            QUESTION_DIR / "npm-docs-unseen.json",
-            QUESTION_DIR / "npm-docs-blind.json",
-            QUESTION_DIR / "npm-docs-sealed.json",
-            QUESTION_DIR / "npm-docs-pristine.json",
+            set_files(QUESTION_DIR / "npm-docs.json", "-"),
             npm_docs,
             npm_version,
         ),
@@ -254,14 +271,7 @@ CORPORA: dict[str, CorpusSpec] = {
             "zsh-doc",
             "Texinfo HTML",
             ("zsh-doc",),
-            QUESTION_DIR / "zsh-doc.json",
-            QUESTION_DIR / "zsh-doc-heldout.json",
-            QUESTION_DIR / "zsh-doc-fresh.json",
-            QUESTION_DIR / "zsh-doc-untouched.json",
-            QUESTION_DIR / "zsh-doc-unseen.json",
-            QUESTION_DIR / "zsh-doc-blind.json",
-            QUESTION_DIR / "zsh-doc-sealed.json",
-            QUESTION_DIR / "zsh-doc-pristine.json",
+            set_files(QUESTION_DIR / "zsh-doc.json", "-"),
             debian_html(ZSH_HTML),
             debian_html_version(ZSH_HTML),
         ),
@@ -269,16 +279,17 @@ CORPORA: dict[str, CorpusSpec] = {
             "pdf-manuals",
             "PDF",
             ("bash-doc", "gnuplot-doc"),
-            QUESTION_DIR / "pdf-manuals.json",
-            QUESTION_DIR / "pdf-manuals-heldout.json",
-            QUESTION_DIR / "pdf-manuals-fresh.json",
-            QUESTION_DIR / "pdf-manuals-untouched.json",
-            QUESTION_DIR / "pdf-manuals-unseen.json",
-            QUESTION_DIR / "pdf-manuals-blind.json",
-            QUESTION_DIR / "pdf-manuals-sealed.json",
-            QUESTION_DIR / "pdf-manuals-pristine.json",
+            set_files(QUESTION_DIR / "pdf-manuals.json", "-"),
             pdf_manuals,
             pdf_version,
+        ),
+        CorpusSpec(
+            "node-api",
+            "Node.js doc tool HTML",
+            ("nodejs",),
+            {"newcomer": QUESTION_DIR / "node-api-newcomer.json"},
+            node_api,
+            debian_html_version(NODE_API),
         ),
     )
 }

@@ -1,14 +1,15 @@
-"""Research quality on four corpora: the local provider's reports, per retrieval mode, vs top-5 search.
+"""Research quality on five corpora: the local provider's reports, per retrieval mode, vs top-5 search.
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine`` (which question set; default tuned, the one to
-work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a keep/revert,
+``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer`` (which question set; default tuned, the
+one to work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
 ``unseen``, ``blind``, ``sealed`` and ``pristine`` were each written after the sets before them had been run, and are
 run once, in the session that wrote them (a set is run that way only once: before, only its
-``--check-*`` commands run); ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout``
-and ``--set fresh``),
+``--check-*`` commands run); ``newcomer`` is the only set of ``node-api``, a corpus nobody tuned on, run once by the
+lead at the end of the session that added it; a corpus without a file for the set is skipped, with a line saying so;
+``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
 mode, ``--max-minutes M`` for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
@@ -19,17 +20,18 @@ corpus: questions are in a user's words, not the docs'), then exit.
 
 Corpora (``bench/quality_corpora.py``): ``python3-doc`` (Sphinx HTML), ``npm-docs`` (Markdown: the
 npm CLI's docs/content from the registry package ``npm@11.19.1``, fetched with ``npm pack`` into the
-cache), ``zsh-doc`` (Texinfo HTML) and ``pdf-manuals`` (bashref.pdf from bash-doc and gnuplot.pdf
-from gnuplot-doc). Missing Debian packages are installed with apt-get when this runs as root;
-otherwise the message says how. Each is ingested once, as ``corpus add`` would, into
+cache), ``zsh-doc`` (Texinfo HTML), ``pdf-manuals`` (bashref.pdf from bash-doc and gnuplot.pdf
+from gnuplot-doc) and ``node-api`` (the HTML pages of nodejs's API reference, copied into the cache).
+Missing Debian packages are installed with apt-get when this runs as root; otherwise the message says how.
+Each is ingested once, as ``corpus add`` would, into
 ``.data/bench/research-quality/<corpus>-<version>-ingest-<ingest code hash>/``: a change to the
 ingest code indexes again (carrying over the vectors of passages whose heading and text the previous ingest
 stored alike: ``bench.carried_vectors``), ``--reindex`` forces it.
 
 Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
-``_blind``, ``_sealed``, ``_pristine``) for python3-doc and ``bench/research_questions/<corpus>.json``
-(+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``, ``-sealed``, ``-pristine``) for the others,
-each with a type, 2-5
+``_blind``, ``_sealed``, ``_pristine``) for python3-doc, ``bench/research_questions/<corpus>.json``
+(+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``, ``-sealed``, ``-pristine``) for the next three
+and ``bench/research_questions/node-api-newcomer.json``, each with a type, 2-5
 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
 question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
 do not answer. The gold was committed before the first run and is never changed.
@@ -608,7 +610,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         choices=QUESTION_SETS,
         help="which question set (default tuned, the one to work on); heldout and fresh run only at the end of a "
         "session; untouched, unseen, blind and sealed have each been run once; pristine is run by nobody until the end "
-        "of the session that wrote it, once (--check-* before)",
+        "of the session that wrote it, once (--check-* before); newcomer is node-api's only set, run once by the lead "
+        "at the end of the session that added it; a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
@@ -718,9 +721,24 @@ def run_corpus(
     return results, 0
 
 
+def with_the_set(specs: list[CorpusSpec], args: argparse.Namespace) -> list[CorpusSpec]:
+    """The corpora that have the chosen set (all of them with ``--questions``); a line on stderr for each skipped."""
+    kept = [spec for spec in specs if args.questions or spec.has_set(args.set)]
+    for spec in specs:
+        if spec not in kept:
+            print(
+                f"{spec.name}: skipped, it has no {args.set!r} question set (it has: {', '.join(spec.question_files)})",
+                file=sys.stderr,
+            )
+    return kept
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    specs = list(CORPORA.values()) if args.corpus == "all" else [CORPORA[args.corpus]]
+    chosen = list(CORPORA.values()) if args.corpus == "all" else [CORPORA[args.corpus]]
+    specs = with_the_set(chosen, args)
+    if not specs:
+        raise SystemExit(f"research_quality: no corpus chosen has the {args.set!r} question set")
     retrieval = supported_retrieval()
     wanted = args.modes.split(",")
     modes = [m for m in wanted if m == BASELINE or m.removeprefix("deepr ") in retrieval]

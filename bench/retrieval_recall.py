@@ -79,13 +79,14 @@ def trace(corpus: Any, question: str, retrieval: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.retrieval_recall", description=__doc__.split("\n\n")[0])
     p.add_argument("--only", action="append", default=[], metavar="ID")
-    p.add_argument("--corpus", default=PACKAGE, choices=sorted(CORPORA), help="which bench corpus (tuned questions)")
+    tuned = sorted(name for name, spec in CORPORA.items() if spec.has_set("tuned"))  # never a corpus kept untuned
+    p.add_argument("--corpus", default=PACKAGE, choices=tuned, help="which bench corpus (tuned questions)")
     p.add_argument("--questions", type=Path, help="another question set (default: the corpus's tuned set)")
     p.add_argument("--retrieval", choices=("lexical", "semantic", "hybrid"), default="hybrid")
     p.add_argument("--ranks", action="store_true", help="print gold ranks per sub-question")
     args = p.parse_args(argv)
     spec = CORPORA[args.corpus]
-    questions = load_questions(args.questions or spec.questions)
+    questions = load_questions(args.questions or spec.question_set("tuned"))
     if args.only:
         questions = [q for q in questions if q.id in args.only]
     os.environ["DEEPR_RESEARCH_RETRIEVAL"] = args.retrieval

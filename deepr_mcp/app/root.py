@@ -130,7 +130,11 @@ class Root:
             self.lease: CampaignLease = LocalLease()
             self.experts: ExpertStore = SqliteExpertStore(settings.data_dir / "experts.db")
             stack.callback(self.experts.close)
-        self.corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
+        self.corpus = Corpus(
+            settings.data_dir / "corpus.db",
+            max_bytes=settings.corpus.max_file_bytes,
+            pdf_memory_bytes=settings.corpus.pdf_reader_memory_bytes,
+        )
         stack.callback(self.corpus.close)
         self.sandboxes = SandboxManager(
             settings.data_dir / "sandboxes",

@@ -78,7 +78,11 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     from deepr_mcp.research.retrieval.hybrid import HybridSearch
 
     settings = _settings(args)
-    corpus = Corpus(settings.data_dir / "corpus.db", max_bytes=settings.corpus.max_file_bytes)
+    corpus = Corpus(
+        settings.data_dir / "corpus.db",
+        max_bytes=settings.corpus.max_file_bytes,
+        pdf_memory_bytes=settings.corpus.pdf_reader_memory_bytes,
+    )
     embedder = make_embedder(settings.research.embedder)
     try:
         if args.corpus_command == "add":

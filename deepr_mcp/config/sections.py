@@ -145,6 +145,12 @@ class CorpusSettings(BaseModel):
     max_bytes_per_call: int = Field(
         200 * 1024 * 1024, gt=0, description="Bytes one corpus_add call over MCP reads at most; the rest are left"
     )
+    pdf_reader_memory_bytes: int = Field(
+        2 * 1024**3,
+        ge=128 * 1024 * 1024,
+        description="Address space of the worker process that reads PDF text: a PDF that needs more (one whose "
+        "content expands far past its size) fails with that reason, and the server and the other files go on",
+    )
 
     @field_validator("roots")
     @classmethod

@@ -12,11 +12,21 @@ import pytest
 
 from bench import quality_metrics as qm
 from bench import research_quality as rq
-from bench.quality_corpora import CorpusSpec
+from bench.quality_corpora import CORPORA, CorpusSpec
 
 
 def raw_questions(path: Path) -> list[dict]:
     return json.loads(path.read_text())["questions"]
+
+
+def corpora_with(question_set: str) -> dict[str, CorpusSpec]:
+    """The bench corpora that have this set (``node-api`` has only ``newcomer``, the others the first eight)."""
+    return {name: spec for name, spec in CORPORA.items() if spec.has_set(question_set)}
+
+
+def every_question() -> list[dict]:
+    """Every question of every set of every corpus."""
+    return [q for spec in CORPORA.values() for path in spec.question_files.values() for q in raw_questions(path)]
 
 
 def cached_passages(spec: CorpusSpec) -> str:

@@ -1,4 +1,4 @@
-"""``bench.evidence_stages`` traces any set already run and refuses the one nobody has run yet."""
+"""``bench.evidence_stages`` traces any set already run and refuses those written to be run once."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from bench import evidence_stages
 from bench.quality_corpora import QUESTION_SETS
 
 
-def test_every_set_but_the_pristine_one_may_be_traced() -> None:
-    assert set(evidence_stages.DIAGNOSED) == set(QUESTION_SETS) - {"pristine"}
+def test_every_set_but_the_pristine_and_newcomer_ones_may_be_traced() -> None:
+    assert set(evidence_stages.DIAGNOSED) == set(QUESTION_SETS) - {"pristine", "newcomer"}
 
 
-def test_the_pristine_set_is_refused_with_the_allowed_names(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("refused", ["pristine", "newcomer"])
+def test_a_set_run_once_is_refused_with_the_allowed_names(refused: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
-        evidence_stages.main(["--set", "pristine"])
+        evidence_stages.main(["--set", refused])
     assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert "invalid choice: 'pristine'" in err and all(name in err for name in evidence_stages.DIAGNOSED)
+    assert f"invalid choice: '{refused}'" in err and all(name in err for name in evidence_stages.DIAGNOSED)

@@ -13,23 +13,29 @@ import pytest
 from bench import quality_metrics as qm
 from bench import research_quality as rq
 from bench.quality_corpora import CORPORA, CorpusSpec
-from tests.bench.question_sets import assert_answerable_in_users_words, assert_well_formed, raw_questions
+from tests.bench.question_sets import (
+    assert_answerable_in_users_words,
+    assert_well_formed,
+    corpora_with,
+    raw_questions,
+)
 
 SIZES = {"python3-doc": 8, "npm-docs": 6, "zsh-doc": 6, "pdf-manuals": 6}
 """How many fresh questions each corpus got (the brief of the session that wrote them)."""
 
 
 def earlier_questions(spec: CorpusSpec) -> list[dict]:
-    return raw_questions(spec.questions) + raw_questions(spec.heldout)
+    return raw_questions(spec.question_set("tuned")) + raw_questions(spec.question_set("heldout"))
 
 
-def test_every_corpus_has_a_fresh_set_of_the_planned_size_and_kinds() -> None:
-    assert set(SIZES) == set(CORPORA)
-    for name, spec in CORPORA.items():
-        assert spec.fresh not in (spec.questions, spec.heldout) and spec.fresh.is_file(), name
-        data = json.loads(spec.fresh.read_text())
+def test_every_corpus_with_a_fresh_set_has_the_planned_size_and_kinds() -> None:
+    assert set(SIZES) == set(corpora_with("fresh")) == set(CORPORA) - {"node-api"}
+    for name, spec in corpora_with("fresh").items():
+        fresh = spec.question_set("fresh")
+        assert fresh not in (spec.question_set("tuned"), spec.question_set("heldout")) and fresh.is_file(), name
+        data = json.loads(fresh.read_text())
         assert "untouched" in data["note"] and "2026-11-26" in data["note"], name
-        questions = rq.load_questions(spec.fresh)  # the bench's own loader accepts it
+        questions = rq.load_questions(fresh)  # the bench's own loader accepts it
         assert len(questions) == SIZES[name], name
         kinds = {q.type for q in questions}
         assert kinds <= {q["type"] for q in earlier_questions(spec)}, (name, kinds)  # the types the sets use
@@ -37,30 +43,31 @@ def test_every_corpus_has_a_fresh_set_of_the_planned_size_and_kinds() -> None:
 
 
 def test_fresh_questions_are_well_formed() -> None:
-    for spec in CORPORA.values():
-        assert_well_formed(raw_questions(spec.fresh), most_gold=4)
+    for spec in corpora_with("fresh").values():
+        assert_well_formed(raw_questions(spec.question_set("fresh")), most_gold=4)
 
 
 def test_fresh_questions_are_new() -> None:
     ids: set[str] = set()
-    for spec in CORPORA.values():
-        for q in earlier_questions(spec) + raw_questions(spec.fresh):
+    for spec in corpora_with("fresh").values():
+        fresh = raw_questions(spec.question_set("fresh"))
+        for q in earlier_questions(spec) + fresh:
             assert q["id"] not in ids, q["id"]
             ids.add(q["id"])
         asked = {qm.normalise(q["question"]) for q in earlier_questions(spec)}
-        assert not asked & {qm.normalise(q["question"]) for q in raw_questions(spec.fresh)}, spec.name
+        assert not asked & {qm.normalise(q["question"]) for q in fresh}, spec.name
 
 
 @pytest.mark.parametrize("name", list(SIZES))
 def test_fresh_gold_is_in_the_corpus_and_questions_are_in_a_users_words(name: str) -> None:
-    assert_answerable_in_users_words(CORPORA[name], CORPORA[name].fresh)
+    assert_answerable_in_users_words(CORPORA[name], CORPORA[name].question_set("fresh"))
 
 
 def test_fresh_is_an_explicit_choice_and_excludes_heldout(capsys: pytest.CaptureFixture[str]) -> None:
     spec = CORPORA["zsh-doc"]
-    assert rq.question_file(spec, rq.parse_args([])) == spec.questions
-    assert rq.question_file(spec, rq.parse_args(["--heldout"])) == spec.heldout
-    assert rq.question_file(spec, rq.parse_args(["--fresh"])) == spec.fresh
+    assert rq.question_file(spec, rq.parse_args([])) == spec.question_set("tuned")
+    assert rq.question_file(spec, rq.parse_args(["--heldout"])) == spec.question_set("heldout")
+    assert rq.question_file(spec, rq.parse_args(["--fresh"])) == spec.question_set("fresh")
     other = Path("elsewhere.json")
     assert rq.question_file(spec, rq.parse_args(["--corpus", "zsh-doc", "--questions", str(other)])) == other
     assert rq.set_kind(rq.parse_args(["--fresh"])) == "fresh"

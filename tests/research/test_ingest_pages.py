@@ -166,3 +166,84 @@ def test_a_table_of_nothing_but_links_is_navigation_not_text(tmp_path: Path) -> 
     (section,) = chunk(sections_of(page, page.read_bytes()))
     assert "Up" not in section.text and "Contents" not in section.text and "<<" not in section.text
     assert "Gas kiln | Fires fast and reduces well." in section.text and "Pick a kiln" in section.text
+
+
+@pytest.mark.parametrize(
+    "panel",
+    [
+        # LaTeX2HTML: a div of image links, then labelled links to the neighbouring pages
+        '<div class="navigation"><a href="n3.html"><img alt="next" src="next.png"></a> <br>'
+        '<b> Next:</b> <a href="n3.html">Firing schedules</a> <b> Up:</b> <a href="n1.html">The kiln</a>'
+        ' <b> Previous:</b> <a href="n2.html">Loading shelves</a></div>',
+        # DocBook XSL: a header table whose only words are the book's title
+        '<div class="navheader"><table><tr><td><a href="n2.html">Prev</a></td><th>The Kiln Book</th>'
+        '<td><a href="n3.html">Next</a></td></tr></table></div>',
+        # the same as a bare table, and an element that only says what it is in its class
+        '<table class="navfooter"><tr><td><a href="n2.html">Prev</a></td><td>Home</td></tr></table>'
+        '<ul class="nav"><li>Part one</li><li>Part two</li></ul>',
+    ],
+)
+def test_an_element_classed_as_navigation_is_dropped(panel: str) -> None:
+    """A navigation role named as a class (LaTeX2HTML's panel, DocBook XSL's navheader and navfooter) is page
+    furniture like ``role="navigation"``: its labels ("Next:", "Up:") and the book's title are not text, and on
+    a generator that repeats it at the top and bottom of every page it would be a passage on every page."""
+    html = (
+        f"<html><body>{panel}<h1>Cooling</h1><p>Let the kiln cool for a day before opening it.</p>{panel}</body></html>"
+    )
+    (section,) = html_sections(html)
+    assert section.location == "Cooling"
+    assert section.text == "Let the kiln cool for a day before opening it."
+
+
+def test_links_to_the_previous_and_next_page_are_navigation() -> None:
+    """Texinfo's header names its links' relation (``rel="prev"``, ``rel="up"``): a block of such links with a
+    label each ("Previous:", "Up:") is navigation; a sentence that links the next page in passing is text."""
+    header = (
+        '<div class="header"><p>Previous: <a href="load.html" rel="prev">Loading shelves</a>, '
+        'Up: <a href="kiln.html" rel="up">The kiln</a> &nbsp; [<a href="ix.html" rel="index">Index</a>]</p></div>'
+    )
+    prose = '<p>Cones bend at known heats; <a href="next.html" rel="next">the next page</a> lists them.</p>'
+    html = f"<html><body>{header}<h1>Cooling</h1><p>Let the kiln cool for a day.</p>{prose}{header}</body></html>"
+    (section,) = html_sections(html)
+    assert section.text == "Let the kiln cool for a day.\n\nCones bend at known heats; the next page lists them."
+
+
+def test_a_table_cell_of_several_blocks_reads_as_words_apart() -> None:
+    """A cell holding paragraphs, a list or line breaks reads with a space where each block ends ("First.
+    Second.", not "First.Second."), and a table nested in a cell is read once, as its cell's text."""
+    table = (
+        "<table><tr><td><p>Bisque firing.</p><p>Slow start.</p>then hold</td><td>cone<br>06</td>"
+        "<td><ul><li>vent open</li><li>lid shut</li></ul></td><td>in<b>line</b> stays</td></tr>"
+        "<tr><td><table><tr><td>glaze</td><td>cone 6</td></tr></table></td><td>last</td></tr></table>"
+    )
+    (section,) = html_sections(f"<html><body><h1>Schedules</h1>{table}</body></html>")
+    assert section.text == (
+        "Bisque firing. Slow start. then hold | cone 06 | vent open lid shut | inline stays\nglaze cone 6 | last"
+    )
+
+
+def test_a_code_block_keeps_its_code_and_drops_its_controls() -> None:
+    """A copy button or a toggle inside ``<pre>`` is no code ("...;copy"); a block holding only two ``<code>``
+    versions of one example (ES module and CommonJS, shown one at a time) reads them apart, while a block
+    whose code spans sit in running text (a grammar) stays one block as written."""
+    versions = (
+        '<pre><input class="toggle" type="checkbox" aria-label="Show modules"><code class="language-js mjs">'
+        "import kiln from 'kiln';</code><code class=\"language-js cjs\">const kiln = require('kiln');</code>"
+        '<button class="copy-button">copy</button></pre>'
+    )
+    grammar = "<pre>cone ::= <code>number</code> | <code>name</code></pre>"
+    (section,) = html_sections(f"<html><body><h1>Loading</h1>{versions}{grammar}</body></html>")
+    assert section.text == (
+        "```js\nimport kiln from 'kiln';\n\nconst kiln = require('kiln');\n```\n\n```\ncone ::= number | name\n```"
+    )
+
+
+def test_a_headings_bracketed_side_link_is_not_its_title() -> None:
+    """``<h2>Stream<a href="...stream.js">[src]</a></h2>``: a link to the source (or an editor) beside a title
+    is no part of the heading path every passage below it carries."""
+    html = (
+        '<html><body><h2>Kiln<a class="srclink" href="https://example.org/kiln.js">[src]</a>'
+        '<a href="#kiln">#</a></h2><p>A kiln fires pots.</p></body></html>'
+    )
+    (section,) = html_sections(html)
+    assert section.location == "Kiln"

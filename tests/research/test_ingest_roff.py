@@ -5,6 +5,7 @@ Every page here is written for the test (an imaginary ``kiln`` tool); none is a 
 
 from __future__ import annotations
 
+import gzip
 import re
 import threading
 from pathlib import Path
@@ -313,7 +314,7 @@ async def test_corpus_add_makes_a_manual_page_searchable_by_its_words(empty_data
     (folder / "man1" / "kiln-vent.1").write_text(KILN_VENT)
     (folder / "man1" / "kiln-damper.1").write_text(".so man1/kiln-vent.1\n")
     (folder / "man8").mkdir()
-    (folder / "man8" / "kiln-fire.8").write_text(MDOC)
+    (folder / "man8" / "kiln-fire.8.gz").write_bytes(gzip.compress(MDOC.encode()))  # as Debian ships pages
     async with connect("inproc", "legacy", empty_data_dir) as client:
         added = await call(client, "corpus_add", {"path": str(folder)})
         assert added["added"] == 2 and added["failed"] == []
@@ -323,7 +324,7 @@ async def test_corpus_add_makes_a_manual_page_searchable_by_its_words(empty_data
         assert hits[0]["location"] == "kiln-vent(1) > OPTIONS"
         assert "-a, --all: vent every damper at once, even the flue." in hits[0]["text"]
         hits = (await call(client, "corpus_search", {"query": "hold the peak minutes"}))["hits"]
-        assert hits[0]["source"] == "man8/kiln-fire.8" and hits[0]["location"] == "kiln-fire(8) > DESCRIPTION"
+        assert hits[0]["source"] == "man8/kiln-fire.8.gz" and hits[0]["location"] == "kiln-fire(8) > DESCRIPTION"
 
 
 def test_groff_extension_macros_read_as_printed(tmp_path: Path) -> None:

@@ -31,6 +31,22 @@ def test_markdown_fences_and_indented_code_stay_code() -> None:
     assert rollback.endswith("Keep the previous release until the new one has served traffic for a day.")
 
 
+def test_a_nested_list_after_a_wrapped_item_is_a_list_not_code(tmp_path: Path) -> None:
+    """An item whose text wraps onto an indented line, a blank, then a list indented four spaces: CommonMark
+    reads the indented list as nested in the item, not as an indented code block; a block indented four
+    spaces after a paragraph outside any list is still code."""
+    page = tmp_path / "cones.md"
+    page.write_text(
+        "# Cones\n\n* bend: how far the cone bent,\n  measured at the tip.\n\n"
+        "    * small cones: bend at the lower heat.\n    * large cones: bend later.\n\n"
+        "Read the cones after cooling.\n\n    kiln-read --cones\n",
+        encoding="utf-8",
+    )
+    (text,) = by_location_of(page).values()
+    assert "* small cones: bend at the lower heat.\n* large cones: bend later." in text
+    assert text.count("```") == 2 and "```\nkiln-read --cones\n```" in text
+
+
 def test_sibling_sections_of_a_page_that_starts_below_level_one_are_not_nested(tmp_path: Path) -> None:
     page = tmp_path / "kiln-vent.md"
     page.write_text(

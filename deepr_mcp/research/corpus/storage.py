@@ -40,6 +40,7 @@ from deepr_mcp.research.corpus.ingest import (
     plan_add,
     sections_of,
 )
+from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMORY_BYTES
 from deepr_mcp.research.corpus.ingest.regular import read_regular_file
 from deepr_mcp.research.corpus.rows import detach, replace_chunks, upsert_document
 from deepr_mcp.research.corpus.schema import open_schema
@@ -69,10 +70,13 @@ class Document:
 class Corpus(outbox.LockedOutbox, CorpusVectors):
     """Thread-safe (one connection, one lock); async callers use ``anyio.to_thread``."""
 
-    def __init__(self, path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self, path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, pdf_memory_bytes: int = PDF_MEMORY_BYTES
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.max_bytes = max_bytes
+        self.pdf_memory_bytes = pdf_memory_bytes
         self._lock = threading.Lock()
         self._df_cache: dict[str, int] = {}
         """Document frequencies by FTS expression; emptied whenever passages change."""
@@ -123,10 +127,10 @@ class Corpus(outbox.LockedOutbox, CorpusVectors):
         started = time.monotonic()
         plan = plan_add(path, exclude, scope)
         target, items = plan.target, plan.items
-        report = AddReport(excluded=plan.excluded, left=plan.left, limit=plan.limit)
+        report = AddReport(excluded=plan.excluded, excluded_why=plan.excluded_why, left=plan.left, limit=plan.limit)
         report.files += [FileResult(str(f), "skipped", reason=ESCAPED, name=n) for f, n in plan.escaped]
         if progress is not None:
-            progress.start(str(target), len(items), report.excluded)
+            progress.start(str(target), len(items), report.excluded, report.excluded_why)
         passages = 0
         batch = Batch()
         try:
@@ -190,7 +194,7 @@ class Corpus(outbox.LockedOutbox, CorpusVectors):
                 with self._lock:
                     self._db.execute("UPDATE documents SET name = ? WHERE path = ?", (name, key))
             return FileResult(key, "unchanged", name=name)
-        chunks = chunk(sections_of(file, raw))
+        chunks = chunk(sections_of(file, raw, max_bytes=self.max_bytes, pdf_memory_bytes=self.pdf_memory_bytes))
         if not chunks:
             raise InvalidInput(f"{file}: no text found to index")
         batch.add(PendingDocument(key, name, digest, size, chunks))

@@ -10,13 +10,15 @@ from deepr_mcp.research.corpus.ingest.scope import ESCAPED, AddScope, Plan, plan
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 from deepr_mcp.research.corpus.ingest.walk import FileSet, excluded_by, files_under
 
-EXTRACTOR_VERSION = 5
+EXTRACTOR_VERSION = 6
 """Stored per document: a file extracted by an older version is re-extracted when added again.
 
 2: selectolax main content, fenced code, heading paths; 3: short passages hashed with their location;
 4: contents pages (mostly links, little text) skipped;
 5: PDFs read with pypdfium2 and cleaned (page furniture, contents pages, footnotes, hyphens), cut by outline;
-passages of every format no longer end on an unfinished sentence or a run-in heading."""
+passages of every format no longer end on an unfinished sentence or a run-in heading;
+6: Markdown's inline markup read as text (links by their words); navigation tables and elements classed as
+navigation dropped from HTML."""
 
 __all__ = [
     "ESCAPED",

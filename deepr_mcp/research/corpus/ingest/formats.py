@@ -1,32 +1,51 @@
-"""A file's bytes to located sections, by its type; every refusal is an ``InvalidInput`` naming the file."""
+"""A file's bytes to located sections, by its type; every refusal is an ``InvalidInput`` naming the file.
+
+The type is the suffix of the document's own name (``document_suffix``): a gzip-compressed
+``NEWS.md.gz`` is Markdown, read through ``compressed``.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.research.corpus.ingest.compressed import inflate, inner_name, is_compressed
 from deepr_mcp.research.corpus.ingest.decode import decode
 from deepr_mcp.research.corpus.ingest.html import html_sections
 from deepr_mcp.research.corpus.ingest.model import Section
 from deepr_mcp.research.corpus.ingest.pdf import pdf_sections
+from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMORY_BYTES
 from deepr_mcp.research.corpus.ingest.roff import MAN_SUFFIXES, is_man_suffix, man_sections
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
 SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", MAN_SUFFIXES)
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+"""How large a compressed document may inflate when no limit is given (the default of corpus.max_file_bytes)."""
+
+
+def document_suffix(path: Path) -> str:
+    """The suffix that says the format, lower-cased: ``.md`` for ``NEWS.md`` and for ``NEWS.md.gz``."""
+    return inner_name(path).suffix.lower()
 
 
 def is_supported(path: Path) -> bool:
-    return path.suffix.lower() in SUPPORTED or is_man_suffix(path.suffix)
+    suffix = document_suffix(path)
+    return suffix in SUPPORTED or is_man_suffix(suffix)
 
 
-def sections_of(path: Path, raw: bytes) -> list[Section]:
-    """Sections of one file; raises ``InvalidInput`` (unreadable) or ``NotContent`` (navigation page)."""
-    name = path.name.lower()
-    suffix = path.suffix.lower()
+def sections_of(
+    path: Path, raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES, pdf_memory_bytes: int = PDF_MEMORY_BYTES
+) -> list[Section]:
+    """Sections of one file as stored on disk; raises ``InvalidInput`` (unreadable) or ``NotContent``
+    (navigation page). ``max_bytes`` caps what a compressed file may inflate to."""
+    suffix = document_suffix(path)
     if not is_supported(path):
-        raise InvalidInput(f"{path}: unsupported file type {suffix or '(none)'}; supported: {', '.join(SUPPORTED)}")
+        shown = "".join(path.suffixes[-2:]).lower() if is_compressed(path) else suffix
+        raise InvalidInput(f"{path}: unsupported file type {shown or '(none)'}; supported: {supported_list()}")
+    if is_compressed(path):
+        raw = inflate(path, raw, max_bytes)
     if suffix == ".pdf":
-        return pdf_sections(path, raw)
+        return pdf_sections(path, raw, memory_bytes=pdf_memory_bytes)
     if is_man_suffix(suffix):
         return man_sections(path, raw)
     if suffix in (".html", ".htm"):
@@ -39,6 +58,11 @@ def sections_of(path: Path, raw: bytes) -> list[Section]:
     text = decode(path, raw)
     if suffix in (".md", ".markdown"):
         return markdown_sections(text)
-    if suffix == ".rst" or name.endswith(".rst.txt"):  # Sphinx copies its sources as NAME.rst.txt
+    if suffix == ".rst" or inner_name(path).name.lower().endswith(".rst.txt"):  # Sphinx's NAME.rst.txt sources
         return rst_sections(text)
     return plain_sections(text)
+
+
+def supported_list() -> str:
+    """What refusals list as allowed: each type, and that any of them may be gzip-compressed."""
+    return f"{', '.join(SUPPORTED)} (each also gzip-compressed, as NAME.md.gz)"

@@ -38,8 +38,8 @@ SKIPPED_CLASSES = frozenset(
     # Javadoc (old and new layouts)
     "top-nav sub-nav bottom-nav topNav subNav bottomNav fixedNav flex-header skip-nav skipNav legal-copy "
     "inherited-list memberSummary inheritance sub-title "
-    # generic
-    "skip-link sr-only visually-hidden cookie-banner".split()
+    # generic; a navigation role named as a class: LaTeX2HTML's panel, DocBook XSL's header and footer tables
+    "skip-link sr-only visually-hidden cookie-banner navigation nav navheader navfooter".split()
 )
 """Furniture: skipped with everything inside it wherever it appears in the main region."""
 KEPT_ASIDES = frozenset({"footnote", "footnote-list", "sidebar", "topic"})
@@ -181,6 +181,74 @@ def _is_link_table(node: LexborNode) -> bool:
     return words - linked <= 0.1 * words
 
 
+PAGE_LINK_TYPES = frozenset("prev previous next up index contents toc first last start top home".split())
+"""HTML's link types between the pages of one document (``rel="prev"``, ``rel="up"``...)."""
+
+
+def _is_page_links(node: LexborNode) -> bool:
+    """A block whose links lead to the previous, next or enclosing page (``Previous: <a rel="prev">Closure
+    Example</a>, Up: <a rel="up">Using libffi</a> [<a rel="index">Index</a>]``, Texinfo's header): the labels
+    between them are no text of their own, and the block repeats on every page."""
+    links = node.css("a[rel]")
+    paging = [a for a in links if PAGE_LINK_TYPES & set((a.attributes.get("rel") or "").lower().split())]
+    if len(paging) < 2:
+        return False
+    words = len(node.text().split())
+    linked = sum(len(a.text().split()) for a in node.css("a"))
+    return words - linked <= 2 * len(paging)  # a label per link ("Next:", "Up:"), no more
+
+
+_SIDE_LINK = re.compile(r"\[[^\[\]]{1,24}\]")
+"""A heading's bracketed link (``Stream[src]``, ``[source]``, ``[edit]``): a way to the page's source or editor
+beside the title, not part of it."""
+
+
+def _code_text(pre: LexborNode) -> str:
+    """A code block's text: its controls (a copy button, a toggle) are no code, and each ``<code>`` it holds is
+    a version of the example of its own (a generator shows ES-module and CommonJS versions in one block, one
+    at a time), read apart rather than run together on one line."""
+    for control in pre.css("button, input, select, textarea, [aria-hidden=true]"):
+        control.decompose()
+    children = list(pre.iter(include_text=True))
+    codes = [c for c in children if c.tag == "code"]
+    alone = all(c.tag == "code" or (c.tag == "-text" and not (c.text_content or "").strip()) for c in children)
+    parts = [c.text() for c in codes] if len(codes) > 1 and alone else [pre.text()]
+    return "\n\n".join(textwrap.dedent(part).strip("\n").rstrip() for part in parts if part.strip())
+
+
+def _spaced_text(node: LexborNode) -> str:
+    """The node's text with a space where one block ends and another starts: a table cell of two paragraphs
+    or a list reads "First. Second.", not "First.Second." as the text of its nodes run together does."""
+    parts: list[str] = []
+    last = None
+    for child in node.traverse(include_text=True):
+        if child.tag == "br":
+            parts.append(" ")
+        elif child.tag == "-text":
+            block = child.parent
+            while block is not None and block.tag not in BLOCKS and block.mem_id != node.mem_id:
+                block = block.parent
+            here = block.mem_id if block is not None else None
+            if last is not None and here != last:
+                parts.append(" ")
+            parts.append(child.text_content or "")
+            last = here
+    return "".join(parts)
+
+
+def _own(container: LexborNode, found: list[LexborNode], tag: str) -> list[LexborNode]:
+    """Of ``found`` (a table's rows, or a row's cells), those whose nearest ``tag`` ancestor is ``container``,
+    not those of a table nested in a cell: the nested table's text is already its cell's."""
+    own = []
+    for node in found:
+        parent = node.parent
+        while parent is not None and parent.tag != tag:
+            parent = parent.parent
+        if parent is not None and parent.mem_id == container.mem_id:
+            own.append(node)
+    return own
+
+
 def _squash(text: str) -> str:
     return "\n".join(" ".join(line.split()) for line in text.split(_BR)).strip()
 
@@ -262,6 +330,9 @@ class _Walker:
         if _is_furniture(node, classes):
             self.links += len(node.css("a"))
             return False
+        if tag in ("p", "div", "table") and _is_page_links(node):
+            self.links += len(node.css("a"))
+            return False
         if tag in ("ul", "ol") and not self._item_depth and _is_link_list(node):
             self.links += len(node.css("a"))
             return False
@@ -270,7 +341,7 @@ class _Walker:
         if tag in HEADINGS:
             self._flush()
             for link in node.css("a"):
-                if link.text().strip() in PERMALINK_TEXT:
+                if link.text().strip() in PERMALINK_TEXT or _SIDE_LINK.fullmatch(link.text().strip()):
                     link.decompose()
             title = " ".join(node.text().replace("¶", "").split())
             if title:
@@ -278,7 +349,7 @@ class _Walker:
             return False
         if tag == "pre":
             self._flush()
-            code = textwrap.dedent(node.text()).strip("\n").rstrip()
+            code = _code_text(node)
             if code.strip():
                 self.blocks.append(_Block("code", fence(code, _code_language(node))))
             return False
@@ -288,8 +359,8 @@ class _Walker:
         if tag == "table" and node.css_first("pre") is None:  # a code table (line numbers) is walked instead
             self._flush()
             rows = []
-            for row in node.css("tr"):
-                cells = [" ".join(c.text().replace("¶", "").split()) for c in row.css("th, td")]
+            for row in _own(node, node.css("tr"), "table"):
+                cells = [" ".join(_spaced_text(c).replace("¶", "").split()) for c in _own(row, row.css("th, td"), "tr")]
                 if any(cells):
                     rows.append(" | ".join(cells))
             if rows:

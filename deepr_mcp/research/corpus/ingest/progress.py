@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Mapping
 from typing import TextIO
 
 from deepr_mcp.research.corpus.ingest.report import AddReport, FileResult
@@ -23,8 +24,9 @@ class Progress:
         self.out = out
         self.started = time.monotonic()
 
-    def start(self, root: str, total: int, excluded: int) -> None:
-        note = f" ({excluded} excluded)" if excluded else ""
+    def start(self, root: str, total: int, excluded: int, why: Mapping[str, int] | None = None) -> None:
+        reasons = "; ".join(f"{reason}: {count}" for reason, count in (why or {}).items())
+        note = f" ({excluded} excluded{': ' + reasons if reasons else ''})" if excluded else ""
         print(f"adding {root}: {total} files{note}", file=self.out, flush=True)
 
     def file_started(self, name: str, size: int) -> None:
@@ -52,8 +54,8 @@ class BarProgress(Progress):
         self._last = 0.0
         self._skipped = 0
 
-    def start(self, root: str, total: int, excluded: int) -> None:
-        super().start(root, total, excluded)
+    def start(self, root: str, total: int, excluded: int, why: Mapping[str, int] | None = None) -> None:
+        super().start(root, total, excluded, why)
         self._draw(0, total, 0)
 
     def file_done(self, result: FileResult, done: int, total: int, passages: int) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
 
+LIMIT_SETTING = "(setting corpus.max_file_bytes, env DEEPR_CORPUS_MAX_FILE_BYTES)"
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -33,7 +34,4 @@ def read_regular_file(path: Path, max_bytes: int) -> bytes:
 
 
 def _too_big(path: Path, size: int, max_bytes: int) -> str:
-    return (
-        f"{path}: {size:,} bytes is over the {max_bytes:,}-byte limit per file "
-        "(setting corpus.max_file_bytes, env DEEPR_CORPUS_MAX_FILE_BYTES)"
-    )
+    return f"{path}: {size:,} bytes is over the {max_bytes:,}-byte limit per file {LIMIT_SETTING}"

@@ -25,6 +25,8 @@ class FileResult:
 class AddReport:
     files: list[FileResult] = field(default_factory=list)
     excluded: int = 0
+    excluded_why: dict[str, int] = field(default_factory=dict)
+    """How many of ``excluded`` each reason left out (an exclude pattern, a page's source beside it, ...)."""
     seconds: float = 0.0
     left: list[str] = field(default_factory=list)
     """Files a per-call limit left unread (by the name they would be shown as), in order."""

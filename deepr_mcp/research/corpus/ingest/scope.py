@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput, NotFound
-from deepr_mcp.research.corpus.ingest.formats import SUPPORTED, is_supported
+from deepr_mcp.research.corpus.ingest.formats import is_supported, supported_list
 from deepr_mcp.research.corpus.ingest.walk import excluded_by, files_under
 
 ESCAPED = "a symbolic link that leads outside the corpus roots: not followed"
@@ -82,6 +82,7 @@ class Plan:
     target: Path
     items: list[tuple[Path, str]] = field(default_factory=list)
     excluded: int = 0
+    excluded_why: dict[str, int] = field(default_factory=dict)
     escaped: list[tuple[Path, str]] = field(default_factory=list)
     left: list[str] = field(default_factory=list)
     limit: str | None = None
@@ -103,17 +104,18 @@ def plan_add(path: Path | str, exclude: Sequence[str], scope: AddScope | None) -
     plan = Plan(target)
     if target.is_dir():
         found = files_under(target, exclude, escapes=scope.escapes)
-        plan.excluded, plan.escaped, items = found.excluded, found.escaped, found.files
+        plan.excluded, plan.excluded_why = found.excluded, dict(found.excluded_why)
+        plan.escaped, items = found.escaped, found.files
         if not items and not plan.escaped:
             if found.excluded:
                 patterns = ", ".join(repr(p) for p in exclude) or "the default rules"
                 raise InvalidInput(
                     f"{target}: all {found.excluded} supported files are excluded by {patterns}; nothing was added"
                 )
-            raise InvalidInput(f"{target}: no supported files ({', '.join(SUPPORTED)}) in this folder")
+            raise InvalidInput(f"{target}: no supported files ({supported_list()}) in this folder")
     else:
         if not is_supported(target):
-            raise InvalidInput(f"{target}: unsupported file type; supported: {', '.join(SUPPORTED)}")
+            raise InvalidInput(f"{target}: unsupported file type; supported: {supported_list()}")
         if excluded_by(target.name, exclude):
             raise InvalidInput(f"{target}: excluded by {', '.join(repr(p) for p in exclude)}; nothing was added")
         items = [(target, target.name)]

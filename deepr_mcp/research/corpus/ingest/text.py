@@ -73,6 +73,7 @@ def markdown_sections(text: str) -> list[Section]:
         out.lines += [inline.text(description), ""]
     prose: list[str] = []  # a paragraph's lines, read together: a link or a code span may wrap
     previous = ""  # the last non-blank source line of this section's body: list items continue indented
+    in_list = False  # since a list item, only indented lines: an indented block after a blank is the item's
 
     def end_paragraph() -> None:
         if prose:
@@ -99,7 +100,7 @@ def markdown_sections(text: str) -> list[Section]:
         if atx:
             end_paragraph()
             out.heading(len(atx.group(1)), inline.text(atx.group(2)))
-            previous = ""
+            previous, in_list = "", False
             i += 1
             continue
         after_blank = not prose and (not out.lines or not out.lines[-1].strip())
@@ -111,7 +112,7 @@ def markdown_sections(text: str) -> list[Section]:
                 i += 2
                 continue
         if line.startswith(("    ", "\t")) and line.strip() and after_blank:
-            if not _LIST_ITEM.match(previous) and not previous.startswith(("    ", "\t")):
+            if not in_list and not previous.startswith(("    ", "\t")):
                 body = []
                 while i < len(lines) and (not lines[i].strip() or lines[i].startswith(("    ", "\t"))):
                     body.append(lines[i][4:] if lines[i].startswith("    ") else lines[i][1:])
@@ -125,6 +126,7 @@ def markdown_sections(text: str) -> list[Section]:
         elif not is_reference_definition(line):
             prose.append(line)
             previous = line
+            in_list = bool(_LIST_ITEM.match(line)) or (in_list and line.startswith((" ", "\t")))
         i += 1
     end_paragraph()
     out.flush()

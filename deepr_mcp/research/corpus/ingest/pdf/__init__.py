@@ -13,7 +13,8 @@ from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.corpus.ingest.model import Section
-from deepr_mcp.research.corpus.ingest.pdf.extract import Extracted, Line, extract
+from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES, ReaderFailed, ReaderStopped, extract_apart
+from deepr_mcp.research.corpus.ingest.pdf.extract import Extracted, Line
 from deepr_mcp.research.corpus.ingest.pdf.footnotes import body_size, settle_marks, split_footnotes
 from deepr_mcp.research.corpus.ingest.pdf.furniture import LEADER, drop_furniture, is_reference_page
 from deepr_mcp.research.corpus.ingest.pdf.joining import Vocabulary, join_lines, paragraph_groups, render
@@ -25,20 +26,23 @@ FULL_PAGE_LINES = 8
 """Pages with fewer lines say nothing about where a full page ends."""
 
 
-def pdf_sections(path: Path, raw: bytes) -> list[Section]:
-    """Sections of a PDF: by outline heading path when it has bookmarks, else by page."""
+def pdf_sections(path: Path, raw: bytes, *, memory_bytes: int = MEMORY_BYTES) -> list[Section]:
+    """Sections of a PDF: by outline heading path when it has bookmarks, else by page. The text is read in a
+    worker process whose address space is capped at ``memory_bytes`` (``apart``)."""
     if not raw.startswith(b"%PDF"):
         raise InvalidInput(f"{path}: has a .pdf name but is not a PDF file")
     logging.getLogger("pypdfium2").setLevel(logging.ERROR)
     try:
-        extracted = extract(raw)
-    except Exception as exc:  # pdfium and ctypes raise several types on damaged files; each is "not readable"
+        extracted = extract_apart(raw, memory_bytes)
+    except ReaderStopped as exc:
+        raise InvalidInput(f"{path}: not read: {exc}") from None
+    except ReaderFailed as exc:  # pdfium and ctypes raise several types on damaged files; each is "not readable"
         if "password" in str(exc).lower():
             raise InvalidInput(
                 f"{path}: password-protected PDF; save an unprotected copy (e.g. `qpdf --decrypt "
                 "--password=PASSWORD in.pdf out.pdf`) and add that"
             ) from None
-        raise InvalidInput(f"{path}: not a readable PDF ({type(exc).__name__}: {exc})"[:500]) from None
+        raise InvalidInput(f"{path}: not a readable PDF ({exc.kind}: {exc})"[:500]) from None
     if extracted.pages and not any(line.text.strip() for page in extracted.pages for line in page):
         raise InvalidInput(
             f"{path}: no text layer (scanned?): OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) and add the result"
