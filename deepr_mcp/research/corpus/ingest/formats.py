@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.research.corpus.ingest.asciidoc import ASCIIDOC_SUFFIXES, asciidoc_sections
 from deepr_mcp.research.corpus.ingest.decode import decode
 from deepr_mcp.research.corpus.ingest.html import html_sections
 from deepr_mcp.research.corpus.ingest.model import Section
 from deepr_mcp.research.corpus.ingest.pdf import pdf_sections
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
-SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf")
+SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", *ASCIIDOC_SUFFIXES)
 
 
 def is_supported(path: Path) -> bool:
@@ -38,4 +39,6 @@ def sections_of(path: Path, raw: bytes) -> list[Section]:
         return markdown_sections(text)
     if suffix == ".rst" or name.endswith(".rst.txt"):  # Sphinx copies its sources as NAME.rst.txt
         return rst_sections(text)
+    if suffix in ASCIIDOC_SUFFIXES:
+        return asciidoc_sections(text)
     return plain_sections(text)
