@@ -41,8 +41,9 @@ _ARMOR = re.compile(r"\A\s*-----BEGIN PGP [A-Z ]+-----")
 _COMMENT = re.compile(r"^//(?!//)")
 _BLOCK_TITLE = re.compile(r"^\.(\.?[^ \t.].*)$")
 _BREAK = re.compile(r"^(?:'{3,}|<{3,}|-{3}|\*{3}|_{3}|- - -|\* \* \*|_ _ _)$")
-_BLOCK_MACRO = re.compile(r"^([a-z][\w-]*)::(\S*?)\[(.*)\]$")
+_BLOCK_MACRO = re.compile(r"^([a-z][\w-]*)::([^\s\[]*)\[(.*)\]$")
 _ADMONITION = re.compile(rf"^({'|'.join(ADMONITIONS)}):[ \t]+(\S.*)$")
+_ATTRIBUTE = re.compile(r"(?<!\\)\{([\w-]+)\}")
 _CODE_STYLES = ("source", "listing", "literal")
 _MATH_STYLES = ("stem", "latexmath", "asciimath")
 _CONTAINERS = ("=", "*", "_", "-")
@@ -167,7 +168,12 @@ class _Reader:
 
     def _step(self) -> None:
         line = self.lines[self.i]
-        if not line.strip() or _COMMENT.match(line):
+        if not line.strip():
+            self.i += 1
+            return
+        if _COMMENT.match(line):  # between two lists, a comment ends the first (AsciiDoc's way to separate them)
+            if not self.continued:
+                self._end_list()
             self.i += 1
             return
         if entry := attribute_entry(line):
@@ -215,11 +221,16 @@ class _Reader:
 
     def _end_block(self) -> None:
         if not self.continued:
-            self.markers.clear()
-            self.counters.clear()
+            self._end_list()
         self.continued = False
         self.pending = BlockAttributes()
         self.title = ""
+
+    def _end_list(self) -> None:
+        if self.markers:
+            self.markers.clear()
+            self.counters.clear()
+            self.out.last = ""  # the next list item starts a new list, not a line of this one
 
     def _define(self, name: str, value: str | None) -> None:
         self.i += 1
@@ -229,9 +240,7 @@ class _Reader:
         while value.endswith("\\") and self.i < len(self.lines):  # a value continued on the next line
             value = value[:-1].rstrip() + " " + self.lines[self.i].strip()
             self.i += 1
-        self.attributes[name] = re.sub(
-            r"(?<!\\)\{([\w-]+)\}", lambda m: self.attributes.get(m.group(1).lower(), m.group(0)), value
-        )
+        self.attributes[name] = _ATTRIBUTE.sub(lambda m: self.attributes.get(m.group(1).lower(), m.group(0)), value)
 
     def _heading(self, level: int, title: str, used: int) -> None:
         first = not self.out.has_text() and not self.out.heads
@@ -289,7 +298,14 @@ class _Reader:
         elif style in _MATH_STYLES:
             self.out.text("\n".join(body).strip())
         else:
-            self.out.block(fence("\n".join(body).strip("\n"), self._language(marker)))
+            self.out.block(fence(self._verbatim_text(body), self._language(marker)))
+
+    def _verbatim_text(self, body: list[str]) -> str:
+        """Code as written; attribute references filled in only where the block asks (``subs=attributes+``)."""
+        code = "\n".join(body).strip("\n")
+        if "attributes" not in self.pending.named.get("subs", ""):
+            return code
+        return _ATTRIBUTE.sub(lambda m: self.attributes.get(m.group(1).lower(), m.group(0)), code)
 
     def _language(self, marker: str) -> str:
         if marker.startswith("```"):
@@ -415,7 +431,7 @@ class _Reader:
         if style == "comment":
             return
         if style in _CODE_STYLES:
-            self.out.block(fence("\n".join(lines), self._language("")))
+            self.out.block(fence(self._verbatim_text(lines), self._language("")))
             return
         if style == "pass":
             self.out.text(" ".join(strip_tags("\n".join(lines)).split()))

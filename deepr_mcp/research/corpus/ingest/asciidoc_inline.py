@@ -29,28 +29,34 @@ _ESCAPED = re.compile(
 )
 _TRIPLE_PASS = re.compile(r"\+\+\+(.{0,1600}?)\+\+\+|\$\$(.{0,1600}?)\$\$", re.S)
 _DOUBLE_PASS = re.compile(r"\+\+(.{1,400}?)\+\+", re.S)
-_PASS_MACRO = re.compile(r"pass:[a-z,]*\[(.{0,1600}?)(?<!\\)\]", re.S)
+_PASS_MACRO = re.compile(r"pass:[a-z,]*\[([^\[\]]{0,1600})\]")
 _MONO_PASS = re.compile(r"(?<![\w`])`\+(.{1,400}?)\+`(?![\w`])", re.S)
 _SINGLE_PASS = re.compile(r"(^|[^\w;:\\+])\+(\S|\S.{0,400}?\S)\+(?![\w+])", re.S)
 _ATTRIBUTE = re.compile(r"(?<!\\)\{([A-Za-z0-9_][\w-]*)\}")
 _CURVED = re.compile(r"([\"'])`(\S|\S.{0,400}?\S)`\1", re.S)
 _MONO = re.compile(r"``(.{1,400}?)``|(^|[^\w;:\"'`}])`(\S|\S.{0,400}?\S)`(?![\w`])", re.S)
 _URL_MACRO = re.compile(
-    r"(?<![\w/])((?:https?|ftp|irc|file)://[^\s\[\]<>\"]+|mailto:[^\s\[\]<>\"]+)\[([^\]\n]{0,400})\]"
+    r"(?<![\w/])((?:https?|ftp|irc|file)://[^\s\[\]<>\"]{1,2000}|mailto:[^\s\[\]<>\"]{1,400})\[([^\]\n]{0,400})\]"
 )
-_LINK_MACRO = re.compile(r"(?<![\w])link:(\+\+[^\n]{1,400}?\+\+|[^\s\[]+)\[([^\]\n]{0,400})\]")
-_XREF_MACRO = re.compile(r"(?<![\w])xref:([^\s\[]+)\[([^\]\n]{0,400})\]")
+_LINK_MACRO = re.compile(r"(?<![\w])link:(\+\+[^\n]{1,400}?\+\+|[^\s\[]{1,500})\[([^\]\n]{0,400})\]")
+_XREF_MACRO = re.compile(r"(?<![\w])xref:([^\s\[]{1,500})\[([^\]\n]{0,400})\]")
 _XREF = re.compile(r"<<([^\s<>,]{1,400})(?:,[ \t]*([^>\n]{1,400}?))?>>")
 _ANGLE_URL = re.compile(r"<((?:https?|ftp|irc)://[^\s<>]+)>")
 _BARE_URL = re.compile(r"(?<![\w/\"'=])(?:https?|ftp|irc)://[^\s\[\]<>\"]+")
-_IMAGE = re.compile(r"(?<![\w:])image:(?!:)[^\s\[]*\[([^\]\n]{0,400})\]")
+_ATTRIBUTE_LINK = re.compile(r"(?<![\w])\{[A-Za-z0-9_][\w-]{0,80}\}[^\s\[\]{]{0,2000}\[([^\]\n]{0,400})\]")
+"""A link whose target starts with an attribute the document does not define (an Antora site defines
+``{url-org}`` in its component descriptor): read by its text, as the page shows it."""
+_ICON = re.compile(r"(?<![\w])icon:[\w-]{1,80}\[[^\]\n]{0,400}\]")
+_IMAGE = re.compile(r"(?<![\w:])image:(?!:)[^\s\[]{0,500}\[([^\]\n]{0,400})\]")
 _UI = re.compile(r"(?<![\w])(kbd|btn):\[([^\]\n]{0,400})\]")
-_MENU = re.compile(r"(?<![\w])menu:([^\s\[]+)\[([^\]\n]{0,400})\]")
-_FOOTNOTE = re.compile(r"(?<![\w])footnote(?:ref)?:[\w-]*\[([^\]\n]{0,1600})\]")
-_MATH = re.compile(r"(?<![\w])(?:stem|latexmath|asciimath):\[([^\]\n]{0,1600})\]")
+_MENU = re.compile(r"(?<![\w])menu:([^\s\[]{1,400})\[([^\]\n]{0,400})\]")
+_FOOTNOTE = re.compile(r"(?<![\w])footnote(?:ref)?:[\w-]*\[([^\[\]\n]{0,1600})\]")
+_MATH = re.compile(r"(?<![\w])(?:stem|latexmath|asciimath):\[([^\[\]\n]{0,1600})\]")
 _INDEX_HIDDEN = re.compile(r"\(\(\((.{0,400}?)\)\)\)|(?<![\w])indexterm:\[[^\]\n]{0,400}\]")
 _INDEX_SHOWN = re.compile(r"\(\((.{1,400}?)\)\)|(?<![\w])indexterm2:\[([^\]\n]{0,400})\]")
-_ANCHOR = re.compile(r"\[\[\[?[\w:.-]+(?:,[^\]\n]*)?\]\]\]?|(?<![\w])anchor:[\w:.-]+\[[^\]\n]*\]")
+_ANCHOR = re.compile(
+    r"\[\[\[?[\w:.-]{1,200}(?:,[^\]\n]{0,400})?\]\]\]?|(?<![\w])anchor:[\w:.-]{1,200}\[[^\]\n]{0,400}\]"
+)
 _UNCONSTRAINED = re.compile(r"(?:\[[^\[\]\n]{0,80}\])?(\*\*|__|##)(.{1,400}?)\1", re.S)
 """Strong, emphasis and mark inside a word (``**Kiln**Ctl``), a role or id before it allowed."""
 _CONSTRAINED = re.compile(r"(^|[^\w;:}\\])(?:\[[^\[\]\n]{0,80}\])?([*_#])(\S|\S.{0,400}?\S)\2(?!\w)", re.S)
@@ -60,7 +66,8 @@ _EM_DASH = re.compile(r"(?<=\w)--(?=\w)|(?:^|(?<=[ \n]))--(?=[ \n]|$)", re.M)
 _SYMBOLS = {"(C)": "\u00a9", "(R)": "\u00ae", "(TM)": "\u2122"}
 _SYMBOL = re.compile(r"(?<!\\)\((?:C|R|TM)\)")
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});")
-_TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[A-Za-z/!][^<>]{0,2000}>", re.S | re.I)
+_TAG = re.compile(r"<[A-Za-z/!][^<>]{0,2000}>")
+_HIDDEN = re.compile(r"<(script|style)\b|<!--", re.I)
 CHARACTER_ATTRIBUTES = {
     "empty": "", "sp": " ", "nbsp": " ", "zwsp": "", "wj": "", "apos": "'", "quot": '"',
     "lsquo": "\u2018", "rsquo": "\u2019", "ldquo": "\u201c", "rdquo": "\u201d", "deg": "\u00b0",
@@ -82,8 +89,22 @@ def readable_id(target: str) -> str:
 
 
 def strip_tags(markup: str) -> str:
-    """Raw HTML's text: tags, comments, scripts and styles dropped, entities resolved."""
-    return html.unescape(_TAG.sub(" ", markup))
+    """Raw HTML's text: tags, comments, scripts and styles dropped, entities resolved.
+
+    Scripts, styles and comments are cut with ``str.find`` rather than a lazy pattern, so a thousand
+    ``<script`` that never close cost one scan, not one each."""
+    lower, kept, at = markup.lower(), [], 0
+    while found := _HIDDEN.search(markup, at):
+        kept.append(markup[at : found.start()])
+        closing = "-->" if found.group(0) == "<!--" else f"</{found.group(1).lower()}"
+        end = lower.find(closing, found.end())
+        if end < 0:
+            at = len(markup)
+            break
+        close = markup.find(">", end)
+        at = close + 1 if close >= 0 else len(markup)
+    kept.append(markup[at:])
+    return html.unescape(_TAG.sub(" ", "".join(kept)))
 
 
 class InlineAsciiDoc:
@@ -121,6 +142,8 @@ class InlineAsciiDoc:
         s = _XREF.sub(lambda m: (m.group(2) or "").strip() or self._title_of(m.group(1)), s)
         s = _ANGLE_URL.sub(holding(1), s)
         s = _BARE_URL.sub(lambda m: _hold_url(m.group(0), hold), s)
+        s = _ATTRIBUTE_LINK.sub(lambda m: _link_text(m.group(1)) or m.group(0), s)
+        s = _ICON.sub("", s)
         s = _IMAGE.sub(lambda m: _positional(m.group(1)), s)
         s = _UI.sub(lambda m: m.group(2).strip(), s)
         s = _MENU.sub(lambda m: " > ".join(p.strip() for p in [m.group(1), *m.group(2).split(">")] if p.strip()), s)

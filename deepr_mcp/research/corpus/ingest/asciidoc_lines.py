@@ -28,6 +28,7 @@ ADMONITIONS = ("NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION")
 _DELIMITER = re.compile(r"(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|--|[|,:!]={3,}|```.*)")
 _ATTRIBUTE_ENTRY = re.compile(r"^:(!?)(\w[\w-]*?)(!?):(?:[ \t]+(.*))?$")
 _CONDITIONAL = re.compile(r"^(ifdef|ifndef|ifeval|endif)::([^\[]*)\[(.*)\]$")
+_ESCAPED_DIRECTIVE = re.compile(r"^\\(?:include|ifdef|ifndef|ifeval|endif)::")
 _ATX = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*)$")
 _SETEXT = {"=": 0, "-": 1, "~": 2, "^": 3, "+": 4}
 _LIST = re.compile(r"^[ \t]*(\*{1,5}|-|\.{1,5}|\d{1,9}\.|[a-zA-Z]\.|[IVXivx]{1,9}\)|<(?:\d{1,3}|\.)>)[ \t]+(\S.*)$")
@@ -79,6 +80,8 @@ def preprocess(lines: list[str]) -> list[str]:
             continue
         if line.startswith("include::"):
             continue
+        if _ESCAPED_DIRECTIVE.match(line):  # shown, not run: the backslash goes
+            line = line[1:]
         entry = _ATTRIBUTE_ENTRY.match(line)
         if entry:
             name = entry.group(2).lower()
