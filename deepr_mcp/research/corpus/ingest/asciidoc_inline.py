@@ -136,8 +136,8 @@ class InlineAsciiDoc:
         s = _CURVED.sub(lambda m: m.group(1) + m.group(2) + m.group(1), s)
         s = _MONO.sub(self._code_span(hold), s)
         s = _MATH.sub(holding(1), s)
+        s = _LINK_MACRO.sub(lambda m: _link_text(m.group(2)) or hold(m.group(1).strip("+")), s)  # link:https://...
         s = _URL_MACRO.sub(lambda m: _link_text(m.group(2)) or hold(m.group(1).removeprefix("mailto:")), s)
-        s = _LINK_MACRO.sub(lambda m: _link_text(m.group(2)) or hold(m.group(1).strip("+")), s)
         s = _XREF_MACRO.sub(lambda m: _link_text(m.group(2)) or self._title_of(m.group(1)), s)
         s = _XREF.sub(lambda m: (m.group(2) or "").strip() or self._title_of(m.group(1)), s)
         s = _ANGLE_URL.sub(holding(1), s)
