@@ -125,7 +125,8 @@ def test_attributes_are_resolved_where_the_document_defines_them(tmp_path: Path)
         tmp_path,
         "= {product} Guide\n:product: KilnCtl\n:version: 2.1\n:full: {product} {version}\n"
         ":url-docs: https://example.org/docs\n:legacy!:\n\n"
-        "{full} reads schedules; see {url-docs}[the docs]. {undefined} stays, \\{product} is literal,\n"
+        "{full} reads schedules; see {url-docs}[the docs] and {url-api}/kiln/{v}/Ramp.html#rate[the ramp API].\n"
+        "{undefined} stays, \\{product} is literal,\n"
         "{nbsp}and a `{version}` code span is filled in too.\n\n"
         "ifdef::product[]\nShown: product is set.\nendif::[]\n\n"
         "ifdef::env-github[]\nOnly on GitHub.\nendif::[]\n\n"
@@ -134,7 +135,7 @@ def test_attributes_are_resolved_where_the_document_defines_them(tmp_path: Path)
     )
     assert list(found) == ["{product} Guide"]  # an attribute used before it is defined stays a reference
     assert found["{product} Guide"] == (
-        "KilnCtl 2.1 reads schedules; see the docs. {undefined} stays, {product} is literal,\n"
+        "KilnCtl 2.1 reads schedules; see the docs and the ramp API.\n{undefined} stays, {product} is literal,\n"
         "and a `2.1` code span is filled in too.\n\n"
         "Shown: product is set.\n\nNot on GitHub.\n\nNow 3.0."
     )

@@ -43,7 +43,7 @@ _XREF_MACRO = re.compile(r"(?<![\w])xref:([^\s\[]{1,500})\[([^\]\n]{0,400})\]")
 _XREF = re.compile(r"<<([^\s<>,]{1,400})(?:,[ \t]*([^>\n]{1,400}?))?>>")
 _ANGLE_URL = re.compile(r"<((?:https?|ftp|irc)://[^\s<>]+)>")
 _BARE_URL = re.compile(r"(?<![\w/\"'=])(?:https?|ftp|irc)://[^\s\[\]<>\"]+")
-_ATTRIBUTE_LINK = re.compile(r"(?<![\w])\{[A-Za-z0-9_][\w-]{0,80}\}[^\s\[\]{]{0,2000}\[([^\]\n]{0,400})\]")
+_ATTRIBUTE_LINK = re.compile(r"(?<![\w])\{[A-Za-z0-9_][\w-]{0,80}\}[^\s\[\]]{0,400}\[([^\]\n]{0,400})\]")
 """A link whose target starts with an attribute the document does not define (an Antora site defines
 ``{url-org}`` in its component descriptor): read by its text, as the page shows it."""
 _ICON = re.compile(r"(?<![\w])icon:[\w-]{1,80}\[[^\]\n]{0,400}\]")
