@@ -181,9 +181,9 @@ def test_lists_description_lists_and_continuations(tmp_path: Path) -> None:
         "Is it safe?:: Yes.\n",
     )
     assert found["Kiln"] == (
-        "- Load the kiln\nwith care\n  - check shelves\n- Close the lid\n\n"
+        "- Load the kiln with care\n  - check shelves\n- Close the lid\n\n"
         "1. Switch on\n2. Set the ramp\n\n```sh\nkilnctl ramp 150\n```\n\n3. Wait\n\n"
-        "CPU: The board's brain.\n\nRelay: Switches the elements.\n\nThermocouple: Measures heat\nin the chamber.\n\n"
+        "CPU: The board's brain.\n\nRelay: Switches the elements.\n\nThermocouple: Measures heat in the chamber.\n\n"
         "Is it safe? Yes."
     )
 
@@ -268,3 +268,18 @@ async def test_an_asciidoc_document_added_over_mcp_is_searchable_and_its_code_in
         assert hits[0]["location"] == "Kiln Controller > Venting the chamber"
         assert "KilnCtl opens the damper when the thermocouple reads above the vent threshold." in hits[0]["text"]
         assert "```python\nif reading > threshold:\n    damper.open(*ports, **{'fast': True})\n```" in hits[0]["text"]
+
+
+def test_a_closing_delimiter_ends_everything_opened_inside_its_block(tmp_path: Path) -> None:
+    """Asciidoctor cuts a block's body at its closing line before reading it: an indented literal right
+    above ``--``, or a listing left open inside ``====``, cannot swallow the close and what follows."""
+    found = read(
+        tmp_path,
+        "= Kiln\n\n. Load it\n+\n--\n  kilnctl load\n--\n\n== Firing\n\nRamp up.\n\n"
+        "====\n----\nkilnctl fire\n====\n\n== Cooling\n\nWait.\n",
+    )
+    assert found == {
+        "Kiln": "1. Load it\n\n```\nkilnctl load\n```",
+        "Kiln > Firing": "Ramp up.\n\n```\nkilnctl fire\n```",
+        "Kiln > Cooling": "Wait.",
+    }

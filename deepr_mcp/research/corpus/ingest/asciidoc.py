@@ -125,6 +125,7 @@ class _Reader:
         self.inline = InlineAsciiDoc(self.attributes, self.titles)
         self.out = _Output()
         self.open: list[_Open] = []
+        self.closers: set[str] = set()  # the open blocks' delimiters: each ends every block opened inside it
         self.pending = BlockAttributes()
         self.title = ""
         self.markers: list[str] = []  # the open list's marker kinds, outermost first
@@ -179,8 +180,8 @@ class _Reader:
         if entry := attribute_entry(line):
             self._define(*entry)
             return
-        if self.open and line == self.open[-1].delimiter:
-            self._close()
+        if line in self.closers:
+            self._close(line)
             return
         if block_attributes(line, self.pending):
             self.i += 1
@@ -271,9 +272,9 @@ class _Reader:
         closing = "```" if marker.startswith("```") else marker
         start = self.i + 1
         end = start
-        while end < len(self.lines) and self.lines[end] != closing:
+        while end < len(self.lines) and self.lines[end] != closing and self.lines[end] not in self.closers:
             end += 1
-        self.i = end + 1
+        self.i = end + 1 if end < len(self.lines) and self.lines[end] == closing else end
         return self.lines[start:end]
 
     def _delimited(self, marker: str) -> None:
@@ -322,6 +323,7 @@ class _Reader:
         if style in ("quote", "verse"):
             attribution = ", ".join(p.strip() for p in self.pending.positional[1:3] if p.strip())
         self.open.append(_Open(marker, attribution))
+        self.closers.add(marker)
         self.i += 1
         if style.upper() in ADMONITIONS:
             self.out.prefix = style.capitalize() + ": "
@@ -329,12 +331,18 @@ class _Reader:
         self.pending = BlockAttributes()
         self.continued = False
 
-    def _close(self) -> None:
-        closed = self.open.pop()
+    def _close(self, marker: str) -> None:
+        """Closes the block ``marker`` opened and any left open inside it (Asciidoctor cuts a block's body at
+        its closing line first, so nothing inside can run past it)."""
         self.i += 1
-        self.out.prefix = ""
-        if closed.attribution:
-            self.out.text("\u2014 " + self.inline.text(closed.attribution))
+        while self.open:
+            closed = self.open.pop()
+            self.closers.discard(closed.delimiter)
+            self.out.prefix = ""
+            if closed.attribution:
+                self.out.text("\u2014 " + self.inline.text(closed.attribution))
+            if closed.delimiter == marker:
+                break
         self._end_block()
 
     def _table(self, marker: str, body: list[str]) -> None:
@@ -356,6 +364,7 @@ class _Reader:
                 continue
             if (
                 not line.strip()
+                or line in self.closers
                 or line == "+"
                 or delimiter(line.strip())
                 or list_item(line)
@@ -367,7 +376,7 @@ class _Reader:
                 break
             lines.append(line.strip())
             self.i += 1
-        return "\n".join(_hard_breaks(lines))
+        return _one_line(lines)
 
     def _list_item(self, marker: str, first: str) -> None:
         self.i += 1
@@ -410,7 +419,7 @@ class _Reader:
 
     def _literal_paragraph(self) -> None:
         body = []
-        while self.i < len(self.lines) and self.lines[self.i].strip():
+        while self.i < len(self.lines) and self.lines[self.i].strip() and self.lines[self.i] not in self.closers:
             body.append(self.lines[self.i])
             self.i += 1
         width = min(len(line) - len(line.lstrip()) for line in body)
@@ -454,6 +463,11 @@ class _Reader:
 def _hard_breaks(lines: list[str]) -> list[str]:
     """Lines with AsciiDoc's hard line break marker (a trailing `` +``) removed; the break itself stays."""
     return [line[:-2].rstrip() if line.endswith(" +") else line for line in lines]
+
+
+def _one_line(lines: list[str]) -> str:
+    """A list item's or a description's wrapped lines as one line, hard line breaks (`` +``) kept."""
+    return "".join(line[:-2].rstrip() + "\n" if line.endswith(" +") else line + " " for line in lines).strip()
 
 
 def _first_positional(attributes: str) -> str:
