@@ -105,16 +105,16 @@ def test_inline_markup_is_read_as_its_words_without_gluing_them(tmp_path: Path) 
 def test_links_read_by_their_text_and_cross_references_by_their_title(tmp_path: Path) -> None:
     found = read(
         tmp_path,
-        "= Kiln\n\nSee https://example.org/kiln[the kiln site^], link:docs/ramp.html[the ramp page], "
+        "= Kiln\n\nSee https://example.org/kiln[the kiln site^], link:docs/ramp.html[the ramp\npage], "
         "link:https://example.org/vent[the vent page], link:https://example.org/fan[], "
-        "xref:install.adoc#_proxy_settings[], <<safety,the safety rules>>, <<_cooling_down>>, "
+        "xref:install.adoc#_proxy_settings[], <<safety,the safety\nrules>>, <<_cooling_down>>, "
         "mailto:jane@example.org[Jane], https://example.org/a_b_c and <https://example.org/x>.\n\n"
         "image::kiln.png[A kiln at full heat,300,200]\n\nAn image:icon.png[] icon and image:dial.png[the dial].\n\n"
         "[[safety]]\n== Safety\n\nKeep clear.\n\n== Cooling *down*\n\nWait.\n",
     )
     assert found["Kiln"] == (
-        "See the kiln site, the ramp page, the vent page, https://example.org/fan, proxy settings, "
-        "the safety rules, Cooling down, "
+        "See the kiln site, the ramp\npage, the vent page, https://example.org/fan, proxy settings, "
+        "the safety\nrules, Cooling down, "
         "Jane, https://example.org/a_b_c and https://example.org/x.\n\n"
         "A kiln at full heat\n\nAn icon and the dial."
     )

@@ -36,27 +36,25 @@ _ATTRIBUTE = re.compile(r"(?<!\\)\{([A-Za-z0-9_][\w-]*)\}")
 _CURVED = re.compile(r"([\"'])`(\S|\S.{0,400}?\S)`\1", re.S)
 _MONO = re.compile(r"``(.{1,400}?)``|(^|[^\w;:\"'`}])`(\S|\S.{0,400}?\S)`(?![\w`])", re.S)
 _URL_MACRO = re.compile(
-    r"(?<![\w/])((?:https?|ftp|irc|file)://[^\s\[\]<>\"]{1,2000}|mailto:[^\s\[\]<>\"]{1,400})\[([^\]\n]{0,400})\]"
+    r"(?<![\w/])((?:https?|ftp|irc|file)://[^\s\[\]<>\"]{1,2000}|mailto:[^\s\[\]<>\"]{1,400})\[([^\]]{0,400})\]"
 )
-_LINK_MACRO = re.compile(r"(?<![\w])link:(\+\+[^\n]{1,400}?\+\+|[^\s\[]{1,500})\[([^\]\n]{0,400})\]")
-_XREF_MACRO = re.compile(r"(?<![\w])xref:([^\s\[]{1,500})\[([^\]\n]{0,400})\]")
-_XREF = re.compile(r"<<([^\s<>,]{1,400})(?:,[ \t]*([^>\n]{1,400}?))?>>")
+_LINK_MACRO = re.compile(r"(?<![\w])link:(\+\+[^\n]{1,400}?\+\+|[^\s\[]{1,500})\[([^\]]{0,400})\]")
+_XREF_MACRO = re.compile(r"(?<![\w])xref:([^\s\[]{1,500})\[([^\]]{0,400})\]")
+_XREF = re.compile(r"<<([^\s<>,]{1,400})(?:,[ \t]*([^>]{1,400}?))?>>")
 _ANGLE_URL = re.compile(r"<((?:https?|ftp|irc)://[^\s<>]+)>")
 _BARE_URL = re.compile(r"(?<![\w/\"'=])(?:https?|ftp|irc)://[^\s\[\]<>\"]+")
-_ATTRIBUTE_LINK = re.compile(r"(?<![\w])\{[A-Za-z0-9_][\w-]{0,80}\}[^\s\[\]]{0,400}\[([^\]\n]{0,400})\]")
+_ATTRIBUTE_LINK = re.compile(r"(?<![\w])\{[A-Za-z0-9_][\w-]{0,80}\}[^\s\[\]]{0,400}\[([^\]]{0,400})\]")
 """A link whose target starts with an attribute the document does not define (an Antora site defines
 ``{url-org}`` in its component descriptor): read by its text, as the page shows it."""
-_ICON = re.compile(r"(?<![\w])icon:[\w-]{1,80}\[[^\]\n]{0,400}\]")
-_IMAGE = re.compile(r"(?<![\w:])image:(?!:)[^\s\[]{0,500}\[([^\]\n]{0,400})\]")
-_UI = re.compile(r"(?<![\w])(kbd|btn):\[([^\]\n]{0,400})\]")
-_MENU = re.compile(r"(?<![\w])menu:([^\s\[]{1,400})\[([^\]\n]{0,400})\]")
-_FOOTNOTE = re.compile(r"(?<![\w])footnote(?:ref)?:[\w-]*\[([^\[\]\n]{0,1600})\]")
-_MATH = re.compile(r"(?<![\w])(?:stem|latexmath|asciimath):\[([^\[\]\n]{0,1600})\]")
-_INDEX_HIDDEN = re.compile(r"\(\(\((.{0,400}?)\)\)\)|(?<![\w])indexterm:\[[^\]\n]{0,400}\]")
-_INDEX_SHOWN = re.compile(r"\(\((.{1,400}?)\)\)|(?<![\w])indexterm2:\[([^\]\n]{0,400})\]")
-_ANCHOR = re.compile(
-    r"\[\[\[?[\w:.-]{1,200}(?:,[^\]\n]{0,400})?\]\]\]?|(?<![\w])anchor:[\w:.-]{1,200}\[[^\]\n]{0,400}\]"
-)
+_ICON = re.compile(r"(?<![\w])icon:[\w-]{1,80}\[[^\]]{0,400}\]")
+_IMAGE = re.compile(r"(?<![\w:])image:(?!:)[^\s\[]{0,500}\[([^\]]{0,400})\]")
+_UI = re.compile(r"(?<![\w])(kbd|btn):\[([^\]]{0,400})\]")
+_MENU = re.compile(r"(?<![\w])menu:([^\s\[]{1,400})\[([^\]]{0,400})\]")
+_FOOTNOTE = re.compile(r"(?<![\w])footnote(?:ref)?:[\w-]*\[([^\[\]]{0,1600})\]")
+_MATH = re.compile(r"(?<![\w])(?:stem|latexmath|asciimath):\[([^\[\]]{0,1600})\]")
+_INDEX_HIDDEN = re.compile(r"\(\(\((.{0,400}?)\)\)\)|(?<![\w])indexterm:\[[^\]]{0,400}\]")
+_INDEX_SHOWN = re.compile(r"\(\((.{1,400}?)\)\)|(?<![\w])indexterm2:\[([^\]]{0,400})\]")
+_ANCHOR = re.compile(r"\[\[\[?[\w:.-]{1,200}(?:,[^\]]{0,400})?\]\]\]?|(?<![\w])anchor:[\w:.-]{1,200}\[[^\]]{0,400}\]")
 _UNCONSTRAINED = re.compile(r"(?:\[[^\[\]\n]{0,80}\])?(\*\*|__|##)(.{1,400}?)\1", re.S)
 """Strong, emphasis and mark inside a word (``**Kiln**Ctl``), a role or id before it allowed."""
 _CONSTRAINED = re.compile(r"(^|[^\w;:}\\])(?:\[[^\[\]\n]{0,80}\])?([*_#])(\S|\S.{0,400}?\S)\2(?!\w)", re.S)
