@@ -283,3 +283,14 @@ def test_a_closing_delimiter_ends_everything_opened_inside_its_block(tmp_path: P
         "Kiln > Firing": "Ramp up.\n\n```\nkilnctl fire\n```",
         "Kiln > Cooling": "Wait.",
     }
+
+
+def test_a_navigation_file_of_cross_references_is_skipped_and_a_see_also_list_is_kept(tmp_path: Path) -> None:
+    nav = tmp_path / "nav.adoc"
+    nav.write_text(".Kiln\n* xref:index.adoc[]\n** xref:firing.adoc[Firing]\n** xref:cooling.adoc[]\n* <<vents>>\n")
+    with pytest.raises(NotContent, match="navigation"):
+        sections_of(nav, nav.read_bytes())
+    found = read(
+        tmp_path, "= Kiln\n\nThe kiln fires clay.\n\n* xref:firing.adoc[]\n* xref:cooling.adoc[]\n* <<vents>>\n"
+    )
+    assert found == {"Kiln": "The kiln fires clay.\n\n- firing\n- cooling\n- vents"}

@@ -28,8 +28,8 @@ from deepr_mcp.research.corpus.ingest.asciidoc_lines import (
     heading,
     list_item,
     preprocess,
-    section_id,
 )
+from deepr_mcp.research.corpus.ingest.asciidoc_output import Output, section_titles
 from deepr_mcp.research.corpus.ingest.asciidoc_tables import table_rows
 from deepr_mcp.research.corpus.ingest.model import NotContent, Section, fence
 
@@ -44,6 +44,9 @@ _BREAK = re.compile(r"^(?:'{3,}|<{3,}|-{3}|\*{3}|_{3}|- - -|\* \* \*|_ _ _)$")
 _BLOCK_MACRO = re.compile(r"^([a-z][\w-]*)::([^\s\[]*)\[(.*)\]$")
 _ADMONITION = re.compile(rf"^({'|'.join(ADMONITIONS)}):[ \t]+(\S.*)$")
 _ATTRIBUTE = re.compile(r"(?<!\\)\{([\w-]+)\}")
+_LINKS_ONLY = re.compile(
+    r"(?:\s*(?:xref:[^\s\[]+\[[^\]]*\]|<<[^>]+>>|link:[^\s\[]+\[[^\]]*\]|https?://[^\s\[]+\[[^\]]*\])[\s,;|]*)+"
+)
 _CODE_STYLES = ("source", "listing", "literal")
 _MATH_STYLES = ("stem", "latexmath", "asciimath")
 _CONTAINERS = ("=", "*", "_", "-")
@@ -57,54 +60,6 @@ def asciidoc_sections(text: str) -> list[Section]:
     if _ARMOR.match(text):
         raise NotContent("an OpenPGP key or signature (ASCII armor), not an AsciiDoc document")
     return _Reader(text).read()
-
-
-class _Output:
-    """Collects text blocks under a heading path and cuts a Section at every heading."""
-
-    def __init__(self) -> None:
-        self.sections: list[Section] = []
-        self.heads: list[tuple[int, str]] = []
-        self.lines: list[str] = []
-        self.offset = 0
-        self.prefix = ""  # an admonition's "Warning: ", put before the block's first text
-        self.last = ""
-
-    def heading(self, level: int, title: str) -> None:
-        self.flush()
-        while self.heads and self.heads[-1][0] >= level:
-            self.heads.pop()
-        self.heads.append((level, title.strip()))
-        self.last = ""
-
-    def text(self, text: str, kind: str = "text") -> None:
-        """A paragraph, or a list item (items follow each other without a blank line: one list)."""
-        if not text.strip():
-            return
-        text, self.prefix = self.prefix + text, ""
-        if not (kind == "item" and self.last == "item"):
-            self.lines.append("")
-        self.lines.extend(text.split("\n"))
-        self.last = kind
-
-    def block(self, text: str) -> None:
-        """Code or a table: the label, if any, stands alone before it."""
-        if not text.strip():
-            return
-        if self.prefix:
-            self.text(self.prefix.rstrip())
-        self.lines += ["", text]
-        self.last = "block"
-
-    def has_text(self) -> bool:
-        return bool(self.sections or any(line.strip() for line in self.lines))
-
-    def flush(self) -> None:
-        text = "\n".join(self.lines).strip("\n")
-        if text.strip():
-            self.sections.append(Section(text, " > ".join(h for _, h in self.heads if h), self.offset))
-            self.offset += len(text) + 2
-        self.lines = []
 
 
 @dataclass
@@ -121,9 +76,9 @@ class _Reader:
     def __init__(self, text: str) -> None:
         self.lines = preprocess([line.rstrip() for line in text.replace("\x00", "").splitlines()])
         self.attributes: dict[str, str] = {}
-        self.titles: dict[str, str] = {}
+        self.titles = section_titles(self.lines)
         self.inline = InlineAsciiDoc(self.attributes, self.titles)
-        self.out = _Output()
+        self.out = Output()
         self.open: list[_Open] = []
         self.closers: set[str] = set()  # the open blocks' delimiters: each ends every block opened inside it
         self.pending = BlockAttributes()
@@ -131,41 +86,18 @@ class _Reader:
         self.markers: list[str] = []  # the open list's marker kinds, outermost first
         self.counters: list[int] = []
         self.continued = False  # a "+" line attaches the next block to the list item above
+        self.link_items = 0  # list items that are nothing but cross references or links
         self.i = 0
-        self._collect_titles()
 
     def read(self) -> list[Section]:
         while self.i < len(self.lines):
             self._step()
         self._emit_title()
         self.out.flush()
+        kinds = self.out.kinds
+        if self.link_items >= 3 and self.link_items == kinds.get("item") and set(kinds) <= {"item", "title"}:
+            raise NotContent("a navigation list (nothing but cross references), as an Antora nav.adoc is")
         return self.out.sections
-
-    def _collect_titles(self) -> None:
-        """Section ids to titles, first, so that ``<<id>>`` before its section reads as the section's title."""
-        plain = InlineAsciiDoc({}, {})
-        verbatim, anchor, previous = "", "", ""
-        attributes: dict[str, str] = {}
-        for k, line in enumerate(self.lines):
-            if verbatim:
-                verbatim = "" if line == verbatim else verbatim
-                continue
-            marker = delimiter(line)
-            if marker and marker[0] in "-.+/`|,:!" and marker != "--":
-                verbatim = "```" if marker.startswith("```") else marker
-                continue
-            if entry := attribute_entry(line):
-                attributes[entry[0]] = entry[1] or ""
-            found_anchor = BlockAttributes()
-            if block_attributes(line, found_anchor):
-                anchor = found_anchor.id or anchor
-                continue
-            following = self.lines[k + 1] if k + 1 < len(self.lines) else ""
-            found = heading(line, following) if not previous.strip() else None
-            if found:
-                title = plain.text(found[1])
-                self.titles.setdefault(anchor or section_id(title, attributes), title)
-            anchor, previous = "", line
 
     def _step(self) -> None:
         line = self.lines[self.i]
@@ -264,7 +196,7 @@ class _Reader:
 
     def _emit_title(self) -> None:
         if self.title:
-            self.out.text(self.inline.text(self.title))
+            self.out.text(self.inline.text(self.title), kind="title")
             self.title = ""
 
     def _verbatim(self, marker: str) -> list[str]:
@@ -392,7 +324,9 @@ class _Reader:
             depth = len(self.markers) - 1
         self.counters[depth] = int(marker[:-1]) if marker[:-1].isdigit() else self.counters[depth] + 1
         bullet = "- " if kind in ("*", "-") or kind.startswith("*") else f"{self.counters[depth]}. "
-        text = self.inline.text(self._continuation(first))
+        source = self._continuation(first)
+        self.link_items += bool(_LINKS_ONLY.fullmatch(source))
+        text = self.inline.text(source)
         self.out.text("  " * depth + bullet + text, kind="item")
         self.continued = False
         self.pending = BlockAttributes()
