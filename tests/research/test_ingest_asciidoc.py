@@ -287,7 +287,10 @@ def test_a_closing_delimiter_ends_everything_opened_inside_its_block(tmp_path: P
 
 def test_a_navigation_file_of_cross_references_is_skipped_and_a_see_also_list_is_kept(tmp_path: Path) -> None:
     nav = tmp_path / "nav.adoc"
-    nav.write_text(".Kiln\n* xref:index.adoc[]\n** xref:firing.adoc[Firing]\n** xref:cooling.adoc[]\n* <<vents>>\n")
+    nav.write_text(
+        ".Kiln\n* xref:index.adoc[]\n** Firing\n*** xref:firing.adoc[Firing the kiln]\n*** xref:cooling.adoc[]\n"
+        "*** xref:glazes.adoc[Glazes and their cones]\n* <<vents,Vents and dampers>>\n"
+    )
     with pytest.raises(NotContent, match="navigation"):
         sections_of(nav, nav.read_bytes())
     found = read(

@@ -44,6 +44,9 @@ _BREAK = re.compile(r"^(?:'{3,}|<{3,}|-{3}|\*{3}|_{3}|- - -|\* \* \*|_ _ _)$")
 _BLOCK_MACRO = re.compile(r"^([a-z][\w-]*)::([^\s\[]*)\[(.*)\]$")
 _ADMONITION = re.compile(rf"^({'|'.join(ADMONITIONS)}):[ \t]+(\S.*)$")
 _ATTRIBUTE = re.compile(r"(?<!\\)\{([\w-]+)\}")
+NAVIGATION_LINK_SHARE = 0.9
+"""A file of list items whose text is this much link text is navigation: the share the HTML reader uses for
+a list of links (a category label such as ``** Stylesheets`` among the links is allowed)."""
 _LINKS_ONLY = re.compile(
     r"(?:\s*(?:xref:[^\s\[]+\[[^\]]*\]|<<[^>]+>>|link:[^\s\[]+\[[^\]]*\]|https?://[^\s\[]+\[[^\]]*\])[\s,;|]*)+"
 )
@@ -86,7 +89,8 @@ class _Reader:
         self.markers: list[str] = []  # the open list's marker kinds, outermost first
         self.counters: list[int] = []
         self.continued = False  # a "+" line attaches the next block to the list item above
-        self.link_items = 0  # list items that are nothing but cross references or links
+        self.link_items = 0  # list items that are nothing but cross references or links, and their text
+        self.link_chars = self.item_chars = 0
         self.i = 0
 
     def read(self) -> list[Section]:
@@ -95,7 +99,8 @@ class _Reader:
         self._emit_title()
         self.out.flush()
         kinds = self.out.kinds
-        if self.link_items >= 3 and self.link_items == kinds.get("item") and set(kinds) <= {"item", "title"}:
+        links_only = self.link_chars >= NAVIGATION_LINK_SHARE * self.item_chars
+        if self.link_items >= 3 and links_only and set(kinds) <= {"item", "title"}:
             raise NotContent("a navigation list (nothing but cross references), as an Antora nav.adoc is")
         return self.out.sections
 
@@ -325,8 +330,11 @@ class _Reader:
         self.counters[depth] = int(marker[:-1]) if marker[:-1].isdigit() else self.counters[depth] + 1
         bullet = "- " if kind in ("*", "-") or kind.startswith("*") else f"{self.counters[depth]}. "
         source = self._continuation(first)
-        self.link_items += bool(_LINKS_ONLY.fullmatch(source))
         text = self.inline.text(source)
+        self.item_chars += len(text)
+        if _LINKS_ONLY.fullmatch(source):
+            self.link_items += 1
+            self.link_chars += len(text)
         self.out.text("  " * depth + bullet + text, kind="item")
         self.continued = False
         self.pending = BlockAttributes()
