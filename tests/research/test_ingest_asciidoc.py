@@ -124,20 +124,20 @@ def test_attributes_are_resolved_where_the_document_defines_them(tmp_path: Path)
     found = read(
         tmp_path,
         "= {product} Guide\n:product: KilnCtl\n:version: 2.1\n:full: {product} {version}\n"
-        ":url-docs: https://example.org/docs\n:legacy!:\n\n"
+        ":url-docs: https://example.org/docs\n:legacy!:\n:motto: fire and \\\n  ice\n\n"
         "{full} reads schedules; see {url-docs}[the docs] and {url-api}/kiln/{v}/Ramp.html#rate[the ramp API].\n"
         "{undefined} stays, \\{product} is literal,\n"
         "{nbsp}and a `{version}` code span is filled in too.\n\n"
         "ifdef::product[]\nShown: product is set.\nendif::[]\n\n"
         "ifdef::env-github[]\nOnly on GitHub.\nendif::[]\n\n"
         "ifndef::env-github[Not on GitHub.]\n\n"
-        ":version: 3.0\n\nNow {version}.\n",
+        ":version: 3.0\n\nNow {version}, {motto}.\n",
     )
     assert list(found) == ["{product} Guide"]  # an attribute used before it is defined stays a reference
     assert found["{product} Guide"] == (
         "KilnCtl 2.1 reads schedules; see the docs and the ramp API.\n{undefined} stays, {product} is literal,\n"
         "and a `2.1` code span is filled in too.\n\n"
-        "Shown: product is set.\n\nNot on GitHub.\n\nNow 3.0."
+        "Shown: product is set.\n\nNot on GitHub.\n\nNow 3.0, fire and ice."
     )
 
 
@@ -202,6 +202,7 @@ HOSTILE = {
     "headings": "\n".join(f"{'=' * (1 + k % 6)} h{k}" for k in range(20_000)),
     "description": "a:: " * 100_000,
     "attributes": ":a: {b}\n:b: {a}\n" + "{a}{b}" * 50_000,
+    "continued-attribute": ":long: start \\\n" + "more words \\\n" * 50_000 + "end\n\n{long}\n",
     "conditionals": "ifdef::x[]\n" * 10_000 + "text\n" + "endif::[]\n" * 20_000,
     "long-line": "word *bold* _it_ `code` link:x[y] https://e.org/a_b " * 30_000,
 }

@@ -7,8 +7,9 @@ indented paragraphs come out as fenced code, verbatim; example, sidebar, quote a
 text; tables are rows of cells joined by `` | `` as the HTML reader writes them; list items stay one a
 line; admonitions open with their label ("Warning: ..."), which the engine reads as a warning.
 Comments, attribute entries, page breaks and block macros other than images (whose alt text stays)
-are not text. Open blocks are a stack, not recursion, so ten thousand nested delimiters are read in
-one pass; an unterminated block runs to the end of the file, as it does in Asciidoctor.
+are not text. Open blocks are a stack, not recursion, so thousands of nested delimiters are read in
+one pass; an unterminated block runs to the end of the file (or of the block around it), as it does
+in Asciidoctor.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ _LINKS_ONLY = re.compile(
 )
 _CODE_STYLES = ("source", "listing", "literal")
 _MATH_STYLES = ("stem", "latexmath", "asciimath")
-_CONTAINERS = ("=", "*", "_", "-")
 
 
 def asciidoc_sections(text: str) -> list[Section]:
@@ -175,9 +175,12 @@ class _Reader:
         if value is None:
             self.attributes.pop(name, None)
             return
-        while value.endswith("\\") and self.i < len(self.lines):  # a value continued on the next line
-            value = value[:-1].rstrip() + " " + self.lines[self.i].strip()
+        parts = [value]
+        while parts[-1].endswith("\\") and self.i < len(self.lines):  # a value continued on the next line
+            parts[-1] = parts[-1][:-1].rstrip()
+            parts.append(self.lines[self.i].strip())
             self.i += 1
+        value = " ".join(parts)
         self.attributes[name] = _ATTRIBUTE.sub(lambda m: self.attributes.get(m.group(1).lower(), m.group(0)), value)
 
     def _heading(self, level: int, title: str, used: int) -> None:
@@ -231,10 +234,10 @@ class _Reader:
         self._emit_title()
         if style == "comment":
             return
-        if kind == "+" or style == "pass":
-            self.out.text(" ".join(strip_tags("\n".join(body)).split()))
-        elif style in _MATH_STYLES:
+        if style in _MATH_STYLES:
             self.out.text("\n".join(body).strip())
+        elif kind == "+" or style == "pass":
+            self.out.text(" ".join(strip_tags("\n".join(body)).split()))
         else:
             self.out.block(fence(self._verbatim_text(body), self._language(marker)))
 
