@@ -15,7 +15,6 @@ in Asciidoctor.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from deepr_mcp.research.corpus.ingest.asciidoc_inline import InlineAsciiDoc, strip_tags
@@ -26,8 +25,12 @@ from deepr_mcp.research.corpus.ingest.asciidoc_lines import (
     block_attributes,
     delimiter,
     description_item,
+    hard_breaks,
     heading,
+    image_alt,
+    links_only,
     list_item,
+    one_line,
     preprocess,
 )
 from deepr_mcp.research.corpus.ingest.asciidoc_output import Output, section_titles
@@ -44,13 +47,12 @@ _BLOCK_TITLE = re.compile(r"^\.(\.?[^ \t.].*)$")
 _BREAK = re.compile(r"^(?:'{3,}|<{3,}|-{3}|\*{3}|_{3}|- - -|\* \* \*|_ _ _)$")
 _BLOCK_MACRO = re.compile(r"^([a-z][\w-]*)::([^\s\[]*)\[(.*)\]$")
 _ADMONITION = re.compile(rf"^({'|'.join(ADMONITIONS)}):[ \t]+(\S.*)$")
+_AUTHOR_LINE = re.compile(r"^[^\s\[.=/:]")
+_REVISION_LINE = re.compile(r"^(?:v?\d|\{)")
 _ATTRIBUTE = re.compile(r"(?<!\\)\{([\w-]+)\}")
 NAVIGATION_LINK_SHARE = 0.9
 """A file of list items whose text is this much link text is navigation: the share the HTML reader uses for
 a list of links (a category label such as ``** Stylesheets`` among the links is allowed)."""
-_LINKS_ONLY = re.compile(
-    r"(?:\s*(?:xref:[^\s\[]+\[[^\]]*\]|<<[^>]+>>|link:[^\s\[]+\[[^\]]*\]|https?://[^\s\[]+\[[^\]]*\])[\s,;|]*)+"
-)
 _CODE_STYLES = ("source", "listing", "literal")
 _MATH_STYLES = ("stem", "latexmath", "asciimath")
 
@@ -142,7 +144,7 @@ class _Reader:
             self._delimited(marker)
         elif macro := _BLOCK_MACRO.match(line):
             self._emit_title()
-            alt = _first_positional(macro.group(3)) if macro.group(1) == "image" else ""
+            alt = image_alt(macro.group(3)) if macro.group(1) == "image" else ""
             self.out.text(self.inline.text(alt))
             self.i += 1
         elif item := list_item(line):
@@ -192,15 +194,11 @@ class _Reader:
         self._emit_title()
         self.out.heading(level, self.inline.text(title))
         if first and level == 0:  # the document header's author and revision lines are not text
-            if self._header_line(lambda s: not s.startswith(("[", ".", "=", "//", ":"))):
-                self._header_line(lambda s: bool(re.match(r"v?\d|\{", s)))
-
-    def _header_line(self, looks_right: Callable[[str], bool]) -> bool:
-        line = self.lines[self.i] if self.i < len(self.lines) else ""
-        if line.strip() and looks_right(line.strip()) and not delimiter(line):
-            self.i += 1
-            return True
-        return False
+            for looks_right in (_AUTHOR_LINE, _REVISION_LINE):
+                line = self.lines[self.i] if self.i < len(self.lines) else ""
+                if not looks_right.match(line) or delimiter(line):
+                    break
+                self.i += 1
 
     def _emit_title(self) -> None:
         if self.title:
@@ -259,10 +257,7 @@ class _Reader:
         return re.sub(r"[^\w+#.-]", "", language)
 
     def _open_container(self, marker: str, style: str) -> None:
-        attribution = ""
-        if style in ("quote", "verse"):
-            attribution = ", ".join(p.strip() for p in self.pending.positional[1:3] if p.strip())
-        self.open.append(_Open(marker, attribution))
+        self.open.append(_Open(marker, self.pending.attribution))
         self.closers.add(marker)
         self.i += 1
         if style.upper() in ADMONITIONS:
@@ -316,7 +311,7 @@ class _Reader:
                 break
             lines.append(line.strip())
             self.i += 1
-        return _one_line(lines)
+        return one_line(lines)
 
     def _list_item(self, marker: str, first: str) -> None:
         self.i += 1
@@ -335,7 +330,7 @@ class _Reader:
         source = self._continuation(first)
         text = self.inline.text(source)
         self.item_chars += len(text)
-        if _LINKS_ONLY.fullmatch(source):
+        if links_only(source):
             self.link_items += 1
             self.link_chars += len(text)
         self.out.text("  " * depth + bullet + text, kind="item")
@@ -398,24 +393,6 @@ class _Reader:
         elif lines and (admonition := _ADMONITION.match(lines[0])):
             self.out.prefix = admonition.group(1).capitalize() + ": "
             lines[0] = admonition.group(2)
-        self.out.text(self.inline.text("\n".join(_hard_breaks(lines))))
-        if style in ("quote", "verse"):
-            attribution = ", ".join(p.strip() for p in self.pending.positional[1:3] if p.strip())
-            if attribution:
-                self.out.text("\u2014 " + self.inline.text(attribution))
-
-
-def _hard_breaks(lines: list[str]) -> list[str]:
-    """Lines with AsciiDoc's hard line break marker (a trailing `` +``) removed; the break itself stays."""
-    return [line[:-2].rstrip() if line.endswith(" +") else line for line in lines]
-
-
-def _one_line(lines: list[str]) -> str:
-    """A list item's or a description's wrapped lines as one line, hard line breaks (`` +``) kept."""
-    return "".join(line[:-2].rstrip() + "\n" if line.endswith(" +") else line + " " for line in lines).strip()
-
-
-def _first_positional(attributes: str) -> str:
-    first = attributes.split(",", 1)[0].strip().strip("\"'")
-    named = re.search(r"(?:^|,)\s*alt=\"?([^,\"]*)", attributes)
-    return named.group(1).strip() if named else ("" if "=" in first else first)
+        self.out.text(self.inline.text("\n".join(hard_breaks(lines))))
+        if attribution := self.pending.attribution:
+            self.out.text("\u2014 " + self.inline.text(attribution))

@@ -18,8 +18,12 @@ __all__ = [
     "block_attributes",
     "delimiter",
     "description_item",
+    "hard_breaks",
     "heading",
+    "image_alt",
+    "links_only",
     "list_item",
+    "one_line",
     "preprocess",
     "section_id",
 ]
@@ -34,6 +38,9 @@ _SETEXT = {"=": 0, "-": 1, "~": 2, "^": 3, "+": 4}
 _LIST = re.compile(r"^[ \t]*(\*{1,5}|-|\.{1,5}|\d{1,9}\.|[a-zA-Z]\.|[IVXivx]{1,9}\)|<(?:\d{1,3}|\.)>)[ \t]+(\S.*)$")
 _DESCRIPTION = re.compile(r"(?<=\S)(:{2,4}|;;)(?=[ \t]|$)")
 _ATTRIBUTE_LIST = re.compile(r"^\[(|[\w.#%{,\"'].*)\]$")
+_LINKS_ONLY = re.compile(
+    r"(?:\s*(?:xref:[^\s\[]+\[[^\]]*\]|<<[^>]+>>|link:[^\s\[]+\[[^\]]*\]|https?://[^\s\[]+\[[^\]]*\])[\s,;|]*)+"
+)
 _ANCHOR_LINE = re.compile(r"^\[\[([A-Za-z_:][\w:.-]*)(?:,[^\]]*)?\]\]$")
 
 
@@ -48,6 +55,13 @@ class BlockAttributes:
     @property
     def style(self) -> str:
         return self.positional[0] if self.positional else ""
+
+    @property
+    def attribution(self) -> str:
+        """A quote's or verse's ``[quote, Author, Source]``, as "Author, Source"; empty for other blocks."""
+        if self.style.lower() not in ("quote", "verse"):
+            return ""
+        return ", ".join(p.strip() for p in self.positional[1:3] if p.strip())
 
 
 def preprocess(lines: list[str]) -> list[str]:
@@ -197,3 +211,25 @@ def section_id(title: str, attributes: dict[str, str]) -> str:
     words = re.sub(r"&#?\w+;|[^\w \-.]+", "", title.lower())
     joined = re.sub(r"[ .\-]+", separator, words.strip()) if separator else re.sub(r"[ .\-]+", "", words)
     return prefix + joined.strip(separator or " ")
+
+
+def links_only(source: str) -> bool:
+    """Whether a list item's source is nothing but cross references or links (a navigation entry)."""
+    return bool(_LINKS_ONLY.fullmatch(source))
+
+
+def hard_breaks(lines: list[str]) -> list[str]:
+    """Lines with AsciiDoc's hard line break marker (a trailing `` +``) removed; the break itself stays."""
+    return [line[:-2].rstrip() if line.endswith(" +") else line for line in lines]
+
+
+def one_line(lines: list[str]) -> str:
+    """A list item's or a description's wrapped lines as one line, hard line breaks (`` +``) kept."""
+    return "".join(line[:-2].rstrip() + "\n" if line.endswith(" +") else line + " " for line in lines).strip()
+
+
+def image_alt(attributes: str) -> str:
+    """An image macro's alt text: ``alt=`` or its first positional attribute; empty when it has none."""
+    first = attributes.split(",", 1)[0].strip().strip("\"'")
+    named = re.search(r"(?:^|,)\s*alt=\"?([^,\"]*)", attributes)
+    return named.group(1).strip() if named else ("" if "=" in first else first)
