@@ -87,14 +87,14 @@ def test_admonitions_keep_their_label_as_the_opening_word(tmp_path: Path) -> Non
 def test_inline_markup_is_read_as_its_words_without_gluing_them(tmp_path: Path) -> None:
     found = read(
         tmp_path,
-        "= Kiln\n\nThe *relay* drives _both_ elements, `kiln.fire()` starts it, +*not bold*+ stays, "
+        "= Kiln\n\nThe *relay* drives _both_ elements, `kiln.fire(a--b, *c*)` starts it, +*not bold*+ stays, "
         "#marked# text, H~2~O and 2^10^, **Kiln**Ctl, [.role]#styled# words, "
         "snake_case_name and 5 * 3 * 2 stay, (C) 2026 Maker--Works -- all rights, --ramp stays, "
         'kbd:[Ctrl+T], btn:[Save], menu:File[Export > PDF], "`quoted`", a\\*literal* star,\n'
         "a hard +\nbreak.\n",
     )
     assert found["Kiln"] == (
-        "The relay drives both elements, `kiln.fire()` starts it, *not bold* stays, "
+        "The relay drives both elements, `kiln.fire(a--b, *c*)` starts it, *not bold* stays, "
         "marked text, H2O and 210, KilnCtl, styled words, "
         "snake_case_name and 5 * 3 * 2 stay, \u00a9 2026 Maker\u2014Works \u2014 all rights, --ramp stays, "
         'Ctrl+T, Save, File > Export > PDF, "quoted", a*literal* star,\n'
@@ -149,9 +149,9 @@ def test_comments_includes_and_attribute_entries_are_not_text(tmp_path: Path) ->
         "include::partials/shared.adoc[]\n:icons: font\n\n'''\n\n<<<\n\n"
         "[comment]\n--\nA commented open block.\n--\n\n"
         '++++\n<div class="x">Raw <b>words</b></div>\n<script>var x;</script>\n++++\n\n'
-        "--\nAn open block.\n--\n\nLast.\n",
+        "--\nAn open block.\n--\n\n> A quoted\n> line.\n\nLast.\n",
     )
-    assert found == {"Kiln": "First line\nsecond line.\n\nRaw words\n\nAn open block.\n\nLast."}
+    assert found == {"Kiln": "First line\nsecond line.\n\nRaw words\n\nAn open block.\n\nA quoted\nline.\n\nLast."}
 
 
 def test_tables_are_rows_of_cells(tmp_path: Path) -> None:

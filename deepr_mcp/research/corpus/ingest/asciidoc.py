@@ -393,6 +393,8 @@ class _Reader:
         elif lines and (admonition := _ADMONITION.match(lines[0])):
             self.out.prefix = admonition.group(1).capitalize() + ": "
             lines[0] = admonition.group(2)
+        if all(line.startswith(">") for line in lines):  # a Markdown-style quote, which Asciidoctor reads too
+            lines = [line[1:].strip() for line in lines]
         self.out.text(self.inline.text("\n".join(hard_breaks(lines))))
         if attribution := self.pending.attribution:
             self.out.text("\u2014 " + self.inline.text(attribution))
