@@ -187,7 +187,7 @@ PATHOLOGICAL = {
 }
 
 
-@pytest.mark.parametrize("suffix", [".md", ".html", ".txt"])
+@pytest.mark.parametrize("suffix", [".md", ".html", ".txt", ".adoc"])
 def test_long_runs_of_markup_characters_are_read_in_bounded_time(corpus: Corpus, tmp_path: Path, suffix: str) -> None:
     """Inputs built to make a regular expression backtrack: each file is added or refused, and the add
     finishes (the thread join is a hang guard, not a timing)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
+from deepr_mcp.research.corpus.ingest.asciidoc import ASCIIDOC_SUFFIXES, asciidoc_sections
 from deepr_mcp.research.corpus.ingest.compressed import inflate, inner_name, is_compressed
 from deepr_mcp.research.corpus.ingest.decode import decode
 from deepr_mcp.research.corpus.ingest.html import html_sections
@@ -18,7 +19,7 @@ from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMOR
 from deepr_mcp.research.corpus.ingest.roff import MAN_SUFFIXES, is_man_suffix, man_sections
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
-SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", MAN_SUFFIXES)
+SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", *ASCIIDOC_SUFFIXES, MAN_SUFFIXES)
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 """How large a compressed document may inflate when no limit is given (the default of corpus.max_file_bytes)."""
 
@@ -60,6 +61,8 @@ def sections_of(
         return markdown_sections(text)
     if suffix == ".rst" or inner_name(path).name.lower().endswith(".rst.txt"):  # Sphinx's NAME.rst.txt sources
         return rst_sections(text)
+    if suffix in ASCIIDOC_SUFFIXES:
+        return asciidoc_sections(text)
     return plain_sections(text)
 
 

@@ -19,30 +19,15 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from deepr_mcp.research.corpus.ingest.html_furniture import (
+    classes_of,
+    is_furniture,
+    is_link_list,
+    is_link_table,
+    is_page_links,
+)
 from deepr_mcp.research.corpus.ingest.model import NotContent, Section, fence
 
-SKIPPED_TAGS = frozenset(
-    "head script style noscript template svg canvas iframe object form button input select textarea nav footer".split()
-)
-SKIPPED_ROLES = frozenset({"navigation", "search", "banner", "contentinfo", "complementary"})
-SKIPPED_IDS = frozenset({"toc", "sidebar", "searchbox"})
-SKIPPED_CLASSES = frozenset(
-    # Sphinx (classic, python-docs, alabaster, RTD, furo, pydata themes)
-    "headerlink sphinxsidebar related footer toctree-wrapper rst-footer-buttons wy-nav-side wy-breadcrumbs "
-    "breadcrumbs prev-next-area bd-sidebar bd-toc sidebar-drawer toc-drawer related-pages edit-this-page "
-    "version_switcher_placeholder language_switcher_placeholder mobile-nav menu-wrapper inline-search copybutton "
-    "linenos lineno linenodiv contentstable "
-    # MkDocs (mkdocs, readthedocs and material themes)
-    "md-header md-tabs md-sidebar md-footer md-source-file md-content__button md-search md-nav navbar bs-sidebar "
-    "wy-nav-top md-dialog md-top toc table-of-contents "
-    # Javadoc (old and new layouts)
-    "top-nav sub-nav bottom-nav topNav subNav bottomNav fixedNav flex-header skip-nav skipNav legal-copy "
-    "inherited-list memberSummary inheritance sub-title "
-    # generic; a navigation role named as a class: LaTeX2HTML's panel, DocBook XSL's header and footer tables
-    "skip-link sr-only visually-hidden cookie-banner navigation nav navheader navfooter".split()
-)
-"""Furniture: skipped with everything inside it wherever it appears in the main region."""
-KEPT_ASIDES = frozenset({"footnote", "footnote-list", "sidebar", "topic"})
 MAIN_REGIONS = (
     "article.md-content__inner",
     "div.body[role=main]",
@@ -143,61 +128,6 @@ _NO_NEST = frozenset(
 )
 
 
-def _is_furniture(node: LexborNode, classes: set[str]) -> bool:
-    tag, attributes = node.tag, node.attributes
-    if tag in SKIPPED_TAGS or classes & SKIPPED_CLASSES:
-        return True
-    if attributes.get("role") in SKIPPED_ROLES or attributes.get("id") in SKIPPED_IDS:
-        return True
-    if attributes.get("aria-hidden") == "true":
-        return True
-    if tag == "aside":
-        return not classes & KEPT_ASIDES
-    if tag == "header":
-        return node.css_first("nav") is not None
-    if "summary" in classes and tag in ("section", "div"):  # Javadoc member summaries repeat the details
-        return True
-    return "contents" in classes and ("topic" in classes or tag == "nav")  # an rst local table of contents
-
-
-def _is_link_list(node: LexborNode) -> bool:
-    """A list that is nothing but links: a table of contents or a "see also" menu."""
-    text = "".join(node.text().split())
-    if not text or len(node.css("li")) < 2:
-        return False
-    linked = sum(len("".join(a.text().split())) for a in node.css("a"))
-    return linked / len(text) >= 0.9
-
-
-def _is_link_table(node: LexborNode) -> bool:
-    """A table whose words are all links (``[ << ] | [ Up ] | [ > ] | [Contents]``): navigation between pages,
-    as a link list is, however the generator lays it out. A table of links with descriptions beside them
-    is content."""
-    links = node.css("a")
-    if len(links) < 2:
-        return False
-    words = sum(ch.isalnum() for ch in node.text())
-    linked = sum(ch.isalnum() for a in links for ch in a.text())
-    return words - linked <= 0.1 * words
-
-
-PAGE_LINK_TYPES = frozenset("prev previous next up index contents toc first last start top home".split())
-"""HTML's link types between the pages of one document (``rel="prev"``, ``rel="up"``...)."""
-
-
-def _is_page_links(node: LexborNode) -> bool:
-    """A block whose links lead to the previous, next or enclosing page (``Previous: <a rel="prev">Closure
-    Example</a>, Up: <a rel="up">Using libffi</a> [<a rel="index">Index</a>]``, Texinfo's header): the labels
-    between them are no text of their own, and the block repeats on every page."""
-    links = node.css("a[rel]")
-    paging = [a for a in links if PAGE_LINK_TYPES & set((a.attributes.get("rel") or "").lower().split())]
-    if len(paging) < 2:
-        return False
-    words = len(node.text().split())
-    linked = sum(len(a.text().split()) for a in node.css("a"))
-    return words - linked <= 2 * len(paging)  # a label per link ("Next:", "Up:"), no more
-
-
 _SIDE_LINK = re.compile(r"\[[^\[\]]{1,24}\]")
 """A heading's bracketed link (``Stream[src]``, ``[source]``, ``[edit]``): a way to the page's source or editor
 beside the title, not part of it."""
@@ -253,10 +183,6 @@ def _squash(text: str) -> str:
     return "\n".join(" ".join(line.split()) for line in text.split(_BR)).strip()
 
 
-def _classes(node: LexborNode) -> set[str]:
-    return set((node.attributes.get("class") or "").split())
-
-
 def _code_language(pre: LexborNode) -> str:
     nodes, up = [pre.css_first("code"), pre], pre.parent
     for _ in range(7):  # MkDocs puts the language class on a div around a line-number table
@@ -267,7 +193,7 @@ def _code_language(pre: LexborNode) -> str:
     for node in nodes:
         if node is None:
             continue
-        for cls in _classes(node):
+        for cls in classes_of(node):
             match = re.fullmatch(r"(?:highlight|language|lang)-([\w+#.-]+)", cls)
             if match and match.group(1) not in ("default", "none", "text", "notranslate", "highlight"):
                 return match.group(1)
@@ -278,12 +204,12 @@ def _is_api_dl(node: LexborNode) -> bool:
     dt = node.css_first("dt")
     if dt is None:
         return False
-    classes = _classes(node)
-    return "sig" in _classes(dt) or (bool(classes & API_DL_CLASSES) and "id" in dt.attributes)
+    classes = classes_of(node)
+    return "sig" in classes_of(dt) or (bool(classes & API_DL_CLASSES) and "id" in dt.attributes)
 
 
 def _api_name(dt: LexborNode) -> str:
-    if dt.parent is not None and "glossary" in _classes(dt.parent):
+    if dt.parent is not None and "glossary" in classes_of(dt.parent):
         return " ".join(dt.text().replace("¶", "").split())[:80]  # the term itself, not its anchor id
     parts = [n.text() for n in dt.css(".sig-prename, .sig-name")] or [n.text() for n in dt.css(".descname")]
     name = " ".join("".join(parts).split()) or (dt.attributes.get("id") or "")
@@ -326,14 +252,14 @@ class _Walker:
         the rules must apply (furniture before headings before code before blocks).
         """
         tag = node.tag
-        classes = _classes(node)
-        if _is_furniture(node, classes):
+        classes = classes_of(node)
+        if is_furniture(node, classes):
             self.links += len(node.css("a"))
             return False
-        if tag in ("p", "div", "table") and _is_page_links(node):
+        if tag in ("p", "div", "table") and is_page_links(node):
             self.links += len(node.css("a"))
             return False
-        if tag in ("ul", "ol") and not self._item_depth and _is_link_list(node):
+        if tag in ("ul", "ol") and not self._item_depth and is_link_list(node):
             self.links += len(node.css("a"))
             return False
         if tag == "a":
@@ -353,7 +279,7 @@ class _Walker:
             if code.strip():
                 self.blocks.append(_Block("code", fence(code, _code_language(node))))
             return False
-        if tag == "table" and _is_link_table(node):
+        if tag == "table" and is_link_table(node):
             self.links += len(node.css("a"))
             return False
         if tag == "table" and node.css_first("pre") is None:  # a code table (line numbers) is walked instead
