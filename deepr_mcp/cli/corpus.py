@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def add_corpus_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     corpus = sub.add_parser("corpus", help="the documents research draws on")
     corpus_sub = corpus.add_subparsers(dest="corpus_command", required=True)
-    corpus_add = corpus_sub.add_parser("add", help="add files or folders (.md .txt .rst .html .pdf, man pages)")
+    corpus_add = corpus_sub.add_parser("add", help="add files or folders (.md .txt .rst .adoc .html .pdf, man pages)")
     corpus_add.add_argument("paths", nargs="+", type=Path)
     corpus_add.add_argument(
         "--exclude", action="append", default=[], metavar="GLOB", help="skip matching files or folders (repeatable)"
@@ -68,7 +68,7 @@ def embed_with_progress(corpus: Corpus, embedder: Embedder, stream: TextIO) -> N
 def no_documents(data_dir: Path) -> str:
     return (
         f"no documents yet: the corpus in {data_dir} is empty; add some with `deepr-mcp corpus add PATH` "
-        "(files or folders: .md .txt .rst .html .pdf, man pages)"
+        "(files or folders: .md .txt .rst .adoc .html .pdf, man pages)"
     )
 
 
