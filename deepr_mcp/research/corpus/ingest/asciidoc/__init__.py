@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deepr_mcp.research.corpus.ingest.asciidoc_inline import InlineAsciiDoc, strip_tags
-from deepr_mcp.research.corpus.ingest.asciidoc_lines import (
+from deepr_mcp.research.corpus.ingest.asciidoc.inline import InlineAsciiDoc, strip_tags
+from deepr_mcp.research.corpus.ingest.asciidoc.lines import (
     ADMONITIONS,
     BlockAttributes,
     attribute_entry,
@@ -33,8 +33,8 @@ from deepr_mcp.research.corpus.ingest.asciidoc_lines import (
     one_line,
     preprocess,
 )
-from deepr_mcp.research.corpus.ingest.asciidoc_output import Output, section_titles
-from deepr_mcp.research.corpus.ingest.asciidoc_tables import table_rows
+from deepr_mcp.research.corpus.ingest.asciidoc.output import Output, section_titles
+from deepr_mcp.research.corpus.ingest.asciidoc.tables import table_rows
 from deepr_mcp.research.corpus.ingest.model import NotContent, Section, fence
 
 __all__ = ["ASCIIDOC_SUFFIXES", "asciidoc_sections"]
@@ -58,7 +58,7 @@ _MATH_STYLES = ("stem", "latexmath", "asciimath")
 
 
 def asciidoc_sections(text: str) -> list[Section]:
-    """Sections of an AsciiDoc document; prose as plain text (``asciidoc_inline``), code as code.
+    """Sections of an AsciiDoc document; prose as plain text (``inline``), code as code.
 
     ``.asc`` also names OpenPGP's ASCII-armored keys and signatures (``release.tar.gz.asc``): those are
     skipped as not content rather than read as a page of base64."""

@@ -3,8 +3,8 @@ references resolve to, found before reading so that ``<<id>>`` above its section
 
 from __future__ import annotations
 
-from deepr_mcp.research.corpus.ingest.asciidoc_inline import InlineAsciiDoc
-from deepr_mcp.research.corpus.ingest.asciidoc_lines import (
+from deepr_mcp.research.corpus.ingest.asciidoc.inline import InlineAsciiDoc
+from deepr_mcp.research.corpus.ingest.asciidoc.lines import (
     BlockAttributes,
     attribute_entry,
     block_attributes,
