@@ -13,10 +13,14 @@ from multiprocessing.connection import Connection
 def _serve(conn: Connection, memory_bytes: int) -> None:
     """Answer PDFs until the parent closes the socket."""
     import logging
-    import resource
 
     logging.getLogger("pypdfium2").setLevel(logging.ERROR)
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    except (ImportError, ValueError, OSError):  # no such limit here (not a POSIX system, or one that refuses it)
+        pass
     from deepr_mcp.research.corpus.ingest.pdf.extract import extract
 
     while True:
