@@ -202,8 +202,12 @@ def test_links_to_the_previous_and_next_page_are_navigation() -> None:
         '<div class="header"><p>Previous: <a href="load.html" rel="prev">Loading shelves</a>, '
         'Up: <a href="kiln.html" rel="up">The kiln</a> &nbsp; [<a href="ix.html" rel="index">Index</a>]</p></div>'
     )
+    footer = (  # the same bar at the page's foot names only the index link's relation
+        '<div class="header"><p>Next: <a href="load.html">Loading shelves</a>, Up: <a href="kiln.html">The kiln</a>'
+        ' &nbsp; [<a href="ix.html" rel="index">Index</a>]</p></div>'
+    )
     prose = '<p>Cones bend at known heats; <a href="next.html" rel="next">the next page</a> lists them.</p>'
-    html = f"<html><body>{header}<h1>Cooling</h1><p>Let the kiln cool for a day.</p>{prose}{header}</body></html>"
+    html = f"<html><body>{header}<h1>Cooling</h1><p>Let the kiln cool for a day.</p>{prose}{footer}</body></html>"
     (section,) = html_sections(html)
     assert section.text == "Let the kiln cool for a day.\n\nCones bend at known heats; the next page lists them."
 

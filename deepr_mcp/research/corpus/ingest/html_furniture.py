@@ -78,15 +78,15 @@ PAGE_LINK_TYPES = frozenset("prev previous next up index contents toc first last
 
 def is_page_links(node: LexborNode) -> bool:
     """A block whose links lead to the previous, next or enclosing page (``Previous: <a rel="prev">Closure
-    Example</a>, Up: <a rel="up">Using libffi</a> [<a rel="index">Index</a>]``, Texinfo's header): the labels
-    between them are no text of their own, and the block repeats on every page."""
-    links = node.css("a[rel]")
-    paging = [a for a in links if PAGE_LINK_TYPES & set((a.attributes.get("rel") or "").lower().split())]
-    if len(paging) < 2:
+    Example</a>, Up: <a rel="up">Using libffi</a> [<a rel="index">Index</a>]``, Texinfo's header; its footer
+    repeats it with ``rel`` on the index link only): the labels between them are no text of their own, and
+    the block repeats on every page."""
+    links = node.css("a")
+    if len(links) < 2 or not any(PAGE_LINK_TYPES & set((a.attributes.get("rel") or "").lower().split()) for a in links):
         return False
     words = len(node.text().split())
-    linked = sum(len(a.text().split()) for a in node.css("a"))
-    return words - linked <= 2 * len(paging)  # a label per link ("Next:", "Up:"), no more
+    linked = sum(len(a.text().split()) for a in links)
+    return words - linked <= 2 * len(links)  # a label per link ("Next:", "Up:"), no more
 
 
 def classes_of(node: LexborNode) -> set[str]:
