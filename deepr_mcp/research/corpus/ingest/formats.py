@@ -19,7 +19,8 @@ from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMOR
 from deepr_mcp.research.corpus.ingest.roff import MAN_SUFFIXES, is_man_suffix, man_sections
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
-SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", *ASCIIDOC_SUFFIXES, MAN_SUFFIXES)
+SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", *ASCIIDOC_SUFFIXES)
+"""Suffixes read by name; a manual page's suffix (``.1``, ``.3pm``, ``.man``) is told by ``is_man_suffix``."""
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 """How large a compressed document may inflate when no limit is given (the default of corpus.max_file_bytes)."""
 
@@ -68,4 +69,4 @@ def sections_of(
 
 def supported_list() -> str:
     """What refusals list as allowed: each type, and that any of them may be gzip-compressed."""
-    return f"{', '.join(SUPPORTED)} (each also gzip-compressed, as NAME.md.gz)"
+    return f"{', '.join((*SUPPORTED, MAN_SUFFIXES))} (each also gzip-compressed, as NAME.md.gz)"
