@@ -37,6 +37,8 @@ def docs(tmp_path: Path) -> Path:
     _pair(docs, "guide", ".htm", ".rst", "The guide explains how the glaze is mixed before firing.")
     _pair(docs, "fontconfig-user", ".html", ".txt.gz", "Fonts are matched by family, then by weight.")
     _pair(docs, "faq", ".html", ".txt", "Kiln shelves are washed with alumina once a season.")
+    (docs / "kilnctl.html").write_text(PAGE.format(title="kilnctl(1)", text="kilnctl starts a firing."))
+    (docs / "kilnctl.1.gz").write_bytes(gzip.compress(b'.TH KILNCTL 1\n.SH NAME\nkilnctl \\- start a firing\n'))
     (docs / "api" / "README.md").write_text("# About\n\nThese pages describe the kiln controller's API.\n")
     (docs / "notes").mkdir()
     # no page beside it: read
@@ -53,12 +55,13 @@ def test_a_pages_source_beside_it_is_excluded_with_the_reason(corpus: Corpus, do
         "api/net.html",
         "faq.html",
         "fontconfig-user.html",
+        "kilnctl.html",
         "guide.htm",
         "notes/fs.md",
     }
     assert {f.status for f in report.files} == {"added"}
-    assert report.excluded == 5 and report.excluded_why == {RENDERED_SOURCE: 5}
-    assert out.getvalue().splitlines()[0] == f"adding {docs}: 7 files (5 excluded: {RENDERED_SOURCE}: 5)"
+    assert report.excluded == 6 and report.excluded_why == {RENDERED_SOURCE: 6}
+    assert out.getvalue().splitlines()[0] == f"adding {docs}: 8 files (6 excluded: {RENDERED_SOURCE}: 6)"
     hits = corpus.search("fs module reads a file in chunks", 5)
     assert [h.source for h in hits if "sixty-four kilobytes" in h.text] == ["api/fs.html"]  # once, not twice
     assert corpus.search("fs bench repainted spring", 1)[0].source == "notes/fs.md"
@@ -69,7 +72,8 @@ def test_the_source_is_read_when_its_page_is_not(corpus: Corpus, docs: Path) -> 
     names = {f.name for f in report.files}
     assert {"api/fs.md", "api/net.markdown", "faq.txt", "fontconfig-user.txt.gz"} <= names
     assert "guide.htm" in names and "guide.rst" not in names  # .htm pages still win
-    assert report.excluded_why == {"an exclude pattern": 4, RENDERED_SOURCE: 1}
+    assert "kilnctl.1.gz" in names  # the man page is read when its HTML is left out
+    assert report.excluded_why == {"an exclude pattern": 5, RENDERED_SOURCE: 1}
 
 
 def test_a_source_named_on_its_own_is_read(corpus: Corpus, docs: Path) -> None:
