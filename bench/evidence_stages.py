@@ -15,8 +15,8 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
 another part) is counted where it is found. Every set used for decisions may be traced (tuned, held out,
 fresh, untouched, unseen, blind, sealed); ``pristine`` and ``newcomer`` (``DIAGNOSED`` leaves them out) are refused:
-each was written to be run once (``newcomer`` on ``node-api``, a corpus nobody tuned on), and tracing it would tune on
-it. A corpus without a file for the chosen set is skipped, with a line saying so.
+each was written to be run once (``newcomer`` on every corpus, ``node-api`` among them, a corpus nobody tuned on),
+and tracing it would tune on it. A corpus without a file for the chosen set is skipped, with a line saying so.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from bench.retrieval_recall import gold_passages
 STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
 RUN_ONCE = ("pristine", "newcomer")
 """Sets written to be run once and never traced: ``pristine`` has had its one run; ``newcomer`` (``node-api``'s only
-set) waits for the lead's."""
+set, and the other corpora's ninth) waits for the lead's."""
 DIAGNOSED = tuple(s for s in QUESTION_SETS if s not in RUN_ONCE)
 """The sets this may trace: each has decided a keep/revert already, so seeing where its gold is lost tunes on
 nothing new."""

@@ -7,8 +7,9 @@ one to work on: ``heldout`` and ``fresh`` run at the end of a session and have e
 ``untouched`` was written after both were used and run once at the end of the next session;
 ``unseen``, ``blind``, ``sealed`` and ``pristine`` were each written after the sets before them had been run, and are
 run once, in the session that wrote them (a set is run that way only once: before, only its
-``--check-*`` commands run); ``newcomer`` is the only set of ``node-api``, a corpus nobody tuned on, run once by the
-lead at the end of the session that added it; a corpus without a file for the set is skipped, with a line saying so;
+``--check-*`` commands run); ``newcomer`` is the only set of ``node-api``, a corpus nobody tuned on, and the ninth
+set of the other four (written in the seventh session before any run of it), run once by the lead at the end of that
+session; a corpus without a file for the set is skipped, with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
@@ -29,9 +30,9 @@ ingest code indexes again (carrying over the vectors of passages whose heading a
 stored alike: ``bench.carried_vectors``), ``--reindex`` forces it.
 
 Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
-``_blind``, ``_sealed``, ``_pristine``) for python3-doc, ``bench/research_questions/<corpus>.json``
-(+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``, ``-sealed``, ``-pristine``) for the next three
-and ``bench/research_questions/node-api-newcomer.json``, each with a type, 2-5
+``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``) for python3-doc, ``bench/research_questions/<corpus>.json``
+(+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``, ``-sealed``, ``-pristine``, ``-newcomer``) for the
+next three and ``bench/research_questions/node-api-newcomer.json``, each with a type, 2-5
 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
 question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
 do not answer. The gold was committed before the first run and is never changed.
@@ -610,8 +611,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         choices=QUESTION_SETS,
         help="which question set (default tuned, the one to work on); heldout and fresh run only at the end of a "
         "session; untouched, unseen, blind and sealed have each been run once; pristine is run by nobody until the end "
-        "of the session that wrote it, once (--check-* before); newcomer is node-api's only set, run once by the lead "
-        "at the end of the session that added it; a corpus without the set is skipped",
+        "of the session that wrote it, once (--check-* before); newcomer (node-api's only set, and every "
+        "corpus's ninth) is run once by the lead at the end of the session that wrote it; a corpus without the set is "
+        "skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
@@ -727,7 +729,7 @@ def with_the_set(specs: list[CorpusSpec], args: argparse.Namespace) -> list[Corp
     for spec in specs:
         if spec not in kept:
             print(
-                f"{spec.name}: skipped, it has no {args.set!r} question set (it has: {', '.join(spec.question_files)})",
+                f"{spec.name}: skipped, it has no {args.set!r} question set (it has: {', '.join(spec.sets())})",
                 file=sys.stderr,
             )
     return kept
