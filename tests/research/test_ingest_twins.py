@@ -38,7 +38,7 @@ def docs(tmp_path: Path) -> Path:
     _pair(docs, "fontconfig-user", ".html", ".txt.gz", "Fonts are matched by family, then by weight.")
     _pair(docs, "faq", ".html", ".txt", "Kiln shelves are washed with alumina once a season.")
     (docs / "kilnctl.html").write_text(PAGE.format(title="kilnctl(1)", text="kilnctl starts a firing."))
-    (docs / "kilnctl.1.gz").write_bytes(gzip.compress(b'.TH KILNCTL 1\n.SH NAME\nkilnctl \\- start a firing\n'))
+    (docs / "kilnctl.1.gz").write_bytes(gzip.compress(b".TH KILNCTL 1\n.SH NAME\nkilnctl \\- start a firing\n"))
     (docs / "api" / "README.md").write_text("# About\n\nThese pages describe the kiln controller's API.\n")
     (docs / "notes").mkdir()
     # no page beside it: read
