@@ -94,3 +94,15 @@ def test_corpus_add_fails_that_file_with_its_reason_and_adds_the_rest(tmp_path: 
     assert outcome["kiln.pdf"].status == "added"
     assert [p.location for p in corpus.search("kiln slowly", 5)] == ["page 1"]
     corpus.close()
+
+
+def test_where_no_worker_can_be_started_the_pdf_is_read_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Windows (no ``pass_fds``, no address-space limit) a PDF is read in this process, as before the worker:
+    an ordinary one gives its text, a damaged one the same refusal the worker gives."""
+    monkeypatch.setattr(apart, "APART", False)
+    reader = apart.Reader()
+    lines = [line.text for page in reader.extract(ordinary_pdf("Cool the kiln slowly.")).pages for line in page]
+    assert lines == ["Cool the kiln slowly."] and reader._process is None
+    with pytest.raises(apart.ReaderFailed) as refused:
+        reader.extract(b"%PDF-1.4 nothing else")
+    assert refused.value.kind == "PdfiumError"

@@ -6,11 +6,13 @@ the server that process would be the one serving every client. So ``extract`` ru
 process (spawned once, reused for the next PDF) whose address space is capped at ``MEMORY_BYTES``
 and whose answer is awaited at most ``SECONDS``: a PDF that needs more, or crashes the reader, or
 hangs it, costs that child, which is replaced, and the file fails with the reason; the server and
-the other files go on.
+the other files go on. The worker needs POSIX (a socket handed to the child, an address-space limit):
+elsewhere (Windows) the PDF is read in this process, as it was before, without that protection.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -28,6 +30,8 @@ SECONDS: Final = 180.0
 
 
 WORKER: Final = "deepr_mcp.research.corpus.ingest.pdf.worker"
+APART: Final = os.name == "posix"
+"""Whether PDFs are read in the worker process (``pass_fds`` and ``RLIMIT_AS`` are POSIX)."""
 
 
 class ReaderFailed(Exception):
@@ -53,6 +57,8 @@ class Reader:
 
     def extract(self, raw: bytes) -> Extracted:
         """``extract(raw)`` in the worker; ``ReaderFailed`` or ``ReaderStopped`` say why not."""
+        if not APART:
+            return _in_process(raw)
         with self._lock:
             conn = self._connection()
             try:
@@ -97,6 +103,15 @@ class Reader:
             self._process.kill()
             self._process.wait(5)
         self._process, self._conn = None, None
+
+
+def _in_process(raw: bytes) -> Extracted:
+    from deepr_mcp.research.corpus.ingest.pdf.extract import extract
+
+    try:
+        return extract(raw)
+    except Exception as exc:  # every pdfium failure is the file's, as the worker reports it
+        raise ReaderFailed(type(exc).__name__, str(exc)) from None
 
 
 _readers: dict[int, Reader] = {}
