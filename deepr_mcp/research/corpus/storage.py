@@ -41,7 +41,7 @@ from deepr_mcp.research.corpus.ingest import (
     sections_of,
 )
 from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMORY_BYTES
-from deepr_mcp.research.corpus.ingest.regular import read_regular_file
+from deepr_mcp.research.corpus.ingest.regular import DEFAULT_MAX_BYTES, read_regular_file
 from deepr_mcp.research.corpus.rows import detach, replace_chunks, upsert_document
 from deepr_mcp.research.corpus.schema import open_schema
 from deepr_mcp.research.corpus.vector_access import PASSAGE_COLUMNS, CorpusVectors, passage_row
@@ -52,7 +52,6 @@ __all__ = ["AddReport", "Corpus", "Document", "FileResult", "match_expression"]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 LOCATION_WEIGHT = 1.5
 """A heading ("Why it failed") says what a passage is about more densely than its body does."""
 

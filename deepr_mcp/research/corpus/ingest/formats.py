@@ -16,13 +16,12 @@ from deepr_mcp.research.corpus.ingest.html import html_sections
 from deepr_mcp.research.corpus.ingest.model import Section
 from deepr_mcp.research.corpus.ingest.pdf import pdf_sections
 from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMORY_BYTES
+from deepr_mcp.research.corpus.ingest.regular import DEFAULT_MAX_BYTES
 from deepr_mcp.research.corpus.ingest.roff import MAN_SUFFIXES, is_man_suffix, man_sections
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
 SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", *ASCIIDOC_SUFFIXES)
 """Suffixes read by name; a manual page's suffix (``.1``, ``.3pm``, ``.man``) is told by ``is_man_suffix``."""
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-"""How large a compressed document may inflate when no limit is given (the default of corpus.max_file_bytes)."""
 
 
 def document_suffix(path: Path) -> str:

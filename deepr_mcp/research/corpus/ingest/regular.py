@@ -14,6 +14,8 @@ from pathlib import Path
 
 from deepr_mcp.errors import InvalidInput
 
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+"""The per-file limit when none is given (the default of ``corpus.max_file_bytes``)."""
 LIMIT_SETTING = "(setting corpus.max_file_bytes, env DEEPR_CORPUS_MAX_FILE_BYTES)"
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
