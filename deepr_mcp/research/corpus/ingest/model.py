@@ -26,6 +26,30 @@ class Chunk:
     end: int
 
 
+class Sections:
+    """Collects body lines under a heading path and cuts a Section at every heading: the reading of every
+    line-oriented format (Markdown, reStructuredText, AsciiDoc) ends in one of these."""
+
+    def __init__(self) -> None:
+        self.sections: list[Section] = []
+        self.heads: list[tuple[int, str]] = []
+        self.lines: list[str] = []
+        self.offset = 0
+
+    def heading(self, level: int, title: str) -> None:
+        self.flush()
+        while self.heads and self.heads[-1][0] >= level:
+            self.heads.pop()
+        self.heads.append((level, title.strip()))
+
+    def flush(self) -> None:
+        text = "\n".join(self.lines).strip("\n")
+        if text.strip():
+            self.sections.append(Section(text, " > ".join(h for _, h in self.heads if h), self.offset))
+            self.offset += len(text) + 2
+        self.lines = []
+
+
 class NotContent(Exception):
     """The file is a navigation page (index, table of contents, search page): skipped, not failed."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from deepr_mcp.research.corpus.ingest.markdown_inline import InlineText, is_reference_definition
-from deepr_mcp.research.corpus.ingest.model import Section, fence
+from deepr_mcp.research.corpus.ingest.model import Section, Sections, fence
 
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})\s*([\w+#.-]*)")
 """A fence at any indentation: one inside a list item is indented with the item's text."""
@@ -38,32 +38,9 @@ def front_matter(text: str) -> tuple[dict[str, str], str]:
     return fields, text[match.end() :]
 
 
-class _Sections:
-    """Collects body lines under a heading path and cuts a Section at every heading."""
-
-    def __init__(self) -> None:
-        self.sections: list[Section] = []
-        self.heads: list[tuple[int, str]] = []
-        self.lines: list[str] = []
-        self.offset = 0
-
-    def heading(self, level: int, title: str) -> None:
-        self.flush()
-        while self.heads and self.heads[-1][0] >= level:
-            self.heads.pop()
-        self.heads.append((level, title.strip()))
-
-    def flush(self) -> None:
-        text = "\n".join(self.lines).strip("\n")
-        if text.strip():
-            self.sections.append(Section(text, " > ".join(h for _, h in self.heads if h), self.offset))
-            self.offset += len(text) + 2
-        self.lines = []
-
-
 def markdown_sections(text: str) -> list[Section]:
     """Sections of a Markdown page; prose and headings as plain text (``markdown_inline``), code as code."""
-    out = _Sections()
+    out = Sections()
     fields, text = front_matter(text)
     lines = text.splitlines()
     inline = InlineText(lines)
@@ -146,7 +123,7 @@ def rst_sections(text: str) -> list[Section]:
     code, doctests, dropped and named directives) moves the same cursor; split apart, the pieces
     would pass that cursor and state back and forth and read worse.
     """
-    out = _Sections()
+    out = Sections()
     styles: list[tuple[str, bool]] = []
     lines = text.splitlines()
     i = 0

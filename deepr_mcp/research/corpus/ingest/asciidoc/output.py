@@ -12,28 +12,23 @@ from deepr_mcp.research.corpus.ingest.asciidoc.lines import (
     heading,
     section_id,
 )
-from deepr_mcp.research.corpus.ingest.model import Section
+from deepr_mcp.research.corpus.ingest.model import Sections
 
 __all__ = ["Output", "section_titles"]
 
 
-class Output:
-    """Collects text blocks under a heading path and cuts a Section at every heading."""
+class Output(Sections):
+    """Text blocks under a heading path (``Sections``), with what AsciiDoc adds: an admonition's label put
+    before its block, list items kept one a line, and the kinds of block written."""
 
     def __init__(self) -> None:
-        self.sections: list[Section] = []
-        self.heads: list[tuple[int, str]] = []
-        self.lines: list[str] = []
-        self.offset = 0
+        super().__init__()
         self.prefix = ""  # an admonition's "Warning: ", put before the block's first text
         self.last = ""
         self.kinds: dict[str, int] = {}  # blocks written, by kind: a file of nothing but link items is navigation
 
     def heading(self, level: int, title: str) -> None:
-        self.flush()
-        while self.heads and self.heads[-1][0] >= level:
-            self.heads.pop()
-        self.heads.append((level, title.strip()))
+        super().heading(level, title)
         self.last = ""
 
     def text(self, text: str, kind: str = "text") -> None:
@@ -59,13 +54,6 @@ class Output:
 
     def has_text(self) -> bool:
         return bool(self.sections or any(line.strip() for line in self.lines))
-
-    def flush(self) -> None:
-        text = "\n".join(self.lines).strip("\n")
-        if text.strip():
-            self.sections.append(Section(text, " > ".join(h for _, h in self.heads if h), self.offset))
-            self.offset += len(text) + 2
-        self.lines = []
 
 
 def section_titles(lines: list[str]) -> dict[str, str]:
