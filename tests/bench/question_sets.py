@@ -14,6 +14,17 @@ from bench import quality_metrics as qm
 from bench import research_quality as rq
 from bench.quality_corpora import CORPORA, CorpusSpec
 
+_EIGHT = {"how-to": 3, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1}
+LATE_KINDS = {
+    "python3-doc": {"how-to": 3, "safety": 2, "comparison": 2, "concept": 1, "definition": 1, "version": 1},
+    "npm-docs": _EIGHT,
+    "zsh-doc": _EIGHT,
+    "pdf-manuals": _EIGHT,
+}
+"""How many questions of each type the first four corpora got in each late set (and in newcomer): 10 for
+python3-doc, 8 for the others (larger than the fresh sets, whose six questions per corpus were too noisy), in
+about the proportions of the earlier sets."""
+
 
 def raw_questions(path: Path) -> list[dict]:
     return json.loads(path.read_text())["questions"]

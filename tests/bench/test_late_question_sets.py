@@ -18,6 +18,7 @@ from bench import quality_metrics as qm
 from bench import research_quality as rq
 from bench.quality_corpora import CORPORA, FIRST_SETS, QUESTION_DIR, QUESTION_SETS, CorpusSpec
 from tests.bench.question_sets import (
+    LATE_KINDS,
     assert_answerable_in_users_words,
     assert_well_formed,
     corpora_with,
@@ -25,16 +26,7 @@ from tests.bench.question_sets import (
     raw_questions,
 )
 
-OTHER_KINDS = {"how-to": 3, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1}
-KINDS = {
-    "python3-doc": {"how-to": 3, "safety": 2, "comparison": 2, "concept": 1, "definition": 1, "version": 1},
-    "npm-docs": OTHER_KINDS,
-    "zsh-doc": OTHER_KINDS,
-    "pdf-manuals": OTHER_KINDS,
-}
-"""How many questions of each type every corpus got in each late set: 10 for python3-doc, 8 for the others
-(larger than the fresh sets, whose six questions per corpus were too noisy), in about the proportions
-of the earlier sets."""
+KINDS = LATE_KINDS
 LATE_SETS = ("untouched", "unseen", "blind", "sealed", "pristine")
 
 

@@ -21,6 +21,7 @@ from bench import quality_metrics as qm
 from bench import research_quality as rq
 from bench.quality_corpora import CORPORA, QUESTION_SETS, CorpusSpec
 from tests.bench.question_sets import (
+    LATE_KINDS,
     assert_answerable_in_users_words,
     assert_well_formed,
     corpora_with,
@@ -29,12 +30,8 @@ from tests.bench.question_sets import (
 )
 
 NODE = CORPORA["node-api"]
-OTHER_KINDS = {"how-to": 3, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1}
 KINDS = {
-    "python3-doc": {"how-to": 3, "safety": 2, "comparison": 2, "concept": 1, "definition": 1, "version": 1},
-    "npm-docs": OTHER_KINDS,
-    "zsh-doc": OTHER_KINDS,
-    "pdf-manuals": OTHER_KINDS,
+    **LATE_KINDS,
     "node-api": {"how-to": 7, "safety": 3, "comparison": 3, "concept": 2, "two-part": 2, "definition": 1},
 }
 """Each corpus's newcomer set: 18 questions for node-api, and for the first four the sizes and kinds of their late
