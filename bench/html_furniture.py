@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -52,17 +49,9 @@ def measure(folders: list[Path]) -> dict[str, dict[str, int]]:
 
 
 def _side(pythonpath: Path, folders: list[Path]) -> dict[str, dict[str, int]]:
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--worker", *map(str, folders)],
-        cwd=pythonpath,  # not ROOT: the working directory would come first on sys.path
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=True,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    from bench.checkouts import measure_in  # the parent only: the worker runs under the other checkout
+
+    return measure_in(pythonpath, __file__, *map(str, folders))  # type: ignore[no-any-return]
 
 
 def main() -> None:

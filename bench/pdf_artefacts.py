@@ -16,8 +16,6 @@ import argparse
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -97,17 +95,10 @@ def measure() -> dict[str, dict[str, float]]:
 
 
 def _side(pythonpath: Path, pdfs: list[Path]) -> dict[str, dict[str, float]]:
-    env = {**os.environ, "PYTHONPATH": str(pythonpath), "PDF_ARTEFACT_FILES": json.dumps([str(p) for p in pdfs])}
-    done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--worker"],
-        cwd=pythonpath,  # not ROOT: the working directory would come first on sys.path
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=True,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    files = json.dumps([str(p) for p in pdfs])
+    from bench.checkouts import measure_in  # the parent only: the worker runs under the other checkout
+
+    return measure_in(pythonpath, __file__, env={"PDF_ARTEFACT_FILES": files})  # type: ignore[no-any-return]
 
 
 def main() -> None:
