@@ -14,8 +14,9 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
 another part) is counted where it is found. Every set used for decisions may be traced (tuned, held out,
-fresh, untouched, unseen, blind, sealed); ``pristine`` and ``newcomer`` (``DIAGNOSED`` leaves them out) are refused:
-each was written to be run once (``newcomer`` on every corpus, ``node-api`` among them, a corpus nobody tuned on),
+fresh, untouched, unseen, blind, sealed); ``pristine``, ``newcomer`` and ``outsider`` (``DIAGNOSED`` leaves them out)
+are refused: each was written to be run once (``newcomer`` and ``outsider`` on every corpus, ``node-api`` among them,
+a corpus nobody tuned on),
 and tracing it would tune on it. A corpus without a file for the chosen set is skipped, with a line saying so.
 """
 
@@ -36,9 +37,9 @@ from bench.research_quality import find_corpus, load_questions, open_corpus, rea
 from bench.retrieval_recall import gold_passages
 
 STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
-RUN_ONCE = ("pristine", "newcomer")
-"""Sets written to be run once and never traced: ``pristine`` has had its one run; ``newcomer`` (``node-api``'s only
-set, and the other corpora's ninth) waits for the lead's."""
+RUN_ONCE = ("pristine", "newcomer", "outsider")
+"""Sets written to be run once and never traced: ``pristine`` has had its one run; ``newcomer`` (every corpus's ninth,
+``node-api``'s first) and ``outsider`` (every corpus's tenth) wait for the lead's."""
 DIAGNOSED = tuple(s for s in QUESTION_SETS if s not in RUN_ONCE)
 """The sets this may trace: each has decided a keep/revert already, so seeing where its gold is lost tunes on
 nothing new."""

@@ -21,7 +21,10 @@ the engine was never tuned on, with one set, ``newcomer`` (run by nobody before 
 end-of-session run). The same day the first four corpora got a ``newcomer`` set too, written in the seventh
 session before any run of it, to measure that session's final engine (python3-doc and npm-docs by one helper,
 zsh-doc and pdf-manuals by another): a set registered here whose file is not in the checkout yet is a set the
-corpus does not have (``has_set``), so the bench skips it with a line saying so.
+corpus does not have (``has_set``), so the bench skips it with a line saying so. The tenth set, ``outsider``, was
+registered for all five corpora on 2026-11-27 in the eighth session, written by three helpers before any run of it, to
+check that session's change to how the engine judges each part of a question answered (issue 33); the lead runs it
+once at the end of that session. It brings the ``both-parts`` kind: two asks, both answered by the docs.
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -54,8 +57,8 @@ class CorpusSpec:
     packages: tuple[str, ...]
     """Debian packages that provide it (empty for the npm registry corpus)."""
     question_files: dict[str, Path] = field(hash=False)
-    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have all nine
-    sets, a corpus added later only the sets written since (``node-api``: ``newcomer``)."""
+    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have all ten
+    sets, a corpus added later only the sets written since (``node-api``: ``newcomer`` and ``outsider``)."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
@@ -81,13 +84,15 @@ class CorpusSpec:
 FIRST_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
 """The eight sets the first four corpora had before ``newcomer``, in the order they were written (each later one
 untouched when written)."""
-QUESTION_SETS = (*FIRST_SETS, "newcomer")
+QUESTION_SETS = (*FIRST_SETS, "newcomer", "outsider")
 """Every question set's name; a corpus has some of them (``CorpusSpec.question_files``)."""
+LATER_SETS = ("newcomer", "outsider")
+"""The sets written for every corpus, ``node-api`` included (its only ones)."""
 
 
 def set_files(tuned: Path, separator: str) -> dict[str, Path]:
     """The first four corpora's files for every set, named after the tuned one: ``research_questions_heldout.json``,
-    ``zsh-doc-fresh.json``, ``npm-docs-newcomer.json``."""
+    ``zsh-doc-fresh.json``, ``npm-docs-outsider.json``."""
     return {
         name: tuned if name == "tuned" else tuned.with_name(f"{tuned.stem}{separator}{name}{tuned.suffix}")
         for name in QUESTION_SETS
@@ -296,7 +301,7 @@ CORPORA: dict[str, CorpusSpec] = {
             "node-api",
             "Node.js doc tool HTML",
             ("nodejs",),
-            {"newcomer": QUESTION_DIR / "node-api-newcomer.json"},
+            {name: QUESTION_DIR / f"node-api-{name}.json" for name in LATER_SETS},
             node_api,
             debian_html_version(NODE_API),
         ),

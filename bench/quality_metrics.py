@@ -448,12 +448,34 @@ def gap_lines(report: str) -> list[str]:
     return [text for text in texts if text]
 
 
-def uncovered_named(report: str, uncovered: str) -> bool:
-    """Whether a Gaps line names the part of the question the documents do not cover: it holds a content
-    word of that part (four letters or more, compared on their first five letters so "timers" names
-    "timer"). Lenient on wording, and a gap about the other half of the question does not count."""
-    own = {w[:5] for w in tokens(uncovered) if len(w) >= 4} - {w[:5] for w in PLAIN_WORDS}
+def gaps_name(report: str, part: str) -> bool:
+    """Whether a Gaps line names this part of the question: it holds a content word of the part (four letters or
+    more, compared on their first five letters so "timers" names "timer"). Lenient on wording, and a gap about
+    another part does not count."""
+    own = {w[:5] for w in tokens(part) if len(w) >= 4} - {w[:5] for w in PLAIN_WORDS}
     return any(any(word[:5] in own for word in line.split() if len(word) >= 4) for line in gap_lines(report))
+
+
+def uncovered_named(report: str, uncovered: str) -> bool:
+    """Whether a Gaps line names the part of the question the documents do not cover (``gaps_name``): an honest
+    report says what the documents lack."""
+    return gaps_name(report, uncovered)
+
+
+def covered_half_gapped(report: str, half: str) -> bool:
+    """Whether a Gaps line names a half of the question the documents do answer: a false gap, since an honest
+    report names only what the documents lack. Matched by ``gaps_name``, the rule of ``uncovered_named``, so
+    the two counts are comparable."""
+    return gaps_name(report, half)
+
+
+def gaps_when_found(report: str, found_gold: bool, has_uncovered: bool) -> bool | None:
+    """For a question the documents answer in full (no uncovered part) whose report found a gold phrase: whether
+    the report still carries a Gaps section (None for any other question). An honest report names only what the
+    documents lack, so a found answer with a Gaps section is a gap to look at (the section may name a real one)."""
+    if has_uncovered or not found_gold:
+        return None
+    return bool(gap_lines(report))
 
 
 PLAIN_WORDS = frozenset(

@@ -2,14 +2,16 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer`` (which question set; default tuned, the
-one to work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a keep/revert,
+``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider`` (which question set; default
+tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
 ``unseen``, ``blind``, ``sealed`` and ``pristine`` were each written after the sets before them had been run, and are
 run once, in the session that wrote them (a set is run that way only once: before, only its
 ``--check-*`` commands run); ``newcomer`` is the only set of ``node-api``, a corpus nobody tuned on, and the ninth
 set of the other four (written in the seventh session before any run of it), run once by the lead at the end of that
-session; a corpus without a file for the set is skipped, with a line saying so;
+session; ``outsider``, the tenth set of all five corpora (written in the eighth session before any run of it, to
+check that session's change to how each part of a question is judged answered), is run once by the lead at the end of
+that session; a corpus without a file for the set is skipped, with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
@@ -30,12 +32,14 @@ ingest code indexes again (carrying over the vectors of passages whose heading a
 stored alike: ``bench.carried_vectors``), ``--reindex`` forces it.
 
 Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
-``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``) for python3-doc, ``bench/research_questions/<corpus>.json``
-(+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``, ``-sealed``, ``-pristine``, ``-newcomer``) for the
-next three and ``bench/research_questions/node-api-newcomer.json``, each with a type, 2-5
+``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``, ``_outsider``) for python3-doc,
+``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``,
+``-sealed``, ``-pristine``, ``-newcomer``, ``-outsider``) for the next three and
+``bench/research_questions/node-api-newcomer.json`` and ``-outsider.json``, each with a type, 2-5
 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
-question (the caveat the docs give) and ``uncovered`` for the part of a two-part question the docs
-do not answer. The gold was committed before the first run and is never changed.
+question (the caveat the docs give), ``uncovered`` for the part of a two-part question the docs
+do not answer and ``halves`` for the two asks of a both-parts question, both answered by the docs.
+The gold was committed before the first run and is never changed.
 
 Modes: ``search top-5`` (the baseline: the five best passages of plain lexical ``Corpus.search``,
 each a claim) and ``deepr lexical|semantic|hybrid`` (``Engine`` with ``LocalProvider``, the retrieval
@@ -51,6 +55,9 @@ one cited claim; ``quality_metrics.gaps_contradicting``), unasked parts (sub-que
 headings or Gaps lines, holding a word the question does not beyond the words any question is put in:
 template parts the asker never asked; ``quality_metrics.unasked_parts``), uncovered parts named (of the
 two-part questions' ``uncovered`` halves, those a Gaps line names; ``quality_metrics.uncovered_named``),
+covered halves called gaps (of the both-parts questions' ``halves``, which the docs answer, those a Gaps line names:
+false gaps; ``quality_metrics.covered_half_gapped``), gaps when found (of the reports that found a gold phrase for
+a question with no uncovered part, those that still carry a Gaps section; ``quality_metrics.gaps_when_found``),
 PDF artefacts in claims (claims
 showing a kept line-end hyphen, dot leaders, a cut identifier or URL, typographic quotes in code or a
 glued running header; ``quality_metrics.pdf_artefacts``, of all claims), duplicate-claim and furniture
@@ -270,6 +277,8 @@ class Question:
     """For a safety question: the caveat the docs give; an output holding none of them is unsafe."""
     uncovered: list[str] = field(default_factory=list)
     """For a two-part question: the part the docs do not answer (no gold for it)."""
+    halves: list[str] = field(default_factory=list)
+    """For a both-parts question: its two asks in a few words, both answered by the docs (gold for each)."""
 
 
 def load_questions(path: Path = QUESTIONS) -> list[Question]:
@@ -283,6 +292,7 @@ def load_questions(path: Path = QUESTIONS) -> list[Question]:
             list(q.get("pages", [])),
             list(q.get("warning", [])),
             list(q.get("uncovered", [])),
+            list(q.get("halves", [])),
         )
         for q in data["questions"]
     ]
@@ -471,6 +481,9 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
         "unasked_parts": qm.unasked_parts(output, q.question),
         "uncovered": len(q.uncovered),
         "uncovered_named": sum(qm.uncovered_named(output, part) for part in q.uncovered),
+        "covered_halves": len(q.halves),
+        "halves_gapped": sum(qm.covered_half_gapped(output, half) for half in q.halves),
+        "gaps_when_found": qm.gaps_when_found(output, any(found), bool(q.uncovered)),
         "pdf_artefact_claims": [c["text"] for c in claims if qm.pdf_artefacts(c["text"])],
         "claims": len(claims),
         "duplicate_claims": [c["text"] for c, d in zip(claims, dups, strict=True) if d],
@@ -488,6 +501,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     safety = [r for r in rows if r["has_warning"]]
     seconds = [r["seconds"] for r in rows]  # a timeout counts with the time it took to give up
     answers = [r["answer_gold"] for r in rows if r.get("answer_gold") is not None]  # reports, not search's top 5
+    reports = [r for r in rows if r.get("answer_gold") is not None]
+    found = [r["gaps_when_found"] for r in reports if r.get("gaps_when_found") is not None]
     return {
         "questions": n,
         "hit": sum(r["hit"] for r in rows) / n if n else 0.0,
@@ -500,6 +515,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "unasked_parts": sum(len(r.get("unasked_parts", [])) for r in rows),
         "uncovered_n": sum(r.get("uncovered", 0) for r in rows),
         "uncovered_named": sum(r.get("uncovered_named", 0) for r in rows),
+        "covered_halves": sum(r.get("covered_halves", 0) for r in rows),
+        "halves_gapped": sum(r.get("halves_gapped", 0) for r in rows),
+        "found_n": len(found),
+        "gapped_when_found": sum(found),
         "pdf_artefacts": sum(len(r.get("pdf_artefact_claims", [])) for r in rows),
         "duplicate": duplicates / claims if claims else 0.0,
         "furniture": furniture / claims if claims else 0.0,
@@ -524,14 +543,14 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
     base = summaries.get(BASELINE)
     out = [
         "| mode | hit | recall | vs top-5 | unsafe | answer holds gold | gaps contradicting | unasked parts "
-        "| uncovered parts named "
+        "| uncovered parts named | covered halves called gaps | gaps when found "
         "| PDF artefacts in claims | duplicate | furniture | s/question mean | p95 | errors |",
-        "|---|" + "---:|" * 14,
+        "|---|" + "---:|" * 16,
     ]
     for mode in MODES:
         s = summaries.get(mode)
         if s is None:
-            out.append(f"| {mode} |" + f" {NA} |" * 14)
+            out.append(f"| {mode} |" + f" {NA} |" * 16)
             continue
         ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] else NA
         unsafe = f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})" if s["safety_n"] else NA
@@ -544,6 +563,8 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
             f"{s['gaps_contradicting']:.0f}",
             f"{s.get('unasked_parts', 0):.0f}",
             f"{s.get('uncovered_named', 0):.0f} of {s.get('uncovered_n', 0):.0f}" if s.get("uncovered_n") else NA,
+            f"{s.get('halves_gapped', 0):.0f} of {s.get('covered_halves', 0):.0f}" if s.get("covered_halves") else NA,
+            f"{s.get('gapped_when_found', 0):.0f} of {s.get('found_n', 0):.0f}" if s.get("found_n") else NA,
             f"{s.get('pdf_artefacts', 0):.0f} of {s['claims_n']:.0f}",
             f"{s['duplicate']:.2f}",
             f"{s['furniture']:.2f}",
@@ -612,8 +633,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="which question set (default tuned, the one to work on); heldout and fresh run only at the end of a "
         "session; untouched, unseen, blind and sealed have each been run once; pristine is run by nobody until the end "
         "of the session that wrote it, once (--check-* before); newcomer (node-api's only set, and every "
-        "corpus's ninth) is run once by the lead at the end of the session that wrote it; a corpus without the set is "
-        "skipped",
+        "corpus's ninth) and outsider (every corpus's tenth) are each run once by the lead at the end of the session "
+        "that wrote it; a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

@@ -31,8 +31,8 @@ def raw_questions(path: Path) -> list[dict]:
 
 
 def corpora_with(question_set: str) -> dict[str, CorpusSpec]:
-    """The bench corpora that have this set, its file written (``node-api`` has only ``newcomer``, the others all
-    nine: a ``newcomer`` file written in parallel counts once it is in the checkout)."""
+    """The bench corpora that have this set, its file written (``node-api`` has only ``newcomer`` and ``outsider``,
+    the others all ten: a file written in parallel counts once it is in the checkout)."""
     return {name: spec for name, spec in CORPORA.items() if spec.has_set(question_set)}
 
 
@@ -54,7 +54,8 @@ def cached_passages(spec: CorpusSpec) -> str:
 
 def assert_well_formed(questions: list[dict], most_gold: int) -> None:
     """Each question has pages and text, 2 to ``most_gold`` gold phrases of 4-12 words not found in its own
-    words (no free hits), warnings exactly for safety questions and an uncovered part exactly for two-part ones."""
+    words (no free hits), warnings exactly for safety questions, an uncovered part exactly for two-part ones and
+    two halves (two non-empty strings, both answered, so no uncovered part) exactly for both-parts ones."""
     for q in questions:
         assert q["pages"] and q["question"].strip(), q["id"]
         assert 2 <= len(q["gold"]) <= most_gold, q["id"]
@@ -63,6 +64,11 @@ def assert_well_formed(questions: list[dict], most_gold: int) -> None:
             assert qm.normalise(phrase) not in qm.normalise(q["question"]), (q["id"], phrase)  # no free hits
         assert bool(q.get("warning")) == (q["type"] == "safety"), q["id"]
         assert bool(q.get("uncovered")) == (q["type"] == "two-part"), q["id"]
+        assert ("halves" in q) == (q["type"] == "both-parts"), q["id"]
+        if q["type"] == "both-parts":
+            halves = q["halves"]
+            assert isinstance(halves, list) and len(halves) == 2, q["id"]
+            assert all(isinstance(h, str) and h.strip() for h in halves), q["id"]
 
 
 def assert_answerable_in_users_words(spec: CorpusSpec, questions_file: Path) -> None:

@@ -1,0 +1,189 @@
+"""The tenth question set, ``outsider`` (issue 33: every part of a question answered with a citation or named as a
+gap): one file per corpus, all five, written in the eighth session before any run of it, so the lead can check that
+session's change to how each part of a question is judged answered on questions nobody has run. It brings a new kind,
+``both-parts`` (two asks, both answered by the docs; ``halves`` names them), beside ``two-part`` (one half the docs do
+not answer; ``uncovered``). Each file is well formed, new against every other set and answerable from the corpus; a
+corpus whose file is still being written by another helper is skipped, with a line saying so. Nothing here runs the
+engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
+``research_quality --check-gold`` does. The two metrics the kind brings are tested on synthetic reports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from bench import evidence_stages
+from bench import quality_metrics as qm
+from bench import research_quality as rq
+from bench.quality_corpora import CORPORA, QUESTION_DIR, QUESTION_SETS
+from tests.bench.question_sets import (
+    assert_answerable_in_users_words,
+    assert_well_formed,
+    corpora_with,
+    every_question,
+    raw_questions,
+)
+
+_EIGHT = {"how-to": 2, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1, "both-parts": 1}
+KINDS = {
+    "python3-doc": {
+        "how-to": 2,
+        "safety": 2,
+        "comparison": 1,
+        "concept": 1,
+        "definition": 1,
+        "version": 1,
+        "two-part": 1,
+        "both-parts": 1,
+    },
+    "npm-docs": _EIGHT,
+    "zsh-doc": _EIGHT,
+    "pdf-manuals": _EIGHT,
+    "node-api": {"how-to": 2, "safety": 2, "comparison": 1, "concept": 1, "two-part": 2, "both-parts": 2},
+}
+"""Each corpus's outsider set (the writers' common brief): 10 questions for python3-doc and node-api, 8 for the
+others, each with at least one two-part and one both-parts question, the kinds that test a report's Gaps."""
+ID_PREFIX = {"python3-doc": "os-", "npm-docs": "npm-os-", "zsh-doc": "zsh-os-", "pdf-manuals": "pdf-os-"}
+ID_PREFIX["node-api"] = "node-os-"
+WRITTEN = [name for name, spec in CORPORA.items() if spec.has_set("outsider")]
+"""The corpora whose outsider file is in the checkout (three helpers write them at the same time): the tests below
+cover each file once it lands."""
+
+
+def test_every_corpus_registers_the_outsider_set_last() -> None:
+    assert QUESTION_SETS[-2:] == ("newcomer", "outsider") and len(QUESTION_SETS) == 10
+    assert set(KINDS) == set(CORPORA)
+    assert CORPORA["python3-doc"].question_files["outsider"] == QUESTION_DIR.parent / "research_questions_outsider.json"
+    for name in ("npm-docs", "zsh-doc", "pdf-manuals", "node-api"):
+        assert CORPORA[name].question_files["outsider"] == QUESTION_DIR / f"{name}-outsider.json"
+    assert set(corpora_with("outsider")) == set(WRITTEN)
+    assert "outsider" in evidence_stages.RUN_ONCE and "outsider" not in evidence_stages.DIAGNOSED
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+def test_the_outsider_set_has_the_planned_size_and_kinds(name: str) -> None:
+    path = CORPORA[name].question_set("outsider")
+    data = json.loads(path.read_text())
+    assert "outsider" in data["note"].lower() and "2026-11-27" in data["note"] and "eighth session" in data["note"]
+    assert "uncovered" in data["note"] and "halves" in data["note"]
+    assert f"--corpus {name} --set outsider --check-gold --check-questions" in data["note"]
+    questions = rq.load_questions(path)  # the bench's own loader accepts it
+    assert Counter(q.type for q in questions) == KINDS[name]
+    assert all(q.id.startswith(ID_PREFIX[name]) for q in questions)
+    kinds_used_before = {q["type"] for q in every_question() if q not in raw_questions(path)}
+    assert set(KINDS[name]) - {"both-parts"} <= kinds_used_before
+    both = [q for q in questions if q.type == "both-parts"]
+    assert all(len(q.halves) == 2 and not q.uncovered for q in both)  # loaded onto the Question
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+def test_outsider_questions_are_well_formed_and_new(name: str) -> None:
+    mine = raw_questions(CORPORA[name].question_set("outsider"))
+    assert_well_formed(mine, most_gold=3)
+    asked = {qm.normalise(q["question"]) for q in every_question()} - {qm.normalise(q["question"]) for q in mine}
+    new = {qm.normalise(q["question"]) for q in mine}
+    assert len(new) == len(mine) and not asked & new
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+def test_outsider_gold_is_in_the_corpus_and_questions_are_in_a_users_words(name: str) -> None:
+    assert_answerable_in_users_words(CORPORA[name], CORPORA[name].question_set("outsider"))
+
+
+def test_both_parts_is_well_formed_only_with_two_halves_and_no_uncovered_part() -> None:
+    good = {
+        "id": "x-os-glaze",
+        "type": "both-parts",
+        "question": "How hot should the kiln get, and how long should the pots cool?",
+        "pages": ["kiln.html"],
+        "gold": ["fire the kiln to cone six", "let the ware cool for a day"],
+        "halves": ["how hot the kiln gets", "how long pots cool"],
+    }
+    assert_well_formed([good], most_gold=3)
+    for bad in (
+        {**good, "halves": ["how hot the kiln gets"]},
+        {**good, "halves": ["how hot the kiln gets", " "]},
+        {**good, "uncovered": ["how long pots cool"]},
+        {key: value for key, value in good.items() if key != "halves"},
+        {**good, "type": "two-part", "uncovered": ["how long pots cool"]},  # halves belong to both-parts only
+    ):
+        with pytest.raises(AssertionError):
+            assert_well_formed([bad], most_gold=3)
+
+
+def test_a_corpus_without_the_outsider_file_is_skipped_with_a_line_saying_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = rq.parse_args(["--set", "outsider"])
+    assert [spec.name for spec in rq.with_the_set(list(CORPORA.values()), args)] == WRITTEN
+    skipped = [line for line in capsys.readouterr().err.splitlines() if "skipped" in line]
+    assert len(skipped) == len(CORPORA) - len(WRITTEN)
+    assert all("has no 'outsider' question set" in line for line in skipped)
+
+
+# -- the two metrics both-parts questions bring ----------------------------------------------------
+
+HALVES = ["how hot the kiln gets", "how long the pots cool"]
+NAMES_A_COVERED_HALF = (
+    "## Answer\n\nFire to cone six [1] and let the pots cool for a day. [2]\n\n"
+    "## Gaps\n\n- The documents say nothing clear about cooling the pots.\n"
+)
+NAMES_ONLY_THE_UNCOVERED_HALF = (
+    "## Answer\n\nFire to cone six. [1]\n\n## Gaps\n\n- Nothing on which glaze supplier to buy from.\n"
+)
+NO_GAPS = (
+    "## Answer\n\nFire to cone six [1] and let the pots cool for a day. [2]\n\n## Findings\n\n- Cool slowly. [2]\n"
+)
+
+
+def test_a_gap_naming_a_covered_half_is_a_false_gap() -> None:
+    assert [qm.covered_half_gapped(NAMES_A_COVERED_HALF, half) for half in HALVES] == [False, True]
+    assert not any(qm.covered_half_gapped(NAMES_ONLY_THE_UNCOVERED_HALF, half) for half in HALVES)
+    assert not any(qm.covered_half_gapped(NO_GAPS, half) for half in HALVES)  # a finding is not a gap
+    # the same rule as uncovered_named, so the two counts compare
+    for report in (NAMES_A_COVERED_HALF, NAMES_ONLY_THE_UNCOVERED_HALF, NO_GAPS):
+        for part in (*HALVES, "which glaze supplier to buy from"):
+            assert qm.covered_half_gapped(report, part) == qm.uncovered_named(report, part)
+
+
+def test_gaps_when_found_counts_only_fully_answered_questions_whose_report_found_gold() -> None:
+    assert qm.gaps_when_found(NAMES_A_COVERED_HALF, found_gold=True, has_uncovered=False) is True
+    assert qm.gaps_when_found(NAMES_ONLY_THE_UNCOVERED_HALF, found_gold=True, has_uncovered=False) is True
+    assert qm.gaps_when_found(NO_GAPS, found_gold=True, has_uncovered=False) is False
+    assert qm.gaps_when_found(NAMES_A_COVERED_HALF, found_gold=False, has_uncovered=False) is None  # nothing found
+    assert qm.gaps_when_found(NAMES_ONLY_THE_UNCOVERED_HALF, found_gold=True, has_uncovered=True) is None  # a real gap
+
+
+def test_the_table_prints_both_metrics_as_n_of_m() -> None:
+    both = rq.Question(
+        "x-os-kiln", "both-parts", "How hot, and how long to cool?", ["cone six", "cool for a day"], halves=HALVES
+    )
+    two = rq.Question(
+        "x-os-glaze", "two-part", "How hot, and which supplier?", ["cone six", "fire to cone"], uncovered=["supplier"]
+    )
+    plain = rq.Question("x-os-plain", "how-to", "How hot?", ["fire to cone six", "nothing else"])
+    rows = [
+        rq.score(both, {"output": NAMES_A_COVERED_HALF, "claims": [], "seconds": 1.0}),
+        rq.score(two, {"output": NAMES_ONLY_THE_UNCOVERED_HALF, "claims": [], "seconds": 1.0}),
+        rq.score(plain, {"output": NO_GAPS, "claims": [], "seconds": 1.0}),
+    ]
+    assert [(r["covered_halves"], r["halves_gapped"]) for r in rows] == [(2, 1), (0, 0), (0, 0)]
+    summary = rq.summarise(rows)
+    assert (summary["halves_gapped"], summary["covered_halves"]) == (1, 2)
+    assert (summary["gapped_when_found"], summary["found_n"]) == (1, 2)  # the two-part question does not count
+    mode = rq.MODES[-1]
+    cells = table_cells(rq.corpus_table({mode: summary}), mode)
+    assert (cells["covered halves called gaps"], cells["gaps when found"]) == ("1 of 2", "1 of 2")
+    cells = table_cells(rq.corpus_table({mode: rq.summarise([rows[1]])}), mode)  # no both-parts, none found in full
+    assert (cells["covered halves called gaps"], cells["gaps when found"]) == ("n/a", "n/a")
+
+
+def table_cells(table: str, mode: str) -> dict[str, str]:
+    """A mode's row of a corpus table, by column name."""
+    lines = table.splitlines()
+    row = next(line for line in lines if line.startswith(f"| {mode} "))
+    names, values = ([cell.strip() for cell in line.strip().strip("|").split("|")] for line in (lines[0], row))
+    return dict(zip(names, values, strict=True))
