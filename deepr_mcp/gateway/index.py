@@ -3,8 +3,9 @@
 ``rank_bm25.BM25Okapi.get_scores`` loops over every document in Python for each query term:
 22-31 ms at 10,000 tools. Here each term keeps its postings (document numbers and their final
 BM25 weight, idf included) in numpy arrays built once; a query adds the postings of its terms
-with one ``np.bincount``. Scores are the same as ``BM25Okapi`` with Lucene's idf (k1 = 1.5,
-b = 0.75), so ranking quality is unchanged; only the work moves from search time to build time.
+with one ``np.bincount``. Scores are the same as ``BM25Okapi`` with Lucene's idf and the same
+``k1`` and ``b`` (1.5 and 0.75 unless given), so ranking quality is unchanged; only the work moves from
+search time to build time.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import numpy as np
 __all__ = ["BM25Index"]
 
 K1 = 1.5
+"""Term-frequency saturation, ``BM25Okapi``'s default."""
 B = 0.75
+"""Length normalisation, ``BM25Okapi``'s default: 0 ignores a document's length, 1 divides by it fully."""
 
 
 class BM25Index:
@@ -26,7 +29,7 @@ class BM25Index:
     term's offset), built with one ``np.unique`` instead of a Python loop per posting.
     """
 
-    def __init__(self, documents: Sequence[Sequence[str]]) -> None:
+    def __init__(self, documents: Sequence[Sequence[str]], *, k1: float = K1, b: float = B) -> None:
         self.size = len(documents)
         vocab: dict[str, int] = {}
         term_ids = [vocab.setdefault(term, len(vocab)) for doc in documents for term in doc]
@@ -37,10 +40,10 @@ class BM25Index:
         df = np.bincount(terms, minlength=len(vocab))
         idf = np.log(1 + (self.size - df + 0.5) / (df + 0.5))
         avg = float(lengths.mean()) if self.size and lengths.sum() else 1.0
-        norm = K1 * (1 - B + B * lengths / avg)
+        norm = k1 * (1 - b + b * lengths / avg)
         self._vocab = vocab
         self._docs = docs
-        self._weights = idf[terms] * tf * (K1 + 1) / (tf + norm[docs])
+        self._weights = idf[terms] * tf * (k1 + 1) / (tf + norm[docs])
         self._offsets = np.concatenate(([0], np.cumsum(df)))
 
     def scores(self, terms: Sequence[str]) -> np.ndarray:

@@ -99,10 +99,40 @@ WORDS = st.sampled_from("alpha beta gamma delta epsilon zeta eta theta".split())
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(WORDS, min_size=1, max_size=12), min_size=1, max_size=30), st.lists(WORDS, max_size=6))
-def test_index_scores_equal_rank_bm25_with_lucene_idf(docs: list[list[str]], query: list[str]) -> None:
-    """The precomputed index is a speed-up, not a different ranking."""
-    assert np.allclose(BM25Index(docs).scores(query), LuceneOkapi(docs).get_scores(query))
+@given(
+    st.lists(st.lists(WORDS, min_size=1, max_size=12), min_size=1, max_size=30),
+    st.lists(WORDS, max_size=6),
+    st.sampled_from([0.0, 0.3, 0.75, 1.0]),
+)
+def test_index_scores_equal_rank_bm25_with_lucene_idf(docs: list[list[str]], query: list[str], b: float) -> None:
+    """The precomputed index is a speed-up, not a different ranking, at any length normalisation."""
+    assert np.allclose(BM25Index(docs, b=b).scores(query), LuceneOkapi(docs, b=b).get_scores(query))
+
+
+def test_a_tool_that_documents_its_parameters_is_not_pushed_below_a_terse_one() -> None:
+    """Parameter docs make a tool's text long without making it less about its name: the tool named
+    for the query's word comes before a one-line tool that only mentions it."""
+    documented = ToolSpec(
+        "parcel_track",
+        "Follow a shipment on its way.",
+        {
+            "type": "object",
+            "properties": {
+                name: {"type": "string", "description": text}
+                for name, text in {
+                    "number": "the tracking number printed on the label",
+                    "carrier": "which delivery company carries it, such as a postal service or courier",
+                    "language": "language of the status messages returned to the caller",
+                    "history": "whether to list every scan event since it was handed over",
+                    "since": "only events after this date and time",
+                    "notify": "email address to tell when the status changes",
+                }.items()
+            },
+        },
+    )
+    others = [spec("label_print", "Print a label for a parcel."), spec("invoice_send", "Send an invoice by email.")]
+    registry = ToolRegistry([documented, *others])
+    assert [h.name for h in registry.search("where is my parcel", 3, mode="lexical")] == ["parcel_track", "label_print"]
 
 
 def test_many_ties_at_the_limit_still_go_by_name() -> None:

@@ -72,9 +72,9 @@ def test_index_is_rebuilt_lazily_once(monkeypatch: pytest.MonkeyPatch) -> None:
     real = module.BM25Index
 
     class Counting(real):  # type: ignore[misc, valid-type]
-        def __init__(self, corpus: list[list[str]]) -> None:
+        def __init__(self, corpus: list[list[str]], **options: float) -> None:
             builds.append(len(corpus))
-            super().__init__(corpus)
+            super().__init__(corpus, **options)
 
     monkeypatch.setattr(module, "BM25Index", Counting)
     registry = ToolRegistry()
