@@ -117,3 +117,33 @@ def test_two_sides_sharing_their_stems_are_both_kept() -> None:
     # "tidied" and "tidy" stem alike, so each side's words are the other's: still two things compared
     parts = sub_questions(analyse("Should I use tidied(pile) or pile.tidy()? Does it make any difference?"), 5)
     assert parts[1:] == ["What does tidied(pile) do?", "What does pile.tidy() do?"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "If I open the kiln lid at 600 degrees, will the pots crack?",
+        "Can I fire greenware and glazed pots in the same load?",
+        "My kiln sits in the garage. Is that going to cause problems in winter?",
+        "Is that fine, or should I vent the room as well?",
+        "What happens if the power fails halfway through a firing?",
+        "I stack shelves three high. Is there any catch?",
+    ],
+)
+def test_a_question_whether_something_holds_or_goes_wrong_surfaces_warnings(question: str) -> None:
+    # users ask about risk with a yes/no question far more often than with a word for it
+    assert analyse(question).safety
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Should I use a chain whip or a lockring tool?",  # an alternative question asks which, not whether
+        "How do I load a kiln?",
+        "Why does the glaze crawl on the rim?",
+        "What is a cone pack?",
+        "Which shelf holds the heaviest pots?",
+    ],
+)
+def test_questions_asking_which_how_or_why_are_not_about_risk(question: str) -> None:
+    assert not analyse(question).safety

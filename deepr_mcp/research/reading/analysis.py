@@ -33,6 +33,30 @@ _SAFETY = re.compile(
     re.I,
 )
 """English for a question about risk: warnings must be surfaced (no topic's own names for its dangers)."""
+_AUXILIARY = r"(?:will|would|could|can|does|do|did|is|are|was|were|should|might|may|must|has|have|am)"
+_YES_NO = re.compile(
+    r"(?:^|[.?!]\s+)(?:(?:if|when|before|after|once|while)\b[^.?!,]*,\s*)?(?:(?:and|or|but|so)\s+)?"
+    + _AUXILIARY
+    + r"\b[^.?!]*\?"
+    r"|,\s*(?:and|or|but)\s+" + _AUXILIARY + r"\b[^.?!]*\?"
+    r"|\bwhat happens\b|\bgo(?:ing)? wrong\b|\bdoing wrong\b|\bwhat(?:'s| is) going on\b|\bany (?:catch|harm)\b",
+    re.I,
+)
+"""English for a question whether something holds or goes wrong: a yes/no question (an auxiliary or modal verb
+opens it, or its clause after "if ...,": "If I run the update command, could it break my app?"), or "what
+happens if", "any catch". Users ask about risk this way far more often than with a word for it, and the answer
+is then the documents' caveat ("yes, but ..."): warnings are surfaced as for a question naming its risk."""
+_ANOTHER_WHETHER = re.compile(r",\s*(?:and|or|but)\s+" + _AUXILIARY + r"\b[^.?!]*\?", re.I)
+"""A clause asking whether, after the first one: "Can I run my bash scripts with zsh, or will something break?"."""
+
+
+def asks_whether(question: str, compares: bool = False) -> bool:
+    """Whether the question asks if something holds or goes wrong (``_YES_NO``). An alternative question
+    ("Should I use a chain whip or a lockring tool?", read as a comparison) asks which of two things, not
+    whether: only a clause of its own that asks whether makes it one."""
+    return bool((_ANOTHER_WHETHER if compares else _YES_NO).search(question))
+
+
 _HOW_TO = re.compile(
     r"^(?:how \w+ (?:i|you|we|one)|how to|what(?:'s| is) the \w+ way to|is there a way to|can i|"
     r"is it (?:a good idea|\w+) to)\s+(?P<action>.+)$",
@@ -135,7 +159,10 @@ def analyse(question: str) -> QuestionAnalysis:
     safety = bool(_SAFETY.search(question))
     codes = code_names(question)
     analysis = QuestionAnalysis(
-        question=" ".join(question.split()), safety=safety, topic=_general_topic(text), clauses=parts
+        question=" ".join(question.split()),
+        safety=safety or asks_whether(question),
+        topic=_general_topic(text),
+        clauses=parts,
     )
 
     for pattern in _COMPARE:
@@ -145,6 +172,7 @@ def analyse(question: str) -> QuestionAnalysis:
                 analysis.type = "comparison"
                 analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
                 analysis.topic = f"{a} and {b}"
+                analysis.safety = safety or asks_whether(question, compares=True)
                 return analysis
     if match := _COMPARED.match(text):
         stem, b = match.group("stem").strip(" ,"), _side(match.group("b"))
@@ -155,6 +183,7 @@ def analyse(question: str) -> QuestionAnalysis:
             analysis.stem = stem if subject else ""
             analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
             analysis.topic = f"{a} and {b}"
+            analysis.safety = safety or asks_whether(question, compares=True)
             return analysis
     if match := _HOW_TO.match(text):
         action = _SAFETY_ADVERBS.sub("", match.group("action")).strip()

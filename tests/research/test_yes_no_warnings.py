@@ -1,0 +1,49 @@
+"""A user asks about risk with a yes/no question ("If I open the lid while it is hot, will the pots crack?")
+far more often than with a word for it; the answer is then the documents' caveat, and it leads the report.
+
+The documents are a made-up kiln manual: a section on cooling whose steps come first and whose warning
+comes last, among unrelated notes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deepr_mcp.research.corpus.storage import Corpus
+from deepr_mcp.research.engine import Engine, new_state
+from deepr_mcp.research.providers.local import LocalProvider
+
+MANUAL = """# Kiln manual
+
+## Cooling after a firing
+
+Let the kiln cool with the lid closed; it loses about 100 degrees an hour. Below 400 degrees you may prop the
+lid open a crack with the peephole plug to speed the cooling of the pots. Never open the lid fully while the
+kiln is above 200 degrees: the sudden draft cracks the pots and the shelves.
+
+## Loading
+
+Load the tallest pots at the back of each shelf, and leave two finger widths between the pots.
+
+## Glazes
+
+Stir the glaze bucket before dipping, and wipe the foot of every pot clean.
+"""
+
+
+async def _answer(tmp_path: Path, question: str) -> str:
+    (tmp_path / "manual.md").write_text(MANUAL)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path / "manual.md")
+    state = await Engine(corpus, LocalProvider()).run(new_state(question))
+    return (state.report or "").split("## Answer", 1)[1].split("\n## ", 1)[0].strip()
+
+
+async def test_a_yes_no_question_about_a_consequence_is_answered_by_the_warning_first(tmp_path: Path) -> None:
+    answer = await _answer(tmp_path, "If I open the lid while the kiln is still hot, will my pots crack?")
+    assert answer.startswith("Never open the lid fully while the kiln is above 200 degrees")
+
+
+async def test_a_how_to_question_is_answered_by_the_steps_first(tmp_path: Path) -> None:
+    answer = await _answer(tmp_path, "How do I speed up the cooling of the pots after a firing?")
+    assert not answer.startswith("Never")
