@@ -124,7 +124,7 @@ def test_two_sides_sharing_their_stems_are_both_kept() -> None:
     [
         "If I open the kiln lid at 600 degrees, will the pots crack?",
         "Can I fire greenware and glazed pots in the same load?",
-        "My kiln sits in the garage. Is that going to cause problems in winter?",
+        "My kiln sits in the garage. Will the cold harm it in winter?",
         "Is that fine, or should I vent the room as well?",
         "What happens if the power fails halfway through a firing?",
         "I stack shelves three high. Is there any catch?",

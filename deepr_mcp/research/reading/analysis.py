@@ -43,7 +43,7 @@ _YES_NO = re.compile(
     re.I,
 )
 """English for a question whether something holds or goes wrong: a yes/no question (an auxiliary or modal verb
-opens it, or its clause after "if ...,": "If I run the update command, could it break my app?"), or "what
+opens it, or its clause after "if ...,": "If I open the lid at 600 degrees, will the pots crack?"), or "what
 happens if", "any catch". Users ask about risk this way far more often than with a word for it, and the answer
 is then the documents' caveat ("yes, but ..."): warnings are surfaced as for a question naming its risk."""
 _ANOTHER_WHETHER = re.compile(r",\s*(?:and|or|but)\s+" + _AUXILIARY + r"\b[^.?!]*\?", re.I)
