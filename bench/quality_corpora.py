@@ -24,7 +24,9 @@ zsh-doc and pdf-manuals by another): a set registered here whose file is not in 
 corpus does not have (``has_set``), so the bench skips it with a line saying so. The tenth set, ``outsider``, was
 registered for all five corpora on 2026-11-27 in the eighth session, written by three helpers before any run of it, to
 check that session's change to how the engine judges each part of a question answered (issue 33); the lead runs it
-once at the end of that session. It brings the ``both-parts`` kind: two asks, both answered by the docs.
+once at the end of that session. It brings the ``both-parts`` kind: two asks, both answered by the docs. The
+eleventh, ``stranger``, was registered the same way later in the eighth session (again three helpers, before any run
+of it), an untouched check of the same change; the lead runs it once at the end of that session.
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -57,8 +59,9 @@ class CorpusSpec:
     packages: tuple[str, ...]
     """Debian packages that provide it (empty for the npm registry corpus)."""
     question_files: dict[str, Path] = field(hash=False)
-    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have all ten
-    sets, a corpus added later only the sets written since (``node-api``: ``newcomer`` and ``outsider``)."""
+    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have all eleven
+    sets, a corpus added later only the sets written since (``node-api``: ``newcomer``, ``outsider`` and
+    ``stranger``)."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
@@ -84,15 +87,15 @@ class CorpusSpec:
 FIRST_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
 """The eight sets the first four corpora had before ``newcomer``, in the order they were written (each later one
 untouched when written)."""
-QUESTION_SETS = (*FIRST_SETS, "newcomer", "outsider")
+QUESTION_SETS = (*FIRST_SETS, "newcomer", "outsider", "stranger")
 """Every question set's name; a corpus has some of them (``CorpusSpec.question_files``)."""
-LATER_SETS = ("newcomer", "outsider")
+LATER_SETS = ("newcomer", "outsider", "stranger")
 """The sets written for every corpus, ``node-api`` included (its only ones)."""
 
 
 def set_files(tuned: Path, separator: str) -> dict[str, Path]:
     """The first four corpora's files for every set, named after the tuned one: ``research_questions_heldout.json``,
-    ``zsh-doc-fresh.json``, ``npm-docs-outsider.json``."""
+    ``zsh-doc-fresh.json``, ``npm-docs-stranger.json``."""
     return {
         name: tuned if name == "tuned" else tuned.with_name(f"{tuned.stem}{separator}{name}{tuned.suffix}")
         for name in QUESTION_SETS

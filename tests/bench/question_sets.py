@@ -1,18 +1,21 @@
 """What the tests of the bench's question sets share: a set's raw questions, and the check that its gold is
 in the corpus and its questions are in a user's words, against the bench's cached passages (read-only;
-skipped where this machine has not ingested the corpus). Nothing here runs the engine or retrieval."""
+skipped where this machine has not ingested the corpus); and the checks the eighth session's sets (``outsider``,
+``stranger``), written to one brief, have in common. Nothing here runs the engine or retrieval."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from bench import evidence_stages
 from bench import quality_metrics as qm
 from bench import research_quality as rq
-from bench.quality_corpora import CORPORA, CorpusSpec
+from bench.quality_corpora import CORPORA, QUESTION_DIR, QUESTION_SETS, CorpusSpec
 
 _EIGHT = {"how-to": 3, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1}
 LATE_KINDS = {
@@ -31,8 +34,8 @@ def raw_questions(path: Path) -> list[dict]:
 
 
 def corpora_with(question_set: str) -> dict[str, CorpusSpec]:
-    """The bench corpora that have this set, its file written (``node-api`` has only ``newcomer`` and ``outsider``,
-    the others all ten: a file written in parallel counts once it is in the checkout)."""
+    """The bench corpora that have this set, its file written (``node-api`` has only ``newcomer``, ``outsider`` and
+    ``stranger``, the others all eleven: a file written in parallel counts once it is in the checkout)."""
     return {name: spec for name, spec in CORPORA.items() if spec.has_set(question_set)}
 
 
@@ -80,3 +83,93 @@ def assert_answerable_in_users_words(spec: CorpusSpec, questions_file: Path) -> 
     assert missing == []
     copied = {q.id: qm.longest_shared_run(q.question, passages) for q in questions}
     assert {i: run for i, run in copied.items() if len(run) > rq.QUESTION_OVERLAP} == {}
+
+
+# -- the eighth session's sets, outsider and stranger, written to one brief ---------------------------
+
+_GAPS_EIGHT = {"how-to": 2, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1, "both-parts": 1}
+GAPS_KINDS = {
+    "python3-doc": {
+        "how-to": 2,
+        "safety": 2,
+        "comparison": 1,
+        "concept": 1,
+        "definition": 1,
+        "version": 1,
+        "two-part": 1,
+        "both-parts": 1,
+    },
+    "npm-docs": _GAPS_EIGHT,
+    "zsh-doc": _GAPS_EIGHT,
+    "pdf-manuals": _GAPS_EIGHT,
+    "node-api": {"how-to": 2, "safety": 2, "comparison": 1, "concept": 1, "two-part": 2, "both-parts": 2},
+}
+"""Each corpus's outsider and stranger set (the writers' common brief, issue 33): 10 questions for python3-doc and
+node-api, 8 for the others, each with at least one two-part and one both-parts question, the kinds that test a
+report's Gaps."""
+
+
+def id_prefixes(code: str) -> dict[str, str]:
+    """Each corpus's question-id prefix for a set's short code (``os`` for outsider: ``os-``, ``npm-os-``...)."""
+    return {
+        "python3-doc": f"{code}-",
+        "npm-docs": f"npm-{code}-",
+        "zsh-doc": f"zsh-{code}-",
+        "pdf-manuals": f"pdf-{code}-",
+        "node-api": f"node-{code}-",
+    }
+
+
+def assert_registered_for_every_corpus(question_set: str, position: int) -> None:
+    """The set is ``QUESTION_SETS[position]``, every corpus maps it to its file (python3-doc's beside the tuned
+    file, the others' in ``research_questions/``), a corpus has it once its file is written, and
+    ``evidence_stages`` refuses to trace it (run once)."""
+    assert QUESTION_SETS.index(question_set) == position
+    assert set(GAPS_KINDS) == set(CORPORA)
+    python = CORPORA["python3-doc"].question_files[question_set]
+    assert python == QUESTION_DIR.parent / f"research_questions_{question_set}.json"
+    for name in ("npm-docs", "zsh-doc", "pdf-manuals", "node-api"):
+        assert CORPORA[name].question_files[question_set] == QUESTION_DIR / f"{name}-{question_set}.json"
+    written = {name for name, spec in CORPORA.items() if spec.question_files[question_set].is_file()}
+    assert set(corpora_with(question_set)) == written
+    assert question_set in evidence_stages.RUN_ONCE and question_set not in evidence_stages.DIAGNOSED
+
+
+def assert_planned_set(name: str, question_set: str, id_prefix: str, new_kinds: set[str]) -> None:
+    """The corpus's file of the set: a note naming the set, its date and session, ``uncovered`` and ``halves`` and
+    the check command; the planned kinds (none new but ``new_kinds``), ids with the prefix, and both-parts questions
+    loaded with two halves and no uncovered part."""
+    path = CORPORA[name].question_set(question_set)
+    data = json.loads(path.read_text())
+    note = data["note"]
+    assert question_set in note.lower() and "2026-11-27" in note and "eighth session" in note
+    assert "uncovered" in note and "halves" in note
+    assert f"--corpus {name} --set {question_set} --check-gold --check-questions" in note
+    questions = rq.load_questions(path)  # the bench's own loader accepts it
+    assert Counter(q.type for q in questions) == GAPS_KINDS[name]
+    assert all(q.id.startswith(id_prefix) for q in questions)
+    kinds_used_before = {q["type"] for q in every_question() if q not in raw_questions(path)}
+    assert set(GAPS_KINDS[name]) - new_kinds <= kinds_used_before
+    both = [q for q in questions if q.type == "both-parts"]
+    assert all(len(q.halves) == 2 and not q.uncovered for q in both)  # loaded onto the Question
+
+
+def assert_well_formed_and_new(name: str, question_set: str) -> None:
+    """Well formed (``assert_well_formed``, at most 3 gold phrases), and no question asked in any other set."""
+    mine = raw_questions(CORPORA[name].question_set(question_set))
+    assert_well_formed(mine, most_gold=3)
+    asked = {qm.normalise(q["question"]) for q in every_question()} - {qm.normalise(q["question"]) for q in mine}
+    new = {qm.normalise(q["question"]) for q in mine}
+    assert len(new) == len(mine) and not asked & new
+
+
+def assert_skipped_without_its_file(question_set: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``with_the_set`` keeps exactly the corpora whose file is written and says of each other one, on stderr, that
+    it has no such set."""
+    written = [name for name, spec in CORPORA.items() if spec.has_set(question_set)]
+    args = rq.parse_args(["--set", question_set])
+    kept = [spec.name for spec in rq.with_the_set(list(CORPORA.values()), args)]
+    assert kept == written
+    skipped = [line for line in capsys.readouterr().err.splitlines() if "skipped" in line]
+    assert len(skipped) == len(CORPORA) - len(written)
+    assert all(f"has no {question_set!r} question set" in line for line in skipped)

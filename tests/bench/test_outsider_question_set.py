@@ -10,82 +10,40 @@ engine or retrieval: the gold is checked against the bench's cached passages, re
 
 from __future__ import annotations
 
-import json
-from collections import Counter
-
 import pytest
 
-from bench import evidence_stages
 from bench import quality_metrics as qm
 from bench import research_quality as rq
-from bench.quality_corpora import CORPORA, QUESTION_DIR, QUESTION_SETS
+from bench.quality_corpora import CORPORA
 from tests.bench.question_sets import (
     assert_answerable_in_users_words,
+    assert_planned_set,
+    assert_registered_for_every_corpus,
+    assert_skipped_without_its_file,
     assert_well_formed,
-    corpora_with,
-    every_question,
-    raw_questions,
+    assert_well_formed_and_new,
+    id_prefixes,
 )
 
-_EIGHT = {"how-to": 2, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1, "both-parts": 1}
-KINDS = {
-    "python3-doc": {
-        "how-to": 2,
-        "safety": 2,
-        "comparison": 1,
-        "concept": 1,
-        "definition": 1,
-        "version": 1,
-        "two-part": 1,
-        "both-parts": 1,
-    },
-    "npm-docs": _EIGHT,
-    "zsh-doc": _EIGHT,
-    "pdf-manuals": _EIGHT,
-    "node-api": {"how-to": 2, "safety": 2, "comparison": 1, "concept": 1, "two-part": 2, "both-parts": 2},
-}
-"""Each corpus's outsider set (the writers' common brief): 10 questions for python3-doc and node-api, 8 for the
-others, each with at least one two-part and one both-parts question, the kinds that test a report's Gaps."""
-ID_PREFIX = {"python3-doc": "os-", "npm-docs": "npm-os-", "zsh-doc": "zsh-os-", "pdf-manuals": "pdf-os-"}
-ID_PREFIX["node-api"] = "node-os-"
+ID_PREFIX = id_prefixes("os")
 WRITTEN = [name for name, spec in CORPORA.items() if spec.has_set("outsider")]
 """The corpora whose outsider file is in the checkout (three helpers write them at the same time): the tests below
 cover each file once it lands."""
 
 
-def test_every_corpus_registers_the_outsider_set_last() -> None:
-    assert QUESTION_SETS[-2:] == ("newcomer", "outsider") and len(QUESTION_SETS) == 10
-    assert set(KINDS) == set(CORPORA)
-    assert CORPORA["python3-doc"].question_files["outsider"] == QUESTION_DIR.parent / "research_questions_outsider.json"
-    for name in ("npm-docs", "zsh-doc", "pdf-manuals", "node-api"):
-        assert CORPORA[name].question_files["outsider"] == QUESTION_DIR / f"{name}-outsider.json"
-    assert set(corpora_with("outsider")) == set(WRITTEN)
-    assert "outsider" in evidence_stages.RUN_ONCE and "outsider" not in evidence_stages.DIAGNOSED
+def test_every_corpus_registers_the_outsider_set_tenth() -> None:
+    assert_registered_for_every_corpus("outsider", 9)
 
 
 @pytest.mark.parametrize("name", WRITTEN)
 def test_the_outsider_set_has_the_planned_size_and_kinds(name: str) -> None:
-    path = CORPORA[name].question_set("outsider")
-    data = json.loads(path.read_text())
-    assert "outsider" in data["note"].lower() and "2026-11-27" in data["note"] and "eighth session" in data["note"]
-    assert "uncovered" in data["note"] and "halves" in data["note"]
-    assert f"--corpus {name} --set outsider --check-gold --check-questions" in data["note"]
-    questions = rq.load_questions(path)  # the bench's own loader accepts it
-    assert Counter(q.type for q in questions) == KINDS[name]
-    assert all(q.id.startswith(ID_PREFIX[name]) for q in questions)
-    kinds_used_before = {q["type"] for q in every_question() if q not in raw_questions(path)}
-    assert set(KINDS[name]) - {"both-parts"} <= kinds_used_before
-    both = [q for q in questions if q.type == "both-parts"]
-    assert all(len(q.halves) == 2 and not q.uncovered for q in both)  # loaded onto the Question
+    """The sizes and kinds of ``question_sets.GAPS_KINDS`` (shared with stranger); both-parts was new here."""
+    assert_planned_set(name, "outsider", ID_PREFIX[name], new_kinds={"both-parts"})
 
 
 @pytest.mark.parametrize("name", WRITTEN)
 def test_outsider_questions_are_well_formed_and_new(name: str) -> None:
-    mine = raw_questions(CORPORA[name].question_set("outsider"))
-    assert_well_formed(mine, most_gold=3)
-    asked = {qm.normalise(q["question"]) for q in every_question()} - {qm.normalise(q["question"]) for q in mine}
-    new = {qm.normalise(q["question"]) for q in mine}
-    assert len(new) == len(mine) and not asked & new
+    assert_well_formed_and_new(name, "outsider")
 
 
 @pytest.mark.parametrize("name", WRITTEN)
@@ -117,11 +75,7 @@ def test_both_parts_is_well_formed_only_with_two_halves_and_no_uncovered_part() 
 def test_a_corpus_without_the_outsider_file_is_skipped_with_a_line_saying_so(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    args = rq.parse_args(["--set", "outsider"])
-    assert [spec.name for spec in rq.with_the_set(list(CORPORA.values()), args)] == WRITTEN
-    skipped = [line for line in capsys.readouterr().err.splitlines() if "skipped" in line]
-    assert len(skipped) == len(CORPORA) - len(WRITTEN)
-    assert all("has no 'outsider' question set" in line for line in skipped)
+    assert_skipped_without_its_file("outsider", capsys)
 
 
 # -- the two metrics both-parts questions bring ----------------------------------------------------
