@@ -14,9 +14,10 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
 another part) is counted where it is found. Every set used for decisions may be traced (tuned, held out,
-fresh, untouched, unseen, blind, sealed); ``pristine``, ``newcomer``, ``outsider`` and ``stranger`` (``DIAGNOSED``
-leaves them out) are refused: each was written to be run once (``newcomer``, ``outsider`` and ``stranger`` on every
-corpus, ``node-api`` among them, a corpus nobody tuned on), and tracing it would tune on it. A corpus without a file
+fresh, untouched, unseen, blind, sealed); ``pristine``, ``newcomer``, ``outsider``, ``stranger`` and ``visitor``
+(``DIAGNOSED`` leaves them out) are refused: each was written to be run once (``newcomer``, ``outsider``,
+``stranger`` and ``visitor`` on every corpus, ``node-api`` among them, a corpus nobody tuned on; ``visitor`` kept for
+the next session's end), and tracing it would tune on it. A corpus without a file
 for the chosen set is skipped, with a line saying so.
 """
 
@@ -37,10 +38,10 @@ from bench.research_quality import find_corpus, load_questions, open_corpus, rea
 from bench.retrieval_recall import gold_passages
 
 STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
-RUN_ONCE = ("pristine", "newcomer", "outsider", "stranger")
+RUN_ONCE = ("pristine", "newcomer", "outsider", "stranger", "visitor")
 """Sets written to be run once and never traced: ``pristine`` has had its one run; ``newcomer`` (every corpus's ninth,
 ``node-api``'s first), ``outsider`` (every corpus's tenth) and ``stranger`` (every corpus's eleventh) wait for the
-lead's."""
+lead's; ``visitor`` (every corpus's twelfth) waits for the next session's lead, at that session's end."""
 DIAGNOSED = tuple(s for s in QUESTION_SETS if s not in RUN_ONCE)
 """The sets this may trace: each has decided a keep/revert already, so seeing where its gold is lost tunes on
 nothing new."""

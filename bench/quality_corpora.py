@@ -26,7 +26,10 @@ registered for all five corpora on 2026-11-27 in the eighth session, written by 
 check that session's change to how the engine judges each part of a question answered (issue 33); the lead runs it
 once at the end of that session. It brings the ``both-parts`` kind: two asks, both answered by the docs. The
 eleventh, ``stranger``, was registered the same way later in the eighth session (again three helpers, before any run
-of it), an untouched check of the same change; the lead runs it once at the end of that session.
+of it), an untouched check of the same change; the lead runs it once at the end of that session. The twelfth,
+``visitor``, was registered the same way at the end of the eighth session (three helpers, before any run of it, rich
+in two-part and both-parts questions) and is kept untouched for the next session: nobody runs it before that
+session's lead runs it once at its end, to check that session's change to how each part is judged answered.
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -59,9 +62,9 @@ class CorpusSpec:
     packages: tuple[str, ...]
     """Debian packages that provide it (empty for the npm registry corpus)."""
     question_files: dict[str, Path] = field(hash=False)
-    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have all eleven
-    sets, a corpus added later only the sets written since (``node-api``: ``newcomer``, ``outsider`` and
-    ``stranger``)."""
+    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have all twelve
+    sets, a corpus added later only the sets written since (``node-api``: ``newcomer``, ``outsider``, ``stranger``
+    and ``visitor``)."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
@@ -87,15 +90,15 @@ class CorpusSpec:
 FIRST_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
 """The eight sets the first four corpora had before ``newcomer``, in the order they were written (each later one
 untouched when written)."""
-QUESTION_SETS = (*FIRST_SETS, "newcomer", "outsider", "stranger")
+QUESTION_SETS = (*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor")
 """Every question set's name; a corpus has some of them (``CorpusSpec.question_files``)."""
-LATER_SETS = ("newcomer", "outsider", "stranger")
+LATER_SETS = ("newcomer", "outsider", "stranger", "visitor")
 """The sets written for every corpus, ``node-api`` included (its only ones)."""
 
 
 def set_files(tuned: Path, separator: str) -> dict[str, Path]:
     """The first four corpora's files for every set, named after the tuned one: ``research_questions_heldout.json``,
-    ``zsh-doc-fresh.json``, ``npm-docs-stranger.json``."""
+    ``zsh-doc-fresh.json``, ``npm-docs-visitor.json``."""
     return {
         name: tuned if name == "tuned" else tuned.with_name(f"{tuned.stem}{separator}{name}{tuned.suffix}")
         for name in QUESTION_SETS

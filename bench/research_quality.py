@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger`` (which question set;
-default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a
+``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor`` (which question
+set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a
 keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
 ``unseen``, ``blind``, ``sealed`` and ``pristine`` were each written after the sets before them had been run, and are
@@ -13,7 +13,10 @@ set of the other four (written in the seventh session before any run of it), run
 session; ``outsider``, the tenth set of all five corpora (written in the eighth session before any run of it, to
 check that session's change to how each part of a question is judged answered), is run once by the lead at the end of
 that session; ``stranger``, the eleventh (written later in that session the same way, before any run of it, an
-untouched check of the same change), likewise; a corpus without a file for the set is skipped, with a line saying so;
+untouched check of the same change), likewise; ``visitor``, the twelfth (written at the end of that session the same
+way, rich in two-part and both-parts questions), is kept untouched for the next session: nobody runs it (``--check-*``
+only) before that session's lead runs it once at its end, to check that session's change; a corpus without a file
+for the set is skipped, with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
@@ -34,11 +37,11 @@ ingest code indexes again (carrying over the vectors of passages whose heading a
 stored alike: ``bench.carried_vectors``), ``--reindex`` forces it.
 
 Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
-``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``, ``_outsider``, ``_stranger``) for python3-doc,
+``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``, ``_outsider``, ``_stranger``, ``_visitor``) for python3-doc,
 ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``,
-``-sealed``, ``-pristine``, ``-newcomer``, ``-outsider``, ``-stranger``) for the next three and
-``bench/research_questions/node-api-newcomer.json``, ``-outsider.json`` and ``-stranger.json``, each with a type, 2-5
-gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
+``-sealed``, ``-pristine``, ``-newcomer``, ``-outsider``, ``-stranger``, ``-visitor``) for the next three and
+``bench/research_questions/node-api-newcomer.json``, ``-outsider.json``, ``-stranger.json`` and ``-visitor.json``, each
+with a type, 2-5 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
 question (the caveat the docs give), ``uncovered`` for the part of a two-part question the docs
 do not answer and ``halves`` for the two asks of a both-parts question, both answered by the docs.
 The gold was committed before the first run and is never changed.
@@ -636,7 +639,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "session; untouched, unseen, blind and sealed have each been run once; pristine is run by nobody until the end "
         "of the session that wrote it, once (--check-* before); newcomer (node-api's only set, and every "
         "corpus's ninth), outsider (every corpus's tenth) and stranger (every corpus's eleventh) are each run once by "
-        "the lead at the end of the session that wrote it; a corpus without the set is skipped",
+        "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) is kept for the next "
+        "session's end-of-session run, once, by its lead (--check-* before); a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

@@ -1,7 +1,8 @@
 """What the tests of the bench's question sets share: a set's raw questions, and the check that its gold is
 in the corpus and its questions are in a user's words, against the bench's cached passages (read-only;
 skipped where this machine has not ingested the corpus); and the checks the eighth session's sets (``outsider``,
-``stranger``), written to one brief, have in common. Nothing here runs the engine or retrieval."""
+``stranger``, and ``visitor`` with kinds of its own), written to one brief, have in common. Nothing here runs the
+engine or retrieval."""
 
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ def raw_questions(path: Path) -> list[dict]:
 
 
 def corpora_with(question_set: str) -> dict[str, CorpusSpec]:
-    """The bench corpora that have this set, its file written (``node-api`` has only ``newcomer``, ``outsider`` and
-    ``stranger``, the others all eleven: a file written in parallel counts once it is in the checkout)."""
+    """The bench corpora that have this set, its file written (``node-api`` has only ``newcomer``, ``outsider``,
+    ``stranger`` and ``visitor``, the others all twelve: a file written in parallel counts once it is in the
+    checkout)."""
     return {name: spec for name, spec in CORPORA.items() if spec.has_set(question_set)}
 
 
@@ -85,7 +87,7 @@ def assert_answerable_in_users_words(spec: CorpusSpec, questions_file: Path) -> 
     assert {i: run for i, run in copied.items() if len(run) > rq.QUESTION_OVERLAP} == {}
 
 
-# -- the eighth session's sets, outsider and stranger, written to one brief ---------------------------
+# -- the eighth session's sets, outsider, stranger and visitor, written to one brief ------------------
 
 _GAPS_EIGHT = {"how-to": 2, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1, "both-parts": 1}
 GAPS_KINDS = {
@@ -107,6 +109,17 @@ GAPS_KINDS = {
 """Each corpus's outsider and stranger set (the writers' common brief, issue 33): 10 questions for python3-doc and
 node-api, 8 for the others, each with at least one two-part and one both-parts question, the kinds that test a
 report's Gaps."""
+_VISITOR_EIGHT = {"how-to": 2, "safety": 2, "two-part": 2, "both-parts": 2}
+_VISITOR_TEN = {"how-to": 2, "safety": 2, "comparison": 1, "concept": 1, "two-part": 2, "both-parts": 2}
+VISITOR_KINDS = {
+    "python3-doc": _VISITOR_TEN,
+    "npm-docs": _VISITOR_EIGHT,
+    "zsh-doc": _VISITOR_EIGHT,
+    "pdf-manuals": _VISITOR_EIGHT,
+    "node-api": _VISITOR_TEN,
+}
+"""Each corpus's visitor set (its writers' brief): the same sizes, richer in two-part and both-parts questions (two of
+each per corpus), the open problem it measures; the 8-question corpora drop comparison and concept for them."""
 
 
 def id_prefixes(code: str) -> dict[str, str]:
@@ -135,21 +148,29 @@ def assert_registered_for_every_corpus(question_set: str, position: int) -> None
     assert question_set in evidence_stages.RUN_ONCE and question_set not in evidence_stages.DIAGNOSED
 
 
-def assert_planned_set(name: str, question_set: str, id_prefix: str, new_kinds: set[str]) -> None:
-    """The corpus's file of the set: a note naming the set, its date and session, ``uncovered`` and ``halves`` and
-    the check command; the planned kinds (none new but ``new_kinds``), ids with the prefix, and both-parts questions
-    loaded with two halves and no uncovered part."""
+def assert_planned_set(
+    name: str,
+    question_set: str,
+    id_prefix: str,
+    new_kinds: set[str],
+    kinds: dict[str, dict[str, int]] = GAPS_KINDS,
+    note_says: tuple[str, ...] = (),
+) -> None:
+    """The corpus's file of the set: a note naming the set, its date and session (and ``note_says``), ``uncovered``
+    and ``halves`` and the check command; the planned ``kinds`` (none new but ``new_kinds``), ids with the prefix,
+    and both-parts questions loaded with two halves and no uncovered part."""
     path = CORPORA[name].question_set(question_set)
     data = json.loads(path.read_text())
     note = data["note"]
     assert question_set in note.lower() and "2026-11-27" in note and "eighth session" in note
+    assert all(words in note for words in note_says)
     assert "uncovered" in note and "halves" in note
     assert f"--corpus {name} --set {question_set} --check-gold --check-questions" in note
     questions = rq.load_questions(path)  # the bench's own loader accepts it
-    assert Counter(q.type for q in questions) == GAPS_KINDS[name]
+    assert Counter(q.type for q in questions) == kinds[name]
     assert all(q.id.startswith(id_prefix) for q in questions)
     kinds_used_before = {q["type"] for q in every_question() if q not in raw_questions(path)}
-    assert set(GAPS_KINDS[name]) - new_kinds <= kinds_used_before
+    assert set(kinds[name]) - new_kinds <= kinds_used_before
     both = [q for q in questions if q.type == "both-parts"]
     assert all(len(q.halves) == 2 and not q.uncovered for q in both)  # loaded onto the Question
 
