@@ -2,8 +2,8 @@
 against every other set, answerable from the corpus, and picked only by an explicit ``--set``. Nothing here runs the
 engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
 ``research_quality --check-gold`` does. The ninth to twelfth sets, ``newcomer``, ``outsider``, ``stranger`` and
-``visitor``, are tested in ``test_newcomer_question_set.py``, ``test_outsider_question_set.py``,
-``test_stranger_question_set.py`` and ``test_visitor_question_set.py``; here they are only the last names every first
+``visitor``, are tested in ``test_newcomer_question_set.py`` and ``test_gap_question_sets.py`` (outsider's new kind
+and metrics in ``test_outsider_question_set.py``); here they are only the last names every first
 corpus registers, and a set registered before its file is written is one the corpus does not have yet.
 """
 

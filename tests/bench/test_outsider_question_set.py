@@ -1,11 +1,7 @@
-"""The tenth question set, ``outsider`` (issue 33: every part of a question answered with a citation or named as a
-gap): one file per corpus, all five, written in the eighth session before any run of it, so the lead can check that
-session's change to how each part of a question is judged answered on questions nobody has run. It brings a new kind,
-``both-parts`` (two asks, both answered by the docs; ``halves`` names them), beside ``two-part`` (one half the docs do
-not answer; ``uncovered``). Each file is well formed, new against every other set and answerable from the corpus; a
-corpus whose file is still being written by another helper is skipped, with a line saying so. Nothing here runs the
-engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
-``research_quality --check-gold`` does. The two metrics the kind brings are tested on synthetic reports.
+"""What the tenth question set, ``outsider`` (issue 33), brought to the bench: a new kind, ``both-parts`` (two asks,
+both answered by the docs; ``halves`` names them), beside ``two-part`` (one half the docs do not answer;
+``uncovered``), and the two metrics it makes possible, tested on synthetic reports. The checks outsider's files share
+with stranger's and visitor's (sizes, kinds, note, gold in the corpus) are in ``test_gap_question_sets.py``.
 """
 
 from __future__ import annotations
@@ -14,41 +10,7 @@ import pytest
 
 from bench import quality_metrics as qm
 from bench import research_quality as rq
-from bench.quality_corpora import CORPORA
-from tests.bench.question_sets import (
-    assert_answerable_in_users_words,
-    assert_planned_set,
-    assert_registered_for_every_corpus,
-    assert_skipped_without_its_file,
-    assert_well_formed,
-    assert_well_formed_and_new,
-    id_prefixes,
-)
-
-ID_PREFIX = id_prefixes("os")
-WRITTEN = [name for name, spec in CORPORA.items() if spec.has_set("outsider")]
-"""The corpora whose outsider file is in the checkout (three helpers write them at the same time): the tests below
-cover each file once it lands."""
-
-
-def test_every_corpus_registers_the_outsider_set_tenth() -> None:
-    assert_registered_for_every_corpus("outsider", 9)
-
-
-@pytest.mark.parametrize("name", WRITTEN)
-def test_the_outsider_set_has_the_planned_size_and_kinds(name: str) -> None:
-    """The sizes and kinds of ``question_sets.GAPS_KINDS`` (shared with stranger); both-parts was new here."""
-    assert_planned_set(name, "outsider", ID_PREFIX[name], new_kinds={"both-parts"})
-
-
-@pytest.mark.parametrize("name", WRITTEN)
-def test_outsider_questions_are_well_formed_and_new(name: str) -> None:
-    assert_well_formed_and_new(name, "outsider")
-
-
-@pytest.mark.parametrize("name", WRITTEN)
-def test_outsider_gold_is_in_the_corpus_and_questions_are_in_a_users_words(name: str) -> None:
-    assert_answerable_in_users_words(CORPORA[name], CORPORA[name].question_set("outsider"))
+from tests.bench.question_sets import assert_well_formed
 
 
 def test_both_parts_is_well_formed_only_with_two_halves_and_no_uncovered_part() -> None:
@@ -70,12 +32,6 @@ def test_both_parts_is_well_formed_only_with_two_halves_and_no_uncovered_part() 
     ):
         with pytest.raises(AssertionError):
             assert_well_formed([bad], most_gold=3)
-
-
-def test_a_corpus_without_the_outsider_file_is_skipped_with_a_line_saying_so(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    assert_skipped_without_its_file("outsider", capsys)
 
 
 # -- the two metrics both-parts questions bring ----------------------------------------------------

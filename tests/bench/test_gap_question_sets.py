@@ -1,0 +1,91 @@
+"""The eighth session's three sets for issue 33 (every part of a question answered with a citation or named as a
+gap), written to one brief: ``outsider`` (the tenth, which brought ``both-parts``), ``stranger`` (the eleventh, the
+same kinds) and ``visitor`` (the twelfth, richer in two-part questions and kept untouched for the next session). One
+file per corpus each; the same checks for every file, from one table: the planned sizes and kinds, the note, ids
+with the set's prefix, well formed and new against every other set, gold in the corpus and questions in a user's
+words. A corpus whose file is still being written by another helper is skipped, with a line saying so. Nothing here
+runs the engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
+``research_quality --check-gold`` does. ``test_outsider_question_set.py`` tests the kind and metrics outsider brought.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from bench.quality_corpora import CORPORA, QUESTION_SETS
+from tests.bench.question_sets import (
+    GAPS_KINDS,
+    VISITOR_KINDS,
+    assert_answerable_in_users_words,
+    assert_planned_set,
+    assert_registered_for_every_corpus,
+    assert_skipped_without_its_file,
+    assert_well_formed_and_new,
+    id_prefixes,
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one set's brief planned."""
+
+    code: str
+    """The ids' short code (``os``: ``os-``, ``npm-os-`` ...)."""
+    position: int
+    """Its place in ``QUESTION_SETS``."""
+    new_kinds: set[str] = field(default_factory=set)
+    """Kinds no earlier set had."""
+    kinds: dict[str, dict[str, int]] = field(default_factory=lambda: GAPS_KINDS)
+    note_says: tuple[str, ...] = ()
+
+
+PLANS = {
+    "outsider": Plan("os", 9, {"both-parts"}),
+    "stranger": Plan("st", 10),
+    "visitor": Plan("vi", 11, kinds=VISITOR_KINDS, note_says=("next session",)),
+}
+WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
+"""Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
+below cover each file once it lands."""
+
+
+def test_the_three_sets_come_last_in_the_order_they_were_written() -> None:
+    assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
+    assert QUESTION_SETS[-4:] == ("newcomer", "outsider", "stranger", "visitor") and len(QUESTION_SETS) == 12
+    assert set(VISITOR_KINDS) == set(CORPORA)
+    assert all(
+        sum(VISITOR_KINDS[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA
+    )
+
+
+@pytest.mark.parametrize("question_set", PLANS)
+def test_every_corpus_registers_the_set_in_its_place(question_set: str) -> None:
+    assert_registered_for_every_corpus(question_set, PLANS[question_set].position)
+
+
+@pytest.mark.parametrize(("question_set", "name"), WRITTEN)
+def test_each_file_has_the_planned_size_and_kinds(question_set: str, name: str) -> None:
+    """Outsider and stranger: ``question_sets.GAPS_KINDS`` (both-parts new in outsider); visitor: ``VISITOR_KINDS``,
+    no kind new, its note saying it waits for the next session."""
+    plan = PLANS[question_set]
+    prefix = id_prefixes(plan.code)[name]
+    assert_planned_set(name, question_set, prefix, plan.new_kinds, kinds=plan.kinds, note_says=plan.note_says)
+
+
+@pytest.mark.parametrize(("question_set", "name"), WRITTEN)
+def test_each_files_questions_are_well_formed_and_new(question_set: str, name: str) -> None:
+    assert_well_formed_and_new(name, question_set)
+
+
+@pytest.mark.parametrize(("question_set", "name"), WRITTEN)
+def test_each_files_gold_is_in_the_corpus_and_questions_are_in_a_users_words(question_set: str, name: str) -> None:
+    assert_answerable_in_users_words(CORPORA[name], CORPORA[name].question_set(question_set))
+
+
+@pytest.mark.parametrize("question_set", PLANS)
+def test_a_corpus_without_the_sets_file_is_skipped_with_a_line_saying_so(
+    question_set: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert_skipped_without_its_file(question_set, capsys)
