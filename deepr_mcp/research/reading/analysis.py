@@ -34,20 +34,22 @@ _SAFETY = re.compile(
 )
 """English for a question about risk: warnings must be surfaced (no topic's own names for its dangers)."""
 _AUXILIARY = r"(?:will|would|could|can|does|do|did|is|are|was|were|should|might|may|must|has|have|am)"
+_LATER_CLAUSE = r",\s*(?:and|or|but)\s+" + _AUXILIARY + r"\b[^.?!]*\?"
+"""A clause asking whether, after the first one: "Can I run my bash scripts with zsh, or will something break?"."""
+_ANOTHER_WHETHER = re.compile(_LATER_CLAUSE, re.I)
 _YES_NO = re.compile(
     r"(?:^|[.?!]\s+)(?:(?:if|when|before|after|once|while)\b[^.?!,]*,\s*)?(?:(?:and|or|but|so)\s+)?"
     + _AUXILIARY
-    + r"\b[^.?!]*\?"
-    r"|,\s*(?:and|or|but)\s+" + _AUXILIARY + r"\b[^.?!]*\?"
-    r"|\bwhat happens\b|\bgo(?:ing)? wrong\b|\bdoing wrong\b|\bwhat(?:'s| is) going on\b|\bany (?:catch|harm)\b",
+    + r"\b[^.?!]*\?|"
+    + _LATER_CLAUSE
+    + r"|\bwhat happens\b|\bgo(?:ing)? wrong\b|\bdoing wrong\b|\bwhat(?:'s| is) going on\b|\bany (?:catch|harm)\b",
     re.I,
 )
 """English for a question whether something holds or goes wrong: a yes/no question (an auxiliary or modal verb
-opens it, or its clause after "if ...,": "If I open the lid at 600 degrees, will the pots crack?"), or "what
-happens if", "any catch". Users ask about risk this way far more often than with a word for it, and the answer
-is then the documents' caveat ("yes, but ..."): warnings are surfaced as for a question naming its risk."""
-_ANOTHER_WHETHER = re.compile(r",\s*(?:and|or|but)\s+" + _AUXILIARY + r"\b[^.?!]*\?", re.I)
-"""A clause asking whether, after the first one: "Can I run my bash scripts with zsh, or will something break?"."""
+opens it, or its clause after "if ...,": "If I open the lid at 600 degrees, will the pots crack?"; or a later
+clause does), or "what happens if", "any catch". Users ask about risk this way far more often than with a word for
+it, and the answer is then the documents' caveat ("yes, but ..."): warnings are surfaced as for a question naming
+its risk."""
 
 
 def asks_whether(question: str, compares: bool = False) -> bool:
