@@ -204,3 +204,32 @@ async def test_an_llm_provider_renders_the_request_itself(tmp_path: Path) -> Non
     summary = next(p for p in prompts_sent if p.startswith("TASK: summary"))
     assert "Lead with the command or code" in summary  # what kind of answer a how-to wants
     assert state.report and "## Answer" in state.report
+
+
+def test_a_gaps_phrase_never_runs_across_a_sentence_or_a_comma() -> None:
+    # "a temperature. How do I colour" named as one thing the documents say nothing about reads as nonsense
+    from deepr_mcp.research.synthesis.coverage import phrases
+
+    question = "Each row holds a glaze and a temperature. How do I colour each pot by its temperature?"
+    assert phrases(question, terms("temperature colour")) == ["temperature", "colour"]
+    assert phrases("compared with gas boilers, and what is the noise level?", terms("gas boilers noise level")) == [
+        "gas boilers",
+        "noise level",
+    ]
+    assert phrases("How do I call kiln.vent() for this?", terms("kiln.vent")) == ["kiln.vent"]
+
+
+async def test_a_gaps_line_names_what_is_missing_in_the_words_of_one_sentence(tmp_path: Path) -> None:
+    from tests.heat_pumps import HEAT_PUMPS
+
+    (tmp_path / "heat-pumps.md").write_text(HEAT_PUMPS)
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path / "heat-pumps.md")
+    state = await Engine(corpus, LocalProvider()).run(
+        new_state("Our cellar smells of mould. How loud is a heat pump's fan at night?")
+    )
+    report = state.report or ""
+    assert "## Gaps" in report
+    gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"say nothing about (.+?) \(asked", gaps)
+    assert named and not any(re.search(r"[.?!]\s", phrase) for phrase in named)

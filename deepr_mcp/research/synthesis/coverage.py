@@ -61,11 +61,23 @@ def weights(wanted: set[str], pool: Sequence[set[str]]) -> dict[str, float]:
 
 def phrases(text: str, missing: set[str]) -> list[str]:
     """Runs of the text's words whose terms are all missing ("noise level", "gas boilers"); words
-    with no content term ("of", "with") may sit inside a run, never at its ends."""
+    with no content term ("of", "with") may sit inside a run, never at its ends. A run never crosses
+    punctuation: "a temperature. How do I colour" names two things, not one."""
     out: list[str] = []
     run: list[str] = []
     pending: list[str] = []
-    for word in re.findall(r"[\w'.-]+", text):
+
+    def close() -> None:
+        nonlocal run, pending
+        if run:
+            out.append(" ".join(run))
+        run, pending = [], []
+
+    for token in re.findall(r"[\w'.-]+|[,;:?!()]", text):
+        word = token.rstrip(".")
+        if not word or not (word[0].isalnum() or word[0] in "_'"):
+            close()  # a comma, a question mark: the run ends here
+            continue
         found = terms(word)
         if found and found <= missing:
             run += [*pending, word]
@@ -73,12 +85,11 @@ def phrases(text: str, missing: set[str]) -> list[str]:
         elif not found and run:
             pending.append(word)
         else:
-            if run:
-                out.append(" ".join(run))
-            run, pending = [], []
-    if run:
-        out.append(" ".join(run))
-    return out
+            close()
+        if word != token:  # a sentence ended on this word
+            close()
+    close()
+    return list(dict.fromkeys(out))  # a thing named twice in the question is named once
 
 
 class TermCoverage:
