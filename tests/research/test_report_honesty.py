@@ -207,11 +207,11 @@ async def test_an_llm_provider_renders_the_request_itself(tmp_path: Path) -> Non
 
 
 def test_a_gaps_phrase_never_runs_across_a_sentence_or_a_comma() -> None:
-    # "a temperature. How do I colour" named as one thing the documents say nothing about reads as nonsense
+    # "a kiln log. Which glaze" named as one thing the documents say nothing about reads as nonsense
     from deepr_mcp.research.synthesis.coverage import phrases
 
-    question = "Each row holds a glaze and a temperature. How do I colour each pot by its temperature?"
-    assert phrases(question, terms("temperature colour")) == ["temperature", "colour"]
+    question = "I keep a kiln log. Which glaze suits a log of slow firings?"
+    assert phrases(question, terms("kiln log glaze")) == ["kiln log", "glaze", "log"]
     assert phrases("compared with gas boilers, and what is the noise level?", terms("gas boilers noise level")) == [
         "gas boilers",
         "noise level",

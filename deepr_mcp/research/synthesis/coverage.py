@@ -62,7 +62,7 @@ def weights(wanted: set[str], pool: Sequence[set[str]]) -> dict[str, float]:
 def phrases(text: str, missing: set[str]) -> list[str]:
     """Runs of the text's words whose terms are all missing ("noise level", "gas boilers"); words
     with no content term ("of", "with") may sit inside a run, never at its ends. A run never crosses
-    punctuation: "a temperature. How do I colour" names two things, not one."""
+    punctuation: "a kiln log. Which glaze" names two things, not one."""
     out: list[str] = []
     run: list[str] = []
     pending: list[str] = []
