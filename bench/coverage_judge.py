@@ -1,0 +1,165 @@
+"""How well the meaning judge tells a part the documents answer from one they say nothing about.
+
+Run: ``.venv/bin/python -m bench.coverage_judge [--corpus NAME|all] [--set NAME ...] [--verbose]``
+(default: every set already used for decisions; hybrid retrieval, the local provider).
+
+Issue 33 asks that a report name as a gap every part the documents do not answer, and only those.
+The engine decides it per part with ``synthesis.meaning.MeaningJudge``: a cited passage must stand
+``COVER_SPREAD`` standard deviations above the corpus's mean cosine, for the part and for the whole
+question. This bench records every such judgement the engine makes and labels it:
+
+- ``covered``: a passage cited for the part holds one of the question's gold phrases, so the part is
+  answered and a Gaps line naming it would be false;
+- ``uncovered``: the half of a two-part question that the bench marks ``uncovered`` (the part whose
+  words share most with that description and least with the gold), so the part is a gap.
+
+It prints, per corpus: how many covered parts the judge calls answered, how many uncovered halves it
+calls gaps, and the AUC of the statistic it thresholds (the chance a covered part's statistic exceeds
+an uncovered half's: 0.5 is a coin, 1.0 separates them at some threshold). A better judge (a token-level
+model, a cross-encoder, the client's own model) should raise the AUC, not just move the threshold.
+The sets written to be run once (``evidence_stages.RUN_ONCE``) are refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from bench.evidence_stages import DIAGNOSED
+from bench.quality_corpora import CORPORA
+from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
+from bench.retrieval_recall import gold_passages
+
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """One part's meaning judgement as the engine made it, with the statistic it thresholded."""
+
+    question_id: str
+    part: str
+    verdict: bool | None
+    statistic: float
+    label: str  # "covered", "uncovered" or "" (neither: no gold cited, not the uncovered half)
+
+
+def words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def uncovered_part(parts: list[str], uncovered: list[str], gold: list[str]) -> str | None:
+    """The part the bench's ``uncovered`` description names: most of its words, fewest of the gold's."""
+    if not uncovered or len(parts) < 2:
+        return None
+    named, answered = words(" ".join(uncovered)), words(" ".join(gold))
+
+    def fit(part: str) -> float:
+        own = words(part) or {""}
+        return (len(own & named) - len(own & answered)) / len(own)
+
+    return max(parts, key=fit)
+
+
+def auc(positive: list[float], negative: list[float]) -> float | None:
+    """Chance a positive's statistic exceeds a negative's (ties count half); None without both kinds."""
+    if not positive or not negative:
+        return None
+    wins = sum((p > n) + 0.5 * (p == n) for p in positive for n in negative)
+    return wins / (len(positive) * len(negative))
+
+
+def judgements(corpus: Any, question: Any, gold_ids: set[str]) -> list[Judgement]:
+    """Run the engine on one question, recording each part's meaning judgement."""
+    import anyio
+
+    from deepr_mcp.embedding import shared_embedder
+    from deepr_mcp.research.engine import Engine, new_state
+    from deepr_mcp.research.providers.local import LocalProvider
+    from deepr_mcp.research.retrieval.hybrid import HybridSearch
+    from deepr_mcp.research.synthesis.meaning import MeaningJudge
+
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    engine = Engine(corpus, LocalProvider(search.embedder), search=search, retrieval="hybrid")
+    judge = MeaningJudge(corpus, search.embedder)
+    made: list[tuple[str, str, list[str], bool | None]] = []
+    meaning = engine._meaning
+
+    def recording(state: Any, sq: Any, passage_ids: list[str]) -> bool | None:
+        verdict = meaning(state, sq, passage_ids)
+        made.append((sq.text, state.question, list(passage_ids), verdict))
+        return verdict
+
+    engine._meaning = recording  # type: ignore[method-assign]
+    state = anyio.run(engine.run, new_state(question.question))
+    parts = [sq.text for sq in state.sub_questions]
+    gap = uncovered_part(parts, question.uncovered, question.gold)
+    out = []
+    for part, whole, ids, verdict in made:
+        standing = judge.standing(list(dict.fromkeys([part, whole])), ids)
+        if not standing:
+            continue
+        label = "uncovered" if part == gap else "covered" if set(ids) & gold_ids else ""
+        out.append(Judgement(question.id, part, verdict, max(standing.values()), label))
+    return out
+
+
+def run_corpus(name: str, sets: list[str]) -> list[Judgement]:
+    spec = CORPORA[name]
+    corpus = open_corpus(ready_corpus(find_corpus(spec), reindex=False, spec=spec))
+    out: list[Judgement] = []
+    try:
+        for chosen in [s for s in sets if spec.has_set(s)]:
+            questions = load_questions(spec.question_set(chosen))
+            gold = gold_passages(corpus, questions)
+            for q in questions:
+                ids = set().union(*(gold.get(p, set()) for p in q.gold))
+                out += judgements(corpus, q, ids)
+    finally:
+        corpus.close()
+    return out
+
+
+def row(name: str, made: list[Judgement]) -> str:
+    covered = [j for j in made if j.label == "covered"]
+    uncovered = [j for j in made if j.label == "uncovered"]
+    answered = sum(j.verdict is True for j in covered)
+    gaps = sum(j.verdict is False for j in uncovered)
+    area = auc([j.statistic for j in covered], [j.statistic for j in uncovered])
+    shown = "n/a" if area is None else f"{area:.2f}"
+    return f"| {name} | {len(made)} | {answered} of {len(covered)} | {gaps} of {len(uncovered)} | {shown} |"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.coverage_judge", description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", default="all", choices=["all", *sorted(CORPORA)])
+    p.add_argument("--set", action="append", choices=DIAGNOSED, help="a question set (repeatable; default all used)")
+    p.add_argument("--verbose", action="store_true", help="print every labelled judgement")
+    args = p.parse_args(argv)
+    sets = args.set or list(DIAGNOSED)
+    names = sorted(CORPORA) if args.corpus == "all" else [args.corpus]
+    for name in [n for n in names if not any(CORPORA[n].has_set(s) for s in sets)]:
+        print(f"{name}: skipped, it has none of the sets {', '.join(sets)}", file=sys.stderr)
+        names.remove(name)
+    os.environ["DEEPR_RESEARCH_RETRIEVAL"] = "hybrid"
+    print("| corpus | judgements | covered parts called answered | uncovered halves called gaps | AUC |")
+    print("|---|---:|---:|---:|---:|")
+    every: list[Judgement] = []
+    for name in names:
+        made = run_corpus(name, sets)
+        every += made
+        print(row(name, made), flush=True)
+        if args.verbose:
+            for j in sorted(made, key=lambda j: (j.label, j.statistic)):
+                if j.label:
+                    print(f"    {j.label:9} {j.statistic:5.2f} {j.verdict!s:5} {j.question_id} | {j.part[:70]}")
+    print(row("all", every))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""``bench.coverage_judge``: which part is the uncovered half, the AUC it prints, and the sets it refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import coverage_judge
+from bench.coverage_judge import Judgement, auc, row, uncovered_part
+
+
+def test_the_uncovered_half_is_the_part_named_by_the_description_not_by_the_gold() -> None:
+    parts = ["How do I glaze a whole shelf of pots in one firing?", "Can I undo a glaze after it has fired?"]
+    gold = ["glaze every pot on the shelf before firing", "one firing for the whole shelf"]
+    # "glaze" is in the description and in both parts; the gold's words pull the first part away
+    assert uncovered_part(parts, ["undoing a glaze once fired"], gold) == parts[1]
+
+
+def test_a_question_of_one_part_or_with_no_uncovered_half_has_none() -> None:
+    assert uncovered_part(["How hot does the kiln get?"], ["its price"], ["1300 degrees"]) is None
+    assert uncovered_part(["How hot?", "How loud?"], [], ["1300 degrees"]) is None
+
+
+def test_auc_is_the_chance_a_covered_part_outscores_an_uncovered_half() -> None:
+    assert auc([3.0, 4.0], [1.0, 2.0]) == 1.0
+    assert auc([1.0], [2.0]) == 0.0
+    assert auc([2.0, 3.0], [2.0]) == 0.75  # a tie counts half
+    assert auc([2.0], []) is None and auc([], [1.0]) is None
+
+
+def test_a_row_counts_right_verdicts_per_label_and_ignores_unlabelled_judgements() -> None:
+    made = [
+        Judgement("q1", "part a", True, 4.0, "covered"),
+        Judgement("q1", "part b", False, 1.0, "uncovered"),
+        Judgement("q2", "part c", False, 2.5, "covered"),
+        Judgement("q3", "part d", True, 9.0, ""),
+    ]
+    assert row("kilns", made) == "| kilns | 4 | 1 of 2 | 1 of 1 | 1.00 |"
+
+
+@pytest.mark.parametrize("refused", ["pristine", "newcomer", "outsider", "stranger", "visitor"])
+def test_a_set_written_to_be_run_once_is_refused(refused: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        coverage_judge.main(["--set", refused])
+    assert exited.value.code == 2
+    assert f"invalid choice: '{refused}'" in capsys.readouterr().err
