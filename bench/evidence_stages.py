@@ -16,8 +16,8 @@ A phrase found by a later stage without an earlier one (the Answer section quoti
 another part) is counted where it is found. Every set used for decisions may be traced (tuned, held out,
 fresh, untouched, unseen, blind, sealed); ``pristine``, ``newcomer``, ``outsider``, ``stranger`` and ``visitor``
 (``DIAGNOSED`` leaves them out) are refused: each was written to be run once (``newcomer``, ``outsider``,
-``stranger`` and ``visitor`` on every corpus, ``node-api`` among them, a corpus nobody tuned on; ``visitor`` kept for
-the next session's end), and tracing it would tune on it. A corpus without a file
+``stranger`` and ``visitor`` on every corpus, ``node-api`` among them, a corpus nobody tuned on; each has had its
+one run), and tracing it would tune on it. A corpus without a file
 for the chosen set is skipped, with a line saying so.
 """
 
@@ -40,8 +40,9 @@ from bench.retrieval_recall import gold_passages
 STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
 RUN_ONCE = ("pristine", "newcomer", "outsider", "stranger", "visitor")
 """Sets written to be run once and never traced: ``pristine`` has had its one run; ``newcomer`` (every corpus's ninth,
-``node-api``'s first), ``outsider`` (every corpus's tenth) and ``stranger`` (every corpus's eleventh) wait for the
-lead's; ``visitor`` (every corpus's twelfth) waits for the next session's lead, at that session's end."""
+``node-api``'s first), ``outsider`` (every corpus's tenth), ``stranger`` (every corpus's eleventh) and ``visitor``
+(every corpus's twelfth) have had theirs, each at the end of a session; they stay untraced so that nothing is
+tuned on them."""
 DIAGNOSED = tuple(s for s in QUESTION_SETS if s not in RUN_ONCE)
 """The sets this may trace: each has decided a keep/revert already, so seeing where its gold is lost tunes on
 nothing new."""
