@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,7 @@ from deepr_mcp.embedding import minilm as minilm_module
 from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.corpus.backfill import embed_pending
 from deepr_mcp.research.corpus.storage import Corpus
-from deepr_mcp.research.retrieval.hybrid import HybridSearch, fuse
+from deepr_mcp.research.retrieval.hybrid import MEANING_WEIGHT, HybridSearch, fuse
 
 QUESTION = "how do I avoid typing my password again and again"
 ANSWER = "a credential helper remembers your login secret, so you are not prompted on each upload"
@@ -73,6 +75,50 @@ def test_fusion_adds_reciprocal_ranks(corpus: Corpus) -> None:
     fused = fuse([[a, b], [b, c]], 3, k=60)
     assert [p.id for p in fused] == [b.id, a.id, c.id]
     assert fused[0].score == pytest.approx(1 / 62 + 1 / 61, abs=1e-6)
+
+
+def test_fusion_weighs_each_ranking_by_its_weight(corpus: Corpus) -> None:
+    a, b = corpus.search("branch", 1)[0], corpus.search("merging", 1)[0]
+    assert [p.id for p in fuse([[a, b], [b, a]], 2, k=60)] == [a.id, b.id]  # a tie goes to the first seen
+    fused = fuse([[a, b], [b, a]], 2, k=60, weights=[1.0, 2.0])
+    assert [p.id for p in fused] == [b.id, a.id]
+    assert fused[0].score == pytest.approx(1 / 62 + 2 / 61, abs=1e-6)
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float = 0.0
+
+
+class FixedLists:
+    """A corpus whose word and meaning rankings are given: what hybrid search makes of them is the test."""
+
+    def __init__(self, words: list[str], meaning: list[str], unembedded: tuple[str, ...] = ()) -> None:
+        self.words, self.meaning, self.unembedded = [Hit(i) for i in words], [Hit(i) for i in meaning], unembedded
+
+    def search(self, query: str, limit: int = 10, *, headings_only: bool = False) -> list[Hit]:
+        return self.words[:limit]
+
+    def nearest(self, model: str, vector: object, limit: int) -> list[Hit]:
+        return self.meaning[:limit]
+
+    def vectors_of(self, model: str, passage_ids: Sequence[str]) -> dict[str, object]:
+        return {pid: None for pid in passage_ids if pid not in self.unembedded}
+
+
+def test_hybrid_search_ranks_a_passage_found_only_by_meaning_above_one_found_only_by_words(model: Embedder) -> None:
+    # users ask in their own words: the passage nearest in meaning says it in the documents' words
+    search = HybridSearch(FixedLists(words=["words-only", "both"], meaning=["meaning-only", "both"]), model)  # type: ignore[arg-type]
+    assert [p.id for p in search.search("how do I stop the kiln cracking pots", 3, "hybrid")] == [
+        "both",
+        "meaning-only",
+        "words-only",
+    ]
+    assert MEANING_WEIGHT > 1
+    # a passage not embedded yet keeps its word rank in meaning's place, so it still ranks as if found both ways
+    fresh = FixedLists(words=["new", "old"], meaning=["old"], unembedded=("new",))
+    assert [p.id for p in HybridSearch(fresh, model).search("kiln", 2, "hybrid")] == ["new", "old"]  # type: ignore[arg-type]
 
 
 def test_modes_are_checked(corpus: Corpus, model: Embedder) -> None:

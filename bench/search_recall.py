@@ -1,0 +1,107 @@
+"""Top-k gold recall of ``corpus search`` per corpus: by words, by meaning, and fused at several weights.
+
+Run: ``.venv/bin/python -m bench.search_recall [--corpus NAME|all] [--sets used|run-once|NAME,...]
+[--weights 1,2]`` on the bench corpora (``bench.research_quality`` caches them). Each question is searched
+as written, the way a user types it into ``corpus search``. The figure is the share of its gold phrases
+held by a passage in the top 5 and top 10.
+
+Hybrid search fuses the word ranking (FTS5 BM25) and the meaning ranking (the embedder's nearest
+passages) by reciprocal rank, a rank by meaning weighing ``--weights`` against 1 for words. The product
+uses ``retrieval.hybrid.MEANING_WEIGHT``. ``--sets used`` (the default) takes the sets already used
+for decisions; ``run-once`` takes the sets written to be run once by ``research_quality``, none of
+them ever used to tune search. They were run here once, after the weight was chosen on the used sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import defaultdict
+from typing import Any
+
+from bench.evidence_stages import DIAGNOSED, RUN_ONCE
+from bench.quality_corpora import CORPORA, QUESTION_SETS
+from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
+from bench.retrieval_recall import gold_passages
+
+DEPTHS = (5, 10)
+
+
+def weighted(words: list[Any], meaning: list[Any], weight: float, limit: int) -> list[str]:
+    """Passage ids fused by reciprocal rank, a rank by meaning counting ``weight``."""
+    from deepr_mcp.research.retrieval.hybrid import fuse
+
+    return [p.id for p in fuse([words, meaning], limit, weights=[1.0, weight])]
+
+
+def recall(gold: dict[str, set[str]], phrases: list[str], ids: list[str]) -> float:
+    found = set(ids)
+    return sum(bool(gold.get(p, set()) & found) for p in phrases) / len(phrases)
+
+
+def run_corpus(name: str, sets: list[str], weights: list[float]) -> dict[str, dict[int, list[float]]]:
+    """Per column (``words``, ``meaning``, ``weight W``) and depth, each question's recall."""
+    from deepr_mcp.embedding import shared_embedder
+    from deepr_mcp.research.retrieval.hybrid import DEPTH, HybridSearch
+
+    spec = CORPORA[name]
+    corpus = open_corpus(ready_corpus(find_corpus(spec), reindex=False, spec=spec))
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    out: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    try:
+        for chosen in [s for s in sets if spec.has_set(s)]:
+            questions = load_questions(spec.question_set(chosen))
+            gold = gold_passages(corpus, questions)
+            for q in questions:
+                words = list(corpus.search(q.question, DEPTH))
+                meaning = search.semantic([q.question], DEPTH)[0]
+                columns = {"words": [p.id for p in words], "meaning": [p.id for p in meaning]}
+                columns |= {f"weight {w:g}": weighted(words, meaning, w, max(DEPTHS)) for w in weights}
+                for column, ids in columns.items():
+                    for k in DEPTHS:
+                        out[column][k].append(recall(gold, q.gold, ids[:k]))
+    finally:
+        corpus.close()
+    return out
+
+
+def chosen_sets(value: str) -> list[str]:
+    if value == "used":
+        return list(DIAGNOSED)
+    if value == "run-once":
+        return list(RUN_ONCE)
+    names = [s.strip() for s in value.split(",") if s.strip()]
+    unknown = [s for s in names if s not in QUESTION_SETS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown set {unknown[0]!r}; allowed: used, run-once, {', '.join(QUESTION_SETS)}"
+        )
+    return names
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.search_recall", description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", default="all", choices=["all", *sorted(CORPORA)])
+    p.add_argument("--sets", type=chosen_sets, default=list(DIAGNOSED), help="used (default), run-once or names")
+    p.add_argument("--weights", default="1,2", help="weights of a rank by meaning to compare (default 1,2)")
+    args = p.parse_args(argv)
+    weights = [float(w) for w in args.weights.split(",")]
+    os.environ.setdefault("DEEPR_RESEARCH_RETRIEVAL", "hybrid")
+    columns = ["words", "meaning", *(f"weight {w:g}" for w in weights)]
+    head = " | ".join(f"{c} @{k}" for c in columns for k in DEPTHS)
+    print(f"| corpus | questions | {head} |")
+    print("|---|---:|" + "---:|" * (len(columns) * len(DEPTHS)))
+    for name in sorted(CORPORA) if args.corpus == "all" else [args.corpus]:
+        if not any(CORPORA[name].has_set(s) for s in args.sets):
+            print(f"{name}: skipped, it has none of the sets {', '.join(args.sets)}", file=sys.stderr)
+            continue
+        got = run_corpus(name, args.sets, weights)
+        n = len(got["words"][DEPTHS[0]])
+        cells = " | ".join(f"{sum(got[c][k]) / n:.3f}" for c in columns for k in DEPTHS)
+        print(f"| {name} | {n} | {cells} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

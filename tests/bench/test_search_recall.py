@@ -1,0 +1,38 @@
+"""``bench.search_recall``: which sets it reads, how it scores a ranking, and the fusion it compares."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+import pytest
+
+from bench.evidence_stages import DIAGNOSED, RUN_ONCE
+from bench.search_recall import chosen_sets, recall, weighted
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float = 0.0
+
+
+def test_sets_by_group_or_by_name_and_an_unknown_name_says_what_is_allowed() -> None:
+    assert chosen_sets("used") == list(DIAGNOSED)
+    assert chosen_sets("run-once") == list(RUN_ONCE)
+    assert chosen_sets("tuned, visitor") == ["tuned", "visitor"]
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown set 'kilns'; allowed: used, run-once, tuned"):
+        chosen_sets("tuned,kilns")
+
+
+def test_recall_is_the_share_of_gold_phrases_held_by_a_ranked_passage() -> None:
+    gold = {"cones bend at known heats": {"p1", "p7"}, "open the lid below 100 degrees": {"p3"}}
+    phrases = [*gold, "a phrase no passage holds"]
+    assert recall(gold, phrases, ["p7", "p2"]) == pytest.approx(1 / 3)
+    assert recall(gold, phrases, ["p3", "p1"]) == pytest.approx(2 / 3)
+
+
+def test_a_heavier_meaning_rank_lifts_what_only_meaning_found() -> None:
+    words, meaning = [Hit("w"), Hit("both")], [Hit("m"), Hit("both")]
+    assert weighted(words, meaning, 1.0, 3)[1:] == ["w", "m"]  # a tie: the first seen first
+    assert weighted(words, meaning, 2.0, 3) == ["both", "m", "w"]
