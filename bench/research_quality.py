@@ -2,9 +2,9 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor`` (which question
-set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a
-keep/revert,
+``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer``
+(which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and
+have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
 ``unseen``, ``blind``, ``sealed`` and ``pristine`` were each written after the sets before them had been run, and are
 run once, in the session that wrote them (a set is run that way only once: before, only its
@@ -15,8 +15,10 @@ check that session's change to how each part of a question is judged answered), 
 that session; ``stranger``, the eleventh (written later in that session the same way, before any run of it, an
 untouched check of the same change), likewise; ``visitor``, the twelfth (written at the end of that session the same
 way, rich in two-part and both-parts questions), is kept untouched for the next session: nobody runs it (``--check-*``
-only) before that session's lead runs it once at its end, to check that session's change; a corpus without a file
-for the set is skipped, with a line saying so;
+only) before that session's lead runs it once at its end, to check that session's change; ``wayfarer``, the
+thirteenth (written in the ninth session the same way, before any run of it, with ``none`` questions the documents do
+not answer at all), is kept untouched for the next session likewise; a corpus without a file for the set is skipped,
+with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
@@ -37,14 +39,15 @@ ingest code indexes again (carrying over the vectors of passages whose heading a
 stored alike: ``bench.carried_vectors``), ``--reindex`` forces it.
 
 Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
-``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``, ``_outsider``, ``_stranger``, ``_visitor``) for python3-doc,
-``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``,
-``-sealed``, ``-pristine``, ``-newcomer``, ``-outsider``, ``-stranger``, ``-visitor``) for the next three and
-``bench/research_questions/node-api-newcomer.json``, ``-outsider.json``, ``-stranger.json`` and ``-visitor.json``, each
-with a type, 2-5 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
-question (the caveat the docs give), ``uncovered`` for the part of a two-part question the docs
-do not answer and ``halves`` for the two asks of a both-parts question, both answered by the docs.
-The gold was committed before the first run and is never changed.
+``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``, ``_outsider``, ``_stranger``, ``_visitor``, ``_wayfarer``) for
+python3-doc, ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``,
+``-blind``, ``-sealed``, ``-pristine``, ``-newcomer``, ``-outsider``, ``-stranger``, ``-visitor``, ``-wayfarer``) for
+the next three and ``bench/research_questions/node-api-newcomer.json``, ``-outsider.json``, ``-stranger.json``,
+``-visitor.json`` and ``-wayfarer.json``, each with a type, 2-5 gold evidence phrases copied from the documentation's
+prose, ``warning`` phrases for a safety question (the caveat the docs give), ``uncovered`` for the part of a two-part
+question the docs do not answer and ``halves`` for the two asks of a both-parts question, both answered by the docs.
+A ``none`` question is one the docs do not answer at all: no gold and no pages, and ``absent`` says in a few words what
+the docs do not say. The gold was committed before the first run and is never changed.
 
 Modes: ``search top-5`` (the baseline: the five best passages of plain lexical ``Corpus.search``,
 each a claim) and ``deepr lexical|semantic|hybrid`` (``Engine`` with ``LocalProvider``, the retrieval
@@ -701,8 +704,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "session; untouched, unseen, blind and sealed have each been run once; pristine is run by nobody until the end "
         "of the session that wrote it, once (--check-* before); newcomer (node-api's only set, and every "
         "corpus's ninth), outsider (every corpus's tenth) and stranger (every corpus's eleventh) are each run once by "
-        "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) is kept for the next "
-        "session's end-of-session run, once, by its lead (--check-* before); a corpus without the set is skipped",
+        "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) was run once at the end "
+        "of the next session; wayfarer (every corpus's thirteenth) is kept for the next session's end-of-session "
+        "run, once, by its lead (--check-* before); a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
