@@ -29,7 +29,11 @@ eleventh, ``stranger``, was registered the same way later in the eighth session 
 of it), an untouched check of the same change; the lead runs it once at the end of that session. The twelfth,
 ``visitor``, was registered the same way at the end of the eighth session (three helpers, before any run of it, rich
 in two-part and both-parts questions) and is kept untouched for the next session: nobody runs it before that
-session's lead runs it once at its end, to check that session's change to how each part is judged answered.
+session's lead runs it once at its end, to check that session's change to how each part is judged answered. The
+thirteenth, ``wayfarer``, was registered the same way in the ninth session (three helpers, before any run of it) and is
+kept untouched for the next session: nobody runs it before that session's lead runs it once at its end. It brings the
+``none`` kind: a question the documents do not answer at all (no gold; ``absent`` says what they do not say), which
+the report should admit.
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -62,9 +66,9 @@ class CorpusSpec:
     packages: tuple[str, ...]
     """Debian packages that provide it (empty for the npm registry corpus)."""
     question_files: dict[str, Path] = field(hash=False)
-    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have all twelve
-    sets, a corpus added later only the sets written since (``node-api``: ``newcomer``, ``outsider``, ``stranger``
-    and ``visitor``)."""
+    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have all thirteen
+    sets, a corpus added later only the sets written since (``node-api``: ``newcomer``, ``outsider``, ``stranger``,
+    ``visitor`` and ``wayfarer``)."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
@@ -90,15 +94,15 @@ class CorpusSpec:
 FIRST_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
 """The eight sets the first four corpora had before ``newcomer``, in the order they were written (each later one
 untouched when written)."""
-QUESTION_SETS = (*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor")
+QUESTION_SETS = (*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor", "wayfarer")
 """Every question set's name; a corpus has some of them (``CorpusSpec.question_files``)."""
-LATER_SETS = ("newcomer", "outsider", "stranger", "visitor")
+LATER_SETS = ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
 """The sets written for every corpus, ``node-api`` included (its only ones)."""
 
 
 def set_files(tuned: Path, separator: str) -> dict[str, Path]:
     """The first four corpora's files for every set, named after the tuned one: ``research_questions_heldout.json``,
-    ``zsh-doc-fresh.json``, ``npm-docs-visitor.json``."""
+    ``zsh-doc-fresh.json``, ``npm-docs-wayfarer.json``."""
     return {
         name: tuned if name == "tuned" else tuned.with_name(f"{tuned.stem}{separator}{name}{tuned.suffix}")
         for name in QUESTION_SETS

@@ -478,6 +478,26 @@ def gaps_when_found(report: str, found_gold: bool, has_uncovered: bool) -> bool 
     return bool(gap_lines(report))
 
 
+_NO_ANSWER = re.compile(
+    r" no (?:evidence|passage|passages|document|documents|source|sources)(?: \w+){0,3}? answers? "
+    r"| none (?:of them |of the passages )?(?:clearly )?answers? "
+    r"| (?:do|does|did) not (?:clearly )?answer (?:this|the|your) question "
+)
+"""An Answer saying the documents do not answer the question, on ``normalise``d text: "holds no evidence that
+answers", "no passage found clearly answers", "none clearly answers it", "the documents do not answer this
+question"."""
+
+
+def admits_no_answer(report: str) -> bool:
+    """Whether a report admits the documents do not answer its question: a Gaps section with at least one line, or
+    an Answer section saying no passage (no evidence) answers it. For a question the documents do not answer at all
+    (``none``), the honest report; presenting loosely related passages as the answer is what it guards against."""
+    if gap_lines(report):
+        return True
+    answer = " ".join(line for line, in_fence in section_lines(report, _ANSWER_HEADING) if not in_fence)
+    return bool(_NO_ANSWER.search(normalise(strip_citations(answer))))
+
+
 PLAIN_WORDS = frozenset(
     "about also could every from have into just like make need some than that their then "
     "there they this want what when where which with would your".split()

@@ -2,9 +2,9 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor`` (which question
-set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and have each decided a
-keep/revert,
+``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer``
+(which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and
+have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
 ``unseen``, ``blind``, ``sealed`` and ``pristine`` were each written after the sets before them had been run, and are
 run once, in the session that wrote them (a set is run that way only once: before, only its
@@ -15,8 +15,10 @@ check that session's change to how each part of a question is judged answered), 
 that session; ``stranger``, the eleventh (written later in that session the same way, before any run of it, an
 untouched check of the same change), likewise; ``visitor``, the twelfth (written at the end of that session the same
 way, rich in two-part and both-parts questions), is kept untouched for the next session: nobody runs it (``--check-*``
-only) before that session's lead runs it once at its end, to check that session's change; a corpus without a file
-for the set is skipped, with a line saying so;
+only) before that session's lead runs it once at its end, to check that session's change; ``wayfarer``, the
+thirteenth (written in the ninth session the same way, before any run of it, with ``none`` questions the documents do
+not answer at all), is kept untouched for the next session likewise; a corpus without a file for the set is skipped,
+with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
@@ -37,14 +39,15 @@ ingest code indexes again (carrying over the vectors of passages whose heading a
 stored alike: ``bench.carried_vectors``), ``--reindex`` forces it.
 
 Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
-``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``, ``_outsider``, ``_stranger``, ``_visitor``) for python3-doc,
-``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``, ``-blind``,
-``-sealed``, ``-pristine``, ``-newcomer``, ``-outsider``, ``-stranger``, ``-visitor``) for the next three and
-``bench/research_questions/node-api-newcomer.json``, ``-outsider.json``, ``-stranger.json`` and ``-visitor.json``, each
-with a type, 2-5 gold evidence phrases copied from the documentation's prose, ``warning`` phrases for a safety
-question (the caveat the docs give), ``uncovered`` for the part of a two-part question the docs
-do not answer and ``halves`` for the two asks of a both-parts question, both answered by the docs.
-The gold was committed before the first run and is never changed.
+``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``, ``_outsider``, ``_stranger``, ``_visitor``, ``_wayfarer``) for
+python3-doc, ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``,
+``-blind``, ``-sealed``, ``-pristine``, ``-newcomer``, ``-outsider``, ``-stranger``, ``-visitor``, ``-wayfarer``) for
+the next three and ``bench/research_questions/node-api-newcomer.json``, ``-outsider.json``, ``-stranger.json``,
+``-visitor.json`` and ``-wayfarer.json``, each with a type, 2-5 gold evidence phrases copied from the documentation's
+prose, ``warning`` phrases for a safety question (the caveat the docs give), ``uncovered`` for the part of a two-part
+question the docs do not answer and ``halves`` for the two asks of a both-parts question, both answered by the docs.
+A ``none`` question is one the docs do not answer at all: no gold and no pages, and ``absent`` says in a few words what
+the docs do not say. The gold was committed before the first run and is never changed.
 
 Modes: ``search top-5`` (the baseline: the five best passages of plain lexical ``Corpus.search``,
 each a claim) and ``deepr lexical|semantic|hybrid`` (``Engine`` with ``LocalProvider``, the retrieval
@@ -62,12 +65,14 @@ template parts the asker never asked; ``quality_metrics.unasked_parts``), uncove
 two-part questions' ``uncovered`` halves, those a Gaps line names; ``quality_metrics.uncovered_named``),
 covered halves called gaps (of the both-parts questions' ``halves``, which the docs answer, those a Gaps line names:
 false gaps; ``quality_metrics.covered_half_gapped``), gaps when found (of the reports that found a gold phrase for
-a question with no uncovered part, those that still carry a Gaps section; ``quality_metrics.gaps_when_found``),
-PDF artefacts in claims (claims
+a question with no uncovered part, those that still carry a Gaps section; ``quality_metrics.gaps_when_found``), none
+admitted (of the ``none`` questions, which the docs do not answer at all, the reports that say so: a Gaps line or an
+Answer saying no passage answers it; ``quality_metrics.admits_no_answer``), PDF artefacts in claims (claims
 showing a kept line-end hyphen, dot leaders, a cut identifier or URL, typographic quotes in code or a
 glued running header; ``quality_metrics.pdf_artefacts``, of all claims), duplicate-claim and furniture
-rates (issue 17), seconds per question (mean, p95) and errors. Then a summary line per corpus and the mean of
-the corpora. The metric functions are in ``bench/quality_metrics.py``.
+rates (issue 17), seconds per question (mean, p95) and errors. A ``none`` question has no gold: it is left out of hit,
+recall, "vs top-5", answer holds gold and gaps when found, which measure evidence found. Then a summary line per corpus
+and the mean of the corpora. The metric functions are in ``bench/quality_metrics.py``.
 
 Each question runs in a worker process with a deadline, so a stuck question is killed and
 recorded as a timeout, and the whole run stops at ``--max-minutes``: it can never hang.
@@ -284,6 +289,19 @@ class Question:
     """For a two-part question: the part the docs do not answer (no gold for it)."""
     halves: list[str] = field(default_factory=list)
     """For a both-parts question: its two asks in a few words, both answered by the docs (gold for each)."""
+    absent: list[str] = field(default_factory=list)
+    """For a ``none`` question (no gold, no pages): what the docs do not say, in a few words."""
+
+    @property
+    def answerable(self) -> bool:
+        """Whether the docs answer it (it has gold): a ``none`` question is left out of the evidence metrics."""
+        return bool(self.gold)
+
+
+NONE_KIND = "none"
+"""The kind of question the docs do not answer at all: no gold, no pages, ``absent`` instead."""
+GOLD_RANGE = (2, 5)
+"""How many gold phrases a question of any other kind has (the first sets have up to 5; later briefs ask 2-3)."""
 
 
 def load_questions(path: Path = QUESTIONS) -> list[Question]:
@@ -298,6 +316,7 @@ def load_questions(path: Path = QUESTIONS) -> list[Question]:
             list(q.get("warning", [])),
             list(q.get("uncovered", [])),
             list(q.get("halves", [])),
+            list(q.get("absent", [])),
         )
         for q in data["questions"]
     ]
@@ -318,16 +337,37 @@ def raw_texts(folder: Path) -> list[str]:
     return texts + [p.read_text(errors="replace") for p in sorted(folder.rglob("*.md"))]
 
 
+def kind_problem(q: Question) -> str | None:
+    """What is wrong with a question's gold for its kind, or None: a ``none`` question has no gold and no pages and
+    names what is ``absent``; any other has ``GOLD_RANGE`` gold phrases and no ``absent``."""
+    if q.type == NONE_KIND:
+        if q.gold or q.pages:
+            return "a none question has no gold and no pages (the docs do not answer it)"
+        if not [a for a in q.absent if a.strip()]:
+            return "a none question names what the docs do not say in 'absent'"
+        return None
+    least, most = GOLD_RANGE
+    if not least <= len(q.gold) <= most:
+        return f"{len(q.gold)} gold phrases; a {q.type} question has {least}-{most} (only a none question has none)"
+    if q.absent:
+        return "'absent' belongs to none questions only"
+    return None
+
+
 def check_gold(db: Path, folder: Path, questions: list[Question]) -> int:
-    """Every gold and warning phrase must be in the ingested passages (else at least in the raw text)."""
+    """Every gold and warning phrase must be in the ingested passages (else at least in the raw text); each question
+    has the gold its kind needs (``kind_problem``)."""
     corpus = open_corpus(db)
     try:
         passages = "|".join(qm.normalise(t) for t in all_passage_texts(corpus))
     finally:
         corpus.close()
     pages = "|".join(qm.normalise(t) for t in raw_texts(folder))
-    missing = raw_only = total = 0
+    missing = raw_only = total = misshapen = 0
     for q in questions:
+        if problem := kind_problem(q):
+            misshapen += 1
+            print(f"{q.id}: {problem}")
         for kind, phrase in [("gold", p) for p in q.gold] + [("warning", p) for p in q.warning]:
             total += 1
             norm = qm.normalise(phrase)
@@ -344,7 +384,13 @@ def check_gold(db: Path, folder: Path, questions: list[Question]) -> int:
                 print(f"{q.id}: {kind} {phrase!r} ({words} words): {status}")
     found = total - missing - raw_only
     print(f"gold and warning phrases: {total}, in passages: {found}, only in raw files: {raw_only}, missing: {missing}")
-    return 1 if missing or raw_only else 0
+    nones = sum(q.type == NONE_KIND for q in questions)
+    if nones or misshapen:
+        print(
+            f"none questions (no gold, what is absent named): {nones}, questions whose gold does not fit their kind: "
+            f"{misshapen}"
+        )
+    return 1 if missing or raw_only or misshapen else 0
 
 
 QUESTION_OVERLAP = 5
@@ -475,20 +521,23 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
         "question": q.question,
         "error": result.get("error"),
         "seconds": result.get("seconds", 0.0),
+        "answerable": q.answerable,
         "hit": any(found),
-        "recall": sum(found) / len(found),
+        "recall": sum(found) / len(found) if found else 0.0,
         "gold_found": [p for p, f in zip(q.gold, found, strict=True) if f],
         "gold_missed": [p for p, f in zip(q.gold, found, strict=True) if not f],
         "unsafe": bool(q.warning) and not any(warned),
         "has_warning": bool(q.warning),
-        "answer_gold": qm.answer_holds_gold(output, q.gold + q.warning),
+        "answer_gold": qm.answer_holds_gold(output, q.gold + q.warning) if q.answerable else None,
         "gaps_contradicting": qm.gaps_contradicting(output),
         "unasked_parts": qm.unasked_parts(output, q.question),
         "uncovered": len(q.uncovered),
         "uncovered_named": sum(qm.uncovered_named(output, part) for part in q.uncovered),
         "covered_halves": len(q.halves),
         "halves_gapped": sum(qm.covered_half_gapped(output, half) for half in q.halves),
-        "gaps_when_found": qm.gaps_when_found(output, any(found), bool(q.uncovered)),
+        "gaps_when_found": qm.gaps_when_found(output, any(found), bool(q.uncovered)) if q.answerable else None,
+        "none": q.type == NONE_KIND,
+        "none_admitted": q.type == NONE_KIND and qm.admits_no_answer(output),
         "pdf_artefact_claims": [c["text"] for c in claims if qm.pdf_artefacts(c["text"])],
         "claims": len(claims),
         "duplicate_claims": [c["text"] for c, d in zip(claims, dups, strict=True) if d],
@@ -499,7 +548,11 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """A mode's figures over a corpus's rows; hit and recall over the questions the docs answer (a ``none`` question
+    has no gold: NaN when no question has any), none admitted over the ``none`` ones."""
     n = len(rows)
+    answerable = [r for r in rows if r.get("answerable", True)]
+    nones = [r for r in rows if r.get("none")]
     claims = sum(r["claims"] for r in rows)
     duplicates = sum(len(r["duplicate_claims"]) for r in rows)
     furniture = sum(len(r["furniture_claims"]) for r in rows)
@@ -510,8 +563,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     found = [r["gaps_when_found"] for r in reports if r.get("gaps_when_found") is not None]
     return {
         "questions": n,
-        "hit": sum(r["hit"] for r in rows) / n if n else 0.0,
-        "recall": sum(r["recall"] for r in rows) / n if n else 0.0,
+        "hit": statistics.mean(r["hit"] for r in answerable) if answerable else float("nan"),
+        "recall": statistics.mean(r["recall"] for r in answerable) if answerable else float("nan"),
+        "answerable_n": len(answerable),
         "unsafe": sum(r["unsafe"] for r in safety) / len(safety) if safety else float("nan"),
         "unsafe_n": sum(r["unsafe"] for r in safety),
         "safety_n": len(safety),
@@ -524,6 +578,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "halves_gapped": sum(r.get("halves_gapped", 0) for r in rows),
         "found_n": len(found),
         "gapped_when_found": sum(found),
+        "none_n": len(nones),
+        "none_admitted": sum(r["none_admitted"] for r in nones),
         "pdf_artefacts": sum(len(r.get("pdf_artefact_claims", [])) for r in rows),
         "duplicate": duplicates / claims if claims else 0.0,
         "furniture": furniture / claims if claims else 0.0,
@@ -543,25 +599,30 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
 NA = "n/a"
 
 
+def measured(value: float) -> bool:
+    """Whether a figure was measured (NaN where no question could give it: recall over ``none`` questions only)."""
+    return not math.isnan(value)
+
+
 def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
     """One corpus: a row per mode (``n/a`` where the product lacks the mode), a column per metric."""
     base = summaries.get(BASELINE)
     out = [
         "| mode | hit | recall | vs top-5 | unsafe | answer holds gold | gaps contradicting | unasked parts "
-        "| uncovered parts named | covered halves called gaps | gaps when found "
+        "| uncovered parts named | covered halves called gaps | gaps when found | none admitted "
         "| PDF artefacts in claims | duplicate | furniture | s/question mean | p95 | errors |",
-        "|---|" + "---:|" * 16,
+        "|---|" + "---:|" * 17,
     ]
     for mode in MODES:
         s = summaries.get(mode)
         if s is None:
-            out.append(f"| {mode} |" + f" {NA} |" * 16)
+            out.append(f"| {mode} |" + f" {NA} |" * 17)
             continue
-        ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] else NA
+        ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] and measured(s["recall"]) else NA
         unsafe = f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})" if s["safety_n"] else NA
         cells = [
-            f"{s['hit']:.2f}",
-            f"{s['recall']:.2f}",
+            f"{s['hit']:.2f}" if measured(s["hit"]) else NA,
+            f"{s['recall']:.2f}" if measured(s["recall"]) else NA,
             ratio,
             unsafe,
             NA if math.isnan(s.get("answer_gold", math.nan)) else f"{s['answer_gold']:.2f}",
@@ -570,6 +631,7 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
             f"{s.get('uncovered_named', 0):.0f} of {s.get('uncovered_n', 0):.0f}" if s.get("uncovered_n") else NA,
             f"{s.get('halves_gapped', 0):.0f} of {s.get('covered_halves', 0):.0f}" if s.get("covered_halves") else NA,
             f"{s.get('gapped_when_found', 0):.0f} of {s.get('found_n', 0):.0f}" if s.get("found_n") else NA,
+            f"{s.get('none_admitted', 0):.0f} of {s.get('none_n', 0):.0f}" if s.get("none_n") else NA,
             f"{s.get('pdf_artefacts', 0):.0f} of {s['claims_n']:.0f}",
             f"{s['duplicate']:.2f}",
             f"{s['furniture']:.2f}",
@@ -588,12 +650,15 @@ def summary_table(per_corpus: dict[str, dict[str, dict[str, float] | None]]) -> 
     out.append("|---|---:|" + "---:|" * len(MODES))
     for name, summaries in per_corpus.items():
         n = max((int(s["questions"]) for s in summaries.values() if s), default=0)
-        cells = [NA if s is None else f"{s['recall']:.2f} ({s['hit']:.2f})" for s in (summaries.get(m) for m in MODES)]
+        cells = [
+            NA if s is None or not measured(s["recall"]) else f"{s['recall']:.2f} ({s['hit']:.2f})"
+            for s in (summaries.get(m) for m in MODES)
+        ]
         out.append(f"| {name} | {n} | " + " | ".join(cells) + " |")
     if len(per_corpus) > 1:
         cells = []
         for m in MODES:
-            ran = [c[m] for c in per_corpus.values() if c.get(m)]
+            ran = [c[m] for c in per_corpus.values() if c.get(m) and measured(c[m]["recall"])]  # type: ignore[index]
             if len(ran) < len(per_corpus):
                 cells.append(NA)
                 continue
@@ -639,8 +704,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "session; untouched, unseen, blind and sealed have each been run once; pristine is run by nobody until the end "
         "of the session that wrote it, once (--check-* before); newcomer (node-api's only set, and every "
         "corpus's ninth), outsider (every corpus's tenth) and stranger (every corpus's eleventh) are each run once by "
-        "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) is kept for the next "
-        "session's end-of-session run, once, by its lead (--check-* before); a corpus without the set is skipped",
+        "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) was run once at the end "
+        "of the next session; wayfarer (every corpus's thirteenth) is kept for the next session's end-of-session "
+        "run, once, by its lead (--check-* before); a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
@@ -716,6 +782,13 @@ def select_questions(spec: CorpusSpec, args: argparse.Namespace) -> list[Questio
     return questions[: args.limit] if args.limit else questions
 
 
+def progress(row: dict[str, Any]) -> str:
+    """A question's figure on its progress line: its recall, or for a ``none`` question whether the report admits it."""
+    if row.get("none"):
+        return "none admitted" if row["none_admitted"] else "none NOT admitted"
+    return f"{row['recall']:.2f}"
+
+
 def run_corpus(
     spec: CorpusSpec, db: Path, questions: list[Question], modes: list[str], deadline: float, args: argparse.Namespace
 ) -> tuple[dict[str, list[dict[str, Any]]], int]:
@@ -737,7 +810,7 @@ def run_corpus(
                 result = worker.ask(mode, q.question, min(args.timeout, max(1.0, deadline - time.monotonic())))
                 scored[mode] = score(q, result)
                 results[mode].append(scored[mode])
-            line = ", ".join(f"{m} {r['recall']:.2f} ({r['seconds']:.1f} s)" for m, r in scored.items())
+            line = ", ".join(f"{m} {progress(r)} ({r['seconds']:.1f} s)" for m, r in scored.items())
             errors = [f"{m}: {r['error']}" for m, r in scored.items() if r["error"]]
             print(
                 f"[{spec.name} {index}/{len(questions)}] {q.id}: recall {line}" + (f" {errors}" if errors else ""),

@@ -8,8 +8,10 @@ held by a passage in the top 5 and top 10.
 Hybrid search fuses the word ranking (FTS5 BM25) and the meaning ranking (the embedder's nearest
 passages) by reciprocal rank, a rank by meaning weighing ``--weights`` against 1 for words. The product
 uses ``retrieval.hybrid.MEANING_WEIGHT``. ``--sets used`` (the default) takes the sets already used
-for decisions; ``run-once`` takes the sets written to be run once by ``research_quality``, none of
-them ever used to tune search. They were run here once, after the weight was chosen on the used sets.
+for decisions; ``run-once`` takes the sets written to be run once by ``research_quality`` that have had
+that run (``evidence_stages.RAN_ONCE``), none of them ever used to tune search. They were run here once,
+after the weight was chosen on the used sets. A set not run yet (``evidence_stages.UNTOUCHED``) is refused,
+by group or by name: reading it here would look at it before its one run.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import sys
 from collections import defaultdict
 from typing import Any
 
-from bench.evidence_stages import DIAGNOSED, RUN_ONCE
+from bench.evidence_stages import DIAGNOSED, RAN_ONCE, UNTOUCHED
 from bench.quality_corpora import CORPORA, QUESTION_SETS
 from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
 from bench.retrieval_recall import gold_passages
@@ -67,15 +69,21 @@ def run_corpus(name: str, sets: list[str], weights: list[float]) -> dict[str, di
 
 
 def chosen_sets(value: str) -> list[str]:
+    """``used``, ``run-once`` (the sets run once already) or set names; a set not run yet is refused."""
     if value == "used":
         return list(DIAGNOSED)
     if value == "run-once":
-        return list(RUN_ONCE)
+        return list(RAN_ONCE)
     names = [s.strip() for s in value.split(",") if s.strip()]
+    readable = [s for s in QUESTION_SETS if s not in UNTOUCHED]
     unknown = [s for s in names if s not in QUESTION_SETS]
     if unknown:
+        raise argparse.ArgumentTypeError(f"unknown set {unknown[0]!r}; allowed: used, run-once, {', '.join(readable)}")
+    untouched = [s for s in names if s in UNTOUCHED]
+    if untouched:
         raise argparse.ArgumentTypeError(
-            f"unknown set {unknown[0]!r}; allowed: used, run-once, {', '.join(QUESTION_SETS)}"
+            f"set {untouched[0]!r} is kept untouched until its one run by research_quality; "
+            f"allowed: used, run-once, {', '.join(readable)}"
         )
     return names
 

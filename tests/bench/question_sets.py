@@ -1,8 +1,8 @@
 """What the tests of the bench's question sets share: a set's raw questions, and the check that its gold is
 in the corpus and its questions are in a user's words, against the bench's cached passages (read-only;
 skipped where this machine has not ingested the corpus); and the checks the eighth session's sets (``outsider``,
-``stranger``, and ``visitor`` with kinds of its own), written to one brief, have in common. Nothing here runs the
-engine or retrieval."""
+``stranger``, and ``visitor`` with kinds of its own), written to one brief, have in common, which the ninth session's
+``wayfarer`` (with the ``none`` kind) shares. Nothing here runs the engine or retrieval."""
 
 from __future__ import annotations
 
@@ -60,8 +60,16 @@ def cached_passages(spec: CorpusSpec) -> str:
 def assert_well_formed(questions: list[dict], most_gold: int) -> None:
     """Each question has pages and text, 2 to ``most_gold`` gold phrases of 4-12 words not found in its own
     words (no free hits), warnings exactly for safety questions, an uncovered part exactly for two-part ones and
-    two halves (two non-empty strings, both answered, so no uncovered part) exactly for both-parts ones."""
+    two halves (two non-empty strings, both answered, so no uncovered part) exactly for both-parts ones; a ``none``
+    question (the docs do not answer it) has text, no gold and no pages, and names what is absent, nothing else."""
     for q in questions:
+        assert ("absent" in q) == (q["type"] == "none"), q["id"]
+        if q["type"] == "none":
+            assert q["question"].strip() and q["gold"] == [] and q["pages"] == [], q["id"]
+            assert isinstance(q["absent"], list) and q["absent"], q["id"]
+            assert all(isinstance(a, str) and a.strip() for a in q["absent"]), q["id"]
+            assert not {"warning", "uncovered", "halves"} & set(q), q["id"]
+            continue
         assert q["pages"] and q["question"].strip(), q["id"]
         assert 2 <= len(q["gold"]) <= most_gold, q["id"]
         for phrase in q["gold"] + q.get("warning", []):
@@ -120,6 +128,17 @@ VISITOR_KINDS = {
 }
 """Each corpus's visitor set (its writers' brief): the same sizes, richer in two-part and both-parts questions (two of
 each per corpus), the open problem it measures; the 8-question corpora drop comparison and concept for them."""
+_WAYFARER_EIGHT = {"how-to": 2, "safety": 1, "comparison": 1, "two-part": 1, "both-parts": 1, "none": 2}
+_WAYFARER_TEN = {"how-to": 2, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1, "both-parts": 1, "none": 2}
+WAYFARER_KINDS = {
+    "python3-doc": _WAYFARER_TEN,
+    "npm-docs": _WAYFARER_EIGHT,
+    "zsh-doc": _WAYFARER_EIGHT,
+    "pdf-manuals": _WAYFARER_EIGHT,
+    "node-api": _WAYFARER_TEN,
+}
+"""Each corpus's wayfarer set (its writers' brief, the ninth session): the same sizes, with two ``none`` questions per
+corpus (the docs do not answer them at all: the report should say so), one two-part and one both-parts."""
 
 
 def id_prefixes(code: str) -> dict[str, str]:
@@ -155,14 +174,16 @@ def assert_planned_set(
     new_kinds: set[str],
     kinds: dict[str, dict[str, int]] = GAPS_KINDS,
     note_says: tuple[str, ...] = (),
+    session: str = "eighth session",
 ) -> None:
-    """The corpus's file of the set: a note naming the set, its date and session (and ``note_says``), ``uncovered``
-    and ``halves`` and the check command; the planned ``kinds`` (none new but ``new_kinds``), ids with the prefix,
-    and both-parts questions loaded with two halves and no uncovered part."""
+    """The corpus's file of the set: a note naming the set, its date and ``session`` (and ``note_says``),
+    ``uncovered`` and ``halves`` and the check command; the planned ``kinds`` (none new but ``new_kinds``), ids with
+    the prefix, both-parts questions loaded with two halves and no uncovered part, and ``none`` questions loaded with
+    no gold and what is absent."""
     path = CORPORA[name].question_set(question_set)
     data = json.loads(path.read_text())
     note = data["note"]
-    assert question_set in note.lower() and "2026-11-27" in note and "eighth session" in note
+    assert question_set in note.lower() and "2026-11-27" in note and session in note
     assert all(words in note for words in note_says)
     assert "uncovered" in note and "halves" in note
     assert f"--corpus {name} --set {question_set} --check-gold --check-questions" in note
@@ -173,6 +194,8 @@ def assert_planned_set(
     assert set(kinds[name]) - new_kinds <= kinds_used_before
     both = [q for q in questions if q.type == "both-parts"]
     assert all(len(q.halves) == 2 and not q.uncovered for q in both)  # loaded onto the Question
+    nones = [q for q in questions if q.type == "none"]
+    assert all(q.absent and not q.gold and not q.pages for q in nones)  # loaded onto the Question
 
 
 def assert_well_formed_and_new(name: str, question_set: str) -> None:

@@ -1,6 +1,7 @@
 """The eighth session's three sets for issue 33 (every part of a question answered with a citation or named as a
 gap), written to one brief: ``outsider`` (the tenth, which brought ``both-parts``), ``stranger`` (the eleventh, the
-same kinds) and ``visitor`` (the twelfth, richer in two-part questions and kept untouched for the next session). One
+same kinds) and ``visitor`` (the twelfth, richer in two-part questions); and the ninth session's ``wayfarer`` (the
+thirteenth, which brings ``none``: questions the docs do not answer at all; kept untouched for the next session). One
 file per corpus each; the same checks for every file, from one table: the planned sizes and kinds, the note, ids
 with the set's prefix, well formed and new against every other set, gold in the corpus and questions in a user's
 words. A corpus whose file is still being written by another helper is skipped, with a line saying so. Nothing here
@@ -14,14 +15,17 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from bench import evidence_stages
 from bench.quality_corpora import CORPORA, QUESTION_SETS
 from tests.bench.question_sets import (
     GAPS_KINDS,
     VISITOR_KINDS,
+    WAYFARER_KINDS,
     assert_answerable_in_users_words,
     assert_planned_set,
     assert_registered_for_every_corpus,
     assert_skipped_without_its_file,
+    assert_well_formed,
     assert_well_formed_and_new,
     id_prefixes,
 )
@@ -39,25 +43,36 @@ class Plan:
     """Kinds no earlier set had."""
     kinds: dict[str, dict[str, int]] = field(default_factory=lambda: GAPS_KINDS)
     note_says: tuple[str, ...] = ()
+    session: str = "eighth session"
+    """The session that wrote it, as its notes say."""
 
 
 PLANS = {
     "outsider": Plan("os", 9, {"both-parts"}),
     "stranger": Plan("st", 10),
     "visitor": Plan("vi", 11, kinds=VISITOR_KINDS, note_says=("next session",)),
+    "wayfarer": Plan(
+        "wf", 12, {"none"}, kinds=WAYFARER_KINDS, note_says=("next session", "absent"), session="ninth session"
+    ),
 }
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
 below cover each file once it lands."""
 
 
-def test_the_three_sets_come_last_in_the_order_they_were_written() -> None:
+def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-4:] == ("newcomer", "outsider", "stranger", "visitor") and len(QUESTION_SETS) == 12
-    assert set(VISITOR_KINDS) == set(CORPORA)
-    assert all(
-        sum(VISITOR_KINDS[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA
-    )
+    assert QUESTION_SETS[-5:] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
+    assert len(QUESTION_SETS) == 13
+    for kinds in (VISITOR_KINDS, WAYFARER_KINDS):
+        assert set(kinds) == set(CORPORA)
+        assert all(sum(kinds[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA)
+    assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
+
+
+def test_wayfarer_waits_untouched_for_its_one_run() -> None:
+    """Written to be run once by the next session's lead: refused by every bench but ``research_quality``'s checks."""
+    assert "wayfarer" in evidence_stages.UNTOUCHED and "wayfarer" not in evidence_stages.RAN_ONCE
 
 
 @pytest.mark.parametrize("question_set", PLANS)
@@ -68,10 +83,13 @@ def test_every_corpus_registers_the_set_in_its_place(question_set: str) -> None:
 @pytest.mark.parametrize(("question_set", "name"), WRITTEN)
 def test_each_file_has_the_planned_size_and_kinds(question_set: str, name: str) -> None:
     """Outsider and stranger: ``question_sets.GAPS_KINDS`` (both-parts new in outsider); visitor: ``VISITOR_KINDS``,
-    no kind new, its note saying it waits for the next session."""
+    no kind new, its note saying it waits for the next session; wayfarer: ``WAYFARER_KINDS``, ``none`` new, its note
+    saying what ``absent`` means."""
     plan = PLANS[question_set]
     prefix = id_prefixes(plan.code)[name]
-    assert_planned_set(name, question_set, prefix, plan.new_kinds, kinds=plan.kinds, note_says=plan.note_says)
+    assert_planned_set(
+        name, question_set, prefix, plan.new_kinds, kinds=plan.kinds, note_says=plan.note_says, session=plan.session
+    )
 
 
 @pytest.mark.parametrize(("question_set", "name"), WRITTEN)
@@ -89,3 +107,27 @@ def test_a_corpus_without_the_sets_file_is_skipped_with_a_line_saying_so(
     question_set: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert_skipped_without_its_file(question_set, capsys)
+
+
+def test_a_none_question_is_well_formed_only_without_gold_or_pages_and_with_what_is_absent() -> None:
+    """The kind wayfarer brings: the docs do not answer it at all, so nothing to find, and ``absent`` says what."""
+    good = {
+        "id": "x-wf-clay",
+        "type": "none",
+        "question": "Which brand of clay is cheapest for my kiln?",
+        "pages": [],
+        "gold": [],
+        "absent": ["clay prices by brand"],
+    }
+    assert_well_formed([good], most_gold=3)
+    for bad in (
+        {**good, "gold": ["fire the kiln to cone six"]},
+        {**good, "pages": ["kiln.html"]},
+        {**good, "absent": []},
+        {**good, "absent": [" "]},
+        {key: value for key, value in good.items() if key != "absent"},
+        {**good, "uncovered": ["clay prices"]},
+        {**good, "type": "how-to", "gold": ["fire the kiln to cone six", "let it cool"], "pages": ["kiln.html"]},
+    ):
+        with pytest.raises(AssertionError):
+            assert_well_formed([bad], most_gold=3)

@@ -1,9 +1,9 @@
 """The late question sets, untouched, unseen, blind, sealed and pristine (issue 29 item 7): well formed, new
 against every other set, answerable from the corpus, and picked only by an explicit ``--set``. Nothing here runs the
 engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
-``research_quality --check-gold`` does. The ninth to twelfth sets, ``newcomer``, ``outsider``, ``stranger`` and
-``visitor``, are tested in ``test_newcomer_question_set.py`` and ``test_gap_question_sets.py`` (outsider's new kind
-and metrics in ``test_outsider_question_set.py``); here they are only the last names every first
+``research_quality --check-gold`` does. The ninth to thirteenth sets, ``newcomer``, ``outsider``, ``stranger``,
+``visitor`` and ``wayfarer``, are tested in ``test_newcomer_question_set.py`` and ``test_gap_question_sets.py``
+(outsider's new kind and metrics in ``test_outsider_question_set.py``); here they are only the last names every first
 corpus registers, and a set registered before its file is written is one the corpus does not have yet.
 """
 
@@ -39,7 +39,7 @@ def other_questions(spec: CorpusSpec, late: str) -> list[dict]:
 def test_every_first_corpus_has_the_late_set_of_the_planned_size_and_kinds(late: str) -> None:
     assert set(KINDS) == set(corpora_with(late)) == set(CORPORA) - {"node-api"}
     for name, spec in corpora_with(late).items():
-        assert tuple(spec.question_files) == QUESTION_SETS, name  # the eight, newcomer, outsider, stranger, visitor
+        assert tuple(spec.question_files) == QUESTION_SETS, name  # the eight, then newcomer ... wayfarer
         path = spec.question_set(late)
         others = {p for s, p in spec.question_files.items() if s != late}
         assert path not in others and path.is_file(), name
@@ -95,11 +95,12 @@ def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:
         "outsider": questions / "npm-docs-outsider.json",
         "stranger": questions / "npm-docs-stranger.json",
         "visitor": questions / "npm-docs-visitor.json",
+        "wayfarer": questions / "npm-docs-wayfarer.json",
     }
     assert tuple(expected) == QUESTION_SETS and spec.question_files == expected
     for name, path in expected.items():
         args = rq.parse_args(["--set", name])
-        if spec.has_set(name):  # visitor's file is written by another helper in parallel
+        if spec.has_set(name):  # wayfarer's file is written by another helper in parallel
             assert (args.set, rq.question_file(spec, args)) == (name, path)
         assert (args.heldout, args.fresh) == (name == "heldout", name == "fresh")
     assert rq.question_file(spec, rq.parse_args(["--heldout"])) == expected["heldout"]
@@ -116,17 +117,17 @@ def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:
 
 
 def test_a_set_registered_before_its_file_is_written_is_one_the_corpus_lacks(tmp_path: Path) -> None:
-    """Helpers write the corpora's visitor files at once (as the newcomer, outsider and stranger ones were): until a
-    file lands, its corpus is skipped."""
+    """Helpers write the corpora's wayfarer files at once (as the newcomer, outsider, stranger and visitor ones were):
+    until a file lands, its corpus is skipped."""
     real = CORPORA["pdf-manuals"]
-    files = {**real.question_files, "visitor": tmp_path / "pdf-manuals-visitor.json"}
+    files = {**real.question_files, "wayfarer": tmp_path / "pdf-manuals-wayfarer.json"}
     spec = CorpusSpec(real.name, real.generator, real.packages, files, real.locate, real.version)
-    assert not spec.has_set("visitor") and spec.sets() == [*FIRST_SETS, "newcomer", "outsider", "stranger"]
-    with pytest.raises(ValueError, match="pdf-manuals has no 'visitor' question set; it has: tuned, heldout"):
-        rq.question_file(spec, rq.parse_args(["--set", "visitor"]))
-    (tmp_path / "pdf-manuals-visitor.json").write_text('{"questions": []}')
-    assert spec.has_set("visitor") and spec.sets() == list(QUESTION_SETS)
-    assert rq.question_file(spec, rq.parse_args(["--set", "visitor"])) == tmp_path / "pdf-manuals-visitor.json"
+    assert not spec.has_set("wayfarer") and spec.sets() == [*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor"]
+    with pytest.raises(ValueError, match="pdf-manuals has no 'wayfarer' question set; it has: tuned, heldout"):
+        rq.question_file(spec, rq.parse_args(["--set", "wayfarer"]))
+    (tmp_path / "pdf-manuals-wayfarer.json").write_text('{"questions": []}')
+    assert spec.has_set("wayfarer") and spec.sets() == list(QUESTION_SETS)
+    assert rq.question_file(spec, rq.parse_args(["--set", "wayfarer"])) == tmp_path / "pdf-manuals-wayfarer.json"
 
 
 @pytest.mark.parametrize(
@@ -152,7 +153,7 @@ def test_an_unknown_set_is_refused_with_the_allowed_names(capsys: pytest.Capture
     assert "invalid choice: 'heldout2'" in err and all(name in err for name in QUESTION_SETS)
     allowed = (
         "allowed: tuned, heldout, fresh, untouched, unseen, blind, sealed, pristine, newcomer, outsider, stranger, "
-        "visitor$"
+        "visitor, wayfarer$"
     )
     with pytest.raises(ValueError, match=allowed):
         CORPORA["zsh-doc"].question_set("held-out")

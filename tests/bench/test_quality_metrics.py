@@ -1,11 +1,14 @@
-"""The research-quality bench's metrics: gold matching, claims parsing, duplicates, furniture."""
+"""The research-quality bench's metrics: gold matching, claims parsing, duplicates, furniture, and a report admitting
+that the documents do not answer a ``none`` question."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from bench import quality_metrics as qm
+from tests.bench.test_outsider_question_set import table_cells
 
 TODAYS_REPORT = """# Research report: How do I cache a function?
 
@@ -383,3 +386,86 @@ def test_answer_holds_gold_reads_past_a_heading_inside_code() -> None:
     )
     assert qm.answer_holds_gold(report, ["set the holiday mode"]) is True
     assert qm.answer_holds_gold(report, ["nothing about the boiler"]) is False  # the Gaps section is not the answer
+
+
+# -- the none kind: a question the documents do not answer at all ----------------------------------
+
+NO_EVIDENCE = (
+    "# Research report: Which clay body suits a wood-fired kiln?\n\n## Answer\n\n"
+    "The corpus holds no evidence that answers this question.\n\n## Sources\n\n"
+)
+NOTHING_CLEAR = (
+    "# Research report: Which clay body suits a wood-fired kiln?\n\n## Answer\n\n"
+    "_No passage found clearly answers this question (see Gaps); the documents may still say it in other words. "
+    "The passages nearest to it say:_\n\nThe kiln door seals with a gasket. [1]\n\n## Sources\n\n[1] kiln.html\n"
+)
+WITH_GAPS = (
+    "# Research report: q\n\n## Answer\n\nThe kiln door seals with a gasket. [1]\n\n"
+    "## Gaps\n\nWhat the documents do not answer:\n\n- the documents say nothing about clay bodies\n"
+)
+PRESENTED_AS_ANSWER = (
+    "# Research report: q\n\n## Answer\n\nFire stoneware to cone ten in the kiln. [1]\n\n"
+    "## Findings\n\n- Stoneware matures at cone ten. [1]\n- No passage on glaze colours is needed here. [2]\n\n"
+    "## Sources\n\n[1] kiln.html\n[2] glaze.html\n"
+)
+
+
+def test_a_report_admits_no_answer_by_a_gap_or_by_its_answer_saying_so() -> None:
+    assert qm.admits_no_answer(WITH_GAPS)
+    assert qm.admits_no_answer(NO_EVIDENCE)
+    assert qm.admits_no_answer(NOTHING_CLEAR)
+    assert qm.admits_no_answer(NO_EVIDENCE.replace("holds no evidence that", "has no evidence which"))  # reworded
+    assert not qm.admits_no_answer(PRESENTED_AS_ANSWER)  # findings, no Gaps: loosely related passages as the answer
+    assert not qm.admits_no_answer("[1] kiln.html\nThe kiln door seals with a gasket.")  # top-5 search's output
+
+
+def test_the_answer_must_say_it_not_a_finding_or_code() -> None:
+    in_findings = PRESENTED_AS_ANSWER.replace("glaze colours is needed here", "found clearly answers this question")
+    assert not qm.admits_no_answer(in_findings)
+    in_code = "## Answer\n\n```\n# no passage found clearly answers this question\n```\n\nFire to cone ten. [1]\n"
+    assert not qm.admits_no_answer(in_code)
+
+
+def test_none_questions_are_left_out_of_the_evidence_means_and_counted_as_admitted() -> None:
+    from bench import research_quality as rq
+
+    answered = rq.Question("x-kiln-cone", "how-to", "How hot?", ["fire stoneware to cone ten", "matures at cone ten"])
+    nothing = rq.Question("x-kiln-clay", "none", "Which clay body?", [], absent=["which clay body to buy"])
+    quiet = rq.Question("x-kiln-fuel", "none", "Which wood burns best?", [], absent=["which wood to burn"])
+    rows = [
+        rq.score(answered, {"output": PRESENTED_AS_ANSWER, "claims": [], "seconds": 1.0}),
+        rq.score(nothing, {"output": NO_EVIDENCE, "claims": [], "seconds": 1.0}),
+        rq.score(quiet, {"output": PRESENTED_AS_ANSWER, "claims": [], "seconds": 1.0}),
+    ]
+    assert [(r["answerable"], r["none_admitted"], r["answer_gold"]) for r in rows] == [
+        (True, False, True),
+        (False, True, None),
+        (False, False, None),
+    ]
+    summary = rq.summarise(rows)
+    assert (summary["recall"], summary["hit"], summary["answer_gold"]) == (1.0, 1.0, 1.0)  # the answered one only
+    assert (summary["questions"], summary["answerable_n"], summary["none_admitted"], summary["none_n"]) == (3, 1, 1, 2)
+    assert summary["found_n"] == 1  # gaps when found: the answered question only
+    mode = rq.MODES[-1]
+    cells = table_cells(rq.corpus_table({rq.BASELINE: summary, mode: summary}), mode)
+    assert (cells["recall"], cells["vs top-5"], cells["none admitted"]) == ("1.00", "1.00x", "1 of 2")
+    only_none = rq.summarise(rows[1:])  # no question with gold: no recall to show, never a division by zero
+    cells = table_cells(rq.corpus_table({rq.BASELINE: only_none, mode: only_none}), mode)
+    assert (cells["hit"], cells["recall"], cells["vs top-5"], cells["answer holds gold"]) == ("n/a",) * 4
+    assert cells["none admitted"] == "1 of 2"
+    cells = table_cells(rq.corpus_table({mode: rq.summarise(rows[:1])}), mode)
+    assert cells["none admitted"] == "n/a"  # no none question
+
+
+def test_check_gold_accepts_empty_gold_for_a_none_question_only() -> None:
+    from bench import research_quality as rq
+
+    nothing = rq.Question("x-kiln-clay", "none", "Which clay body?", [], absent=["which clay body to buy"])
+    assert rq.kind_problem(nothing) is None
+    assert "no gold" in str(rq.kind_problem(rq.Question("x", "none", "q", ["fire to cone ten"], absent=["clay"])))
+    assert "absent" in str(rq.kind_problem(rq.Question("x", "none", "q", [])))
+    assert "0 gold phrases" in str(rq.kind_problem(rq.Question("x", "how-to", "q", [])))
+    assert "1 gold phrases" in str(rq.kind_problem(rq.Question("x", "safety", "q", ["fire to cone ten"])))
+    two = rq.Question("x", "how-to", "q", ["fire to cone ten", "cool for a day"])
+    assert rq.kind_problem(two) is None
+    assert "none questions only" in str(rq.kind_problem(dataclasses.replace(two, absent=["clay"])))

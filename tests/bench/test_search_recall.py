@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bench.evidence_stages import DIAGNOSED, RUN_ONCE
+from bench.evidence_stages import DIAGNOSED, RAN_ONCE, RUN_ONCE, UNTOUCHED
 from bench.search_recall import chosen_sets, recall, weighted
 
 
@@ -19,10 +19,21 @@ class Hit:
 
 def test_sets_by_group_or_by_name_and_an_unknown_name_says_what_is_allowed() -> None:
     assert chosen_sets("used") == list(DIAGNOSED)
-    assert chosen_sets("run-once") == list(RUN_ONCE)
+    assert chosen_sets("run-once") == list(RAN_ONCE)
     assert chosen_sets("tuned, visitor") == ["tuned", "visitor"]
     with pytest.raises(argparse.ArgumentTypeError, match="unknown set 'kilns'; allowed: used, run-once, tuned"):
         chosen_sets("tuned,kilns")
+
+
+def test_run_once_means_the_sets_already_run_and_a_set_not_run_yet_is_refused() -> None:
+    """``wayfarer`` is written to be run once but waits for its run: ``run-once`` leaves it out, and naming it is
+    refused with the names allowed (which do not include it)."""
+    assert "wayfarer" in RUN_ONCE and "wayfarer" in UNTOUCHED
+    assert "wayfarer" not in chosen_sets("run-once") and "visitor" in chosen_sets("run-once")
+    assert set(chosen_sets("run-once")) == set(RUN_ONCE) - set(UNTOUCHED)
+    with pytest.raises(argparse.ArgumentTypeError, match="'wayfarer' is kept untouched") as refused:
+        chosen_sets("visitor,wayfarer")
+    assert "visitor" in str(refused.value) and "wayfarer" not in str(refused.value).split("allowed:")[1]
 
 
 def test_recall_is_the_share_of_gold_phrases_held_by_a_ranked_passage() -> None:
