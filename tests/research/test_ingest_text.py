@@ -89,13 +89,28 @@ def test_sphinx_source_copies_are_read_as_rst(tmp_path: Path) -> None:
     assert sections_of(copy, copy.read_bytes())[0].location == "Widgets guide"
 
 
-def test_declared_charset_decodes_and_undeclared_non_utf8_is_a_clear_error() -> None:
+def test_declared_charset_decodes_and_undeclared_non_utf8_html_reads_as_a_browser_does() -> None:
     declared = ODD / "latin1-declared.html"
     sections = sections_of(declared, declared.read_bytes())
     assert sections[0].location == "Café menu" and "crème brûlée" in sections[0].text
-    undeclared = ODD / "latin1-undeclared.html"
-    with pytest.raises(InvalidInput, match=r"not UTF-8 text .* declares no charset"):
-        sections_of(undeclared, undeclared.read_bytes())
+    undeclared = ODD / "latin1-undeclared.html"  # no <meta charset>, Latin-1 bytes: windows-1252, as browsers read it
+    sections = sections_of(undeclared, undeclared.read_bytes())
+    assert sections[0].location == "Café menu" and "\ufffd" not in sections[0].text
+
+
+def test_windows_1252_punctuation_in_an_undeclared_page_reads_as_typed(tmp_path: Path) -> None:
+    page = tmp_path / "legacy.html"
+    said = "Don\u2019t open the lid \u2013 it\u2019s 900\u00b0C \u2026 wait."
+    page.write_bytes(f"<html><body><h1>Kiln log</h1><p>{said}</p></body></html>".encode("cp1252"))
+    sections = sections_of(page, page.read_bytes())
+    assert said in sections[0].text
+
+
+def test_undeclared_non_utf8_plain_text_is_a_clear_error(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_bytes("# Caf\u00e9\n\nThe caf\u00e9 opens at nine.\n".encode("latin-1"))
+    with pytest.raises(InvalidInput, match=r"notes.md: not UTF-8 text \(invalid byte at offset 5\); convert it"):
+        sections_of(notes, notes.read_bytes())
 
 
 def test_unknown_declared_charset_is_named(tmp_path: Path) -> None:

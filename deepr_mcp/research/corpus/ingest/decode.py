@@ -1,7 +1,10 @@
 """Bytes to text: UTF-8 (with or without BOM), UTF-16 with a BOM, or the charset an HTML page declares.
 
-Anything else is refused with a message that says what to do, rather than guessed: a wrong guess
-puts mojibake into passages that nobody can search for.
+An HTML page that declares nothing and is not UTF-8 is read as windows-1252, as every browser reads it
+(the WHATWG encoding standard's default for a page with no declaration, in English and most Western
+locales): the legacy pages of old documentation folders were written that way, and a user who opens
+one sees it whole. Any other text that is not UTF-8 is refused with a message that says what to do,
+rather than guessed: a wrong guess puts mojibake into passages that nobody can search for.
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ _DECLARED = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)|<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""",
     re.I,
 )
+
+
+LEGACY_HTML = "cp1252"
+"""How a browser reads an HTML page that declares no charset and is not UTF-8 (windows-1252)."""
 
 
 def declared_charset(raw: bytes) -> str | None:
@@ -44,9 +51,10 @@ def decode(path: Path | str, raw: bytes, *, html: bool = False) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        hint = " and declares no charset (add <meta charset=...>)" if html else ""
+        if html:
+            return raw.decode(LEGACY_HTML, errors="replace")  # the five bytes windows-1252 leaves unmapped
         raise InvalidInput(
-            f"{path}: not UTF-8 text (invalid byte at offset {exc.start}){hint}; convert it to UTF-8 first"
+            f"{path}: not UTF-8 text (invalid byte at offset {exc.start}); convert it to UTF-8 first"
         ) from None
 
 
