@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.evidence_stages import DIAGNOSED
-from bench.quality_corpora import CORPORA
+from bench.quality_corpora import CORPORA, chosen_names, having
 from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
 from bench.retrieval_recall import gold_passages
 
@@ -141,10 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--verbose", action="store_true", help="print every labelled judgement")
     args = p.parse_args(argv)
     sets = args.set or list(DIAGNOSED)
-    names = sorted(CORPORA) if args.corpus == "all" else [args.corpus]
-    for name in [n for n in names if not any(CORPORA[n].has_set(s) for s in sets)]:
-        print(f"{name}: skipped, it has none of the sets {', '.join(sets)}", file=sys.stderr)
-        names.remove(name)
+    names = [spec.name for spec in having([CORPORA[n] for n in chosen_names(args.corpus)], sets)]
     os.environ["DEEPR_RESEARCH_RETRIEVAL"] = "hybrid"
     print("| corpus | judgements | covered parts called answered | uncovered halves called gaps | AUC |")
     print("|---|---:|---:|---:|---:|")

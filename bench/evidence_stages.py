@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import quality_metrics as qm
-from bench.quality_corpora import CORPORA, QUESTION_SETS
+from bench.quality_corpora import CORPORA, QUESTION_SETS, chosen_names, having
 from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
 from bench.retrieval_recall import gold_passages
 
@@ -168,10 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", action="append", default=[], metavar="ID")
     p.add_argument("--json", type=Path, metavar="PATH", help="write per-question stage shares here")
     args = p.parse_args(argv)
-    names = sorted(CORPORA) if args.corpus == "all" else [args.corpus]
-    for name in [n for n in names if not CORPORA[n].has_set(args.set)]:
-        print(f"{name}: skipped, it has no {args.set!r} question set", file=sys.stderr)
-        names.remove(name)
+    names = [spec.name for spec in having([CORPORA[n] for n in chosen_names(args.corpus)], [args.set])]
     if not names:
         p.error(f"no corpus chosen has the {args.set!r} question set")
     os.environ["DEEPR_RESEARCH_RETRIEVAL"] = "hybrid"

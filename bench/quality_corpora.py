@@ -91,6 +91,22 @@ class CorpusSpec:
         return [name for name in self.question_files if self.has_set(name)]
 
 
+def chosen_names(corpus: str) -> list[str]:
+    """``--corpus``'s value as corpus names: every corpus, sorted, for ``all``."""
+    return sorted(CORPORA) if corpus == "all" else [corpus]
+
+
+def having(specs: list[CorpusSpec], sets: list[str]) -> list[CorpusSpec]:
+    """The corpora that have one of ``sets`` (its file written), in order; a line on stderr for each left out,
+    naming the sets it has: every bench that takes a set skips a corpus without it the same way."""
+    kept = [spec for spec in specs if any(spec.has_set(s) for s in sets)]
+    wanted = f"no {sets[0]!r} question set" if len(sets) == 1 else f"none of the sets {', '.join(sets)}"
+    for spec in specs:
+        if spec not in kept:
+            print(f"{spec.name}: skipped, it has {wanted} (it has: {', '.join(spec.sets())})", file=sys.stderr)
+    return kept
+
+
 FIRST_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
 """The eight sets the first four corpora had before ``newcomer``, in the order they were written (each later one
 untouched when written)."""

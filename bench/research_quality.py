@@ -98,7 +98,7 @@ from typing import Any
 
 from bench import quality_metrics as qm
 from bench.carried_vectors import carry, previous_cache
-from bench.quality_corpora import CACHE, CORPORA, QUESTION_SETS, CorpusSpec
+from bench.quality_corpora import CACHE, CORPORA, QUESTION_SETS, CorpusSpec, having
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = Path(__file__).with_name("research_questions.json")
@@ -825,14 +825,7 @@ def run_corpus(
 
 def with_the_set(specs: list[CorpusSpec], args: argparse.Namespace) -> list[CorpusSpec]:
     """The corpora that have the chosen set (all of them with ``--questions``); a line on stderr for each skipped."""
-    kept = [spec for spec in specs if args.questions or spec.has_set(args.set)]
-    for spec in specs:
-        if spec not in kept:
-            print(
-                f"{spec.name}: skipped, it has no {args.set!r} question set (it has: {', '.join(spec.sets())})",
-                file=sys.stderr,
-            )
-    return kept
+    return specs if args.questions else having(specs, [args.set])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,7 @@ from collections import defaultdict
 from typing import Any
 
 from bench.evidence_stages import DIAGNOSED, RAN_ONCE, UNTOUCHED
-from bench.quality_corpora import CORPORA, QUESTION_SETS
+from bench.quality_corpora import CORPORA, QUESTION_SETS, chosen_names, having
 from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
 from bench.retrieval_recall import gold_passages
 
@@ -100,14 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     head = " | ".join(f"{c} @{k}" for c in columns for k in DEPTHS)
     print(f"| corpus | questions | {head} |")
     print("|---|---:|" + "---:|" * (len(columns) * len(DEPTHS)))
-    for name in sorted(CORPORA) if args.corpus == "all" else [args.corpus]:
-        if not any(CORPORA[name].has_set(s) for s in args.sets):
-            print(f"{name}: skipped, it has none of the sets {', '.join(args.sets)}", file=sys.stderr)
-            continue
-        got = run_corpus(name, args.sets, weights)
+    for spec in having([CORPORA[n] for n in chosen_names(args.corpus)], args.sets):
+        got = run_corpus(spec.name, args.sets, weights)
         n = len(got["words"][DEPTHS[0]])
         cells = " | ".join(f"{sum(got[c][k]) / n:.3f}" for c in columns for k in DEPTHS)
-        print(f"| {name} | {n} | {cells} |", flush=True)
+        print(f"| {spec.name} | {n} | {cells} |", flush=True)
     return 0
 
 
