@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer``
+``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer|rover``
 (which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and
 have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
@@ -17,7 +17,9 @@ untouched check of the same change), likewise; ``visitor``, the twelfth (written
 way, rich in two-part and both-parts questions), is kept untouched for the next session: nobody runs it (``--check-*``
 only) before that session's lead runs it once at its end, to check that session's change; ``wayfarer``, the
 thirteenth (written in the ninth session the same way, before any run of it, with ``none`` questions the documents do
-not answer at all), is kept untouched for the next session likewise; a corpus without a file for the set is skipped,
+not answer at all), is kept untouched for the next session likewise; ``rover`` (written in the tenth session, only
+``none`` questions) is a dev set for honesty about what the docs do not say, run as often as needed; a corpus without
+a file for the set is skipped,
 with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -706,7 +708,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "corpus's ninth), outsider (every corpus's tenth) and stranger (every corpus's eleventh) are each run once by "
         "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) was run once at the end "
         "of the next session; wayfarer (every corpus's thirteenth) is kept for the next session's end-of-session "
-        "run, once, by its lead (--check-* before); a corpus without the set is skipped",
+        "run, once, by its lead (--check-* before); rover (only none questions) is a dev set, run freely; a corpus "
+        "without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
