@@ -48,6 +48,7 @@ from deepr_mcp.research.synthesis.closeness import lead_closeness
 from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, Verdict
 from deepr_mcp.research.synthesis.meaning import by_meaning, named_missing
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
+from deepr_mcp.research.synthesis.unmentioned import unmentioned
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
 logger = logging.getLogger(__name__)
@@ -309,6 +310,9 @@ class Engine:
             for pid in finding.passage_ids:
                 h = by_id[pid]
                 state.cite(h.id, h.source, h.location, h.text[:200])
+        # of the names no passage writes, those that carry the part's meaning ("FastAPI", not "plain English")
+        unwritten = unmentioned(self.retriever.corpus, sq.text, [h.text for h in hits])
+        sq.unmentioned = named_missing(self.retriever.search, sq.text, unwritten)
         sq.nearest = "" if sq.findings or not hits else _where(hits[0])
         if verdict.answered:
             sq.status = "answered"

@@ -55,6 +55,8 @@ class SubQuestion(BaseModel):
     """What the cited evidence says nothing about, in the sub-question's words ("noise level")."""
     covered_by: list[str] = Field(default_factory=list)
     """Passages cited under other sub-questions that answer this one too (its answer is above)."""
+    unmentioned: list[str] = Field(default_factory=list)
+    """Names it asks about that no passage writes ("FastAPI"): a gap whatever else answers it."""
 
 
 class Belief(BaseModel):

@@ -67,10 +67,14 @@ def settle_with_findings(state: ResearchState) -> None:
             sq.covered_by = list(dict.fromkeys(p for f in stating for p in f.passage_ids))
 
 
+def _silent_on(missing: list[str]) -> str:
+    return "the documents say nothing about " + " or ".join(missing)
+
+
 def gap_reason(sq: SubQuestion) -> str:
     """Plain words for what the documents do not answer."""
     if sq.missing:
-        return "the documents say nothing about " + " or ".join(sq.missing)
+        return _silent_on(sq.missing)
     if sq.status == "weak":
         return "the passages found share its words but none clearly answers it"
     if sq.nearest:
@@ -115,14 +119,18 @@ def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
             beliefs.append(
                 Belief(claim=finding.claim, confidence=finding.confidence, citations=numbers, sub_question=sq.text)
             )
-        if sq.status in ("weak", "unanswered"):
-            said = tuple(sorted(m.lower() for m in sq.missing))
+        unheard = [n for n in sq.unmentioned if not any(terms(n) <= terms(m) for m in sq.missing)]  # named once
+        if sq.status in ("weak", "unanswered") or (sq.status == "answered" and unheard):
+            # a part the documents answer but for a name they never write keeps its answer; the name is a gap
+            missing = [*sq.missing, *unheard] if sq.status != "answered" else unheard
+            said = tuple(sorted(m.lower() for m in missing))
             if said and said in named:  # "gas boilers" named once, with every part that asked about them
                 twin = next(g for g in gaps if tuple(sorted(m.lower() for m in g.missing)) == said)
                 twin.sub_question = f"{twin.sub_question} {sq.text}"
                 continue
             named.add(said)
-            gaps.append(Gap(sub_question=sq.text, reason=gap_reason(sq), missing=sq.missing))
+            reason = gap_reason(sq) if sq.status != "answered" and not unheard else _silent_on(missing)
+            gaps.append(Gap(sub_question=sq.text, reason=reason, missing=missing))
         elif sq.status == "pending":
             gaps.append(Gap(sub_question=sq.text, reason="not researched (the campaign stopped before it)"))
     beliefs.sort(key=lambda b: -b.confidence)

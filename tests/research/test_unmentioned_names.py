@@ -1,0 +1,98 @@
+"""A name the documents never write is a gap words alone can prove (``reading.names``, ``synthesis.unmentioned``).
+
+"Is the Brandwerk kiln hotter than mine?" asked of a manual that never writes "Brandwerk" cannot be answered by
+it, however near its passages about firing temperatures stand; a name the question uses only as context ("my
+KilnPal app") is a true caveat beside an answer the documents do give. Small made-up kiln documents.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepr_mcp.research.corpus.storage import Corpus
+from deepr_mcp.research.engine import Engine, new_state
+from deepr_mcp.research.providers.local import LocalProvider
+from deepr_mcp.research.reading.names import names
+from deepr_mcp.research.synthesis.unmentioned import unmentioned
+
+MANUAL = """# Kiln manual
+
+## Firing temperatures
+
+A bisque firing climbs slowly to 950 degrees so that water and organic matter leave the clay without
+cracking it. A glaze firing then goes to 1240 degrees for stoneware.
+
+## Cooling
+
+Let the kiln cool below 100 degrees before opening the lid: opening it hot cracks the pots and can crack
+the kiln's elements. Cooling from top temperature takes about a day.
+
+## Loading
+
+Stack shelves on posts of equal height and leave a finger's width between pots so that the heat moves freely.
+"""
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Corpus:
+    (tmp_path / "kiln.md").write_text(MANUAL)
+    made = Corpus(tmp_path / "corpus.db")
+    made.add_path(tmp_path / "kiln.md")
+    return made
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Is the Brandwerk kiln hotter than mine?", ["Brandwerk"]),
+        ("Can I fire my Raspberry Pi Zero case in it?", ["Raspberry Pi Zero"]),
+        ("Which KilnPal setting cools fastest, or should I use my iPhone timer?", ["KilnPal", "iPhone"]),
+        ("How hot does a bisque firing get?", []),  # a sentence's capitalised first word is no name
+        ("I'm new. Where do I start? Is it hot?", []),  # nor "I" nor the first word of each sentence
+        ("Does the Brandwerk run hotter, and does the Brandwerk crack pots?", ["Brandwerk"]),  # each name once
+    ],
+)
+def test_names_are_read_from_the_letters_of_the_question(text: str, expected: list[str]) -> None:
+    assert names(text) == expected
+
+
+def test_a_name_no_passage_writes_is_unmentioned_and_one_that_any_passage_writes_is_not(corpus: Corpus) -> None:
+    asked = "Is the Brandwerk kiln hotter than the Stoneware firing in my Kiln manual?"
+    assert unmentioned(corpus, asked) == ["Brandwerk"]  # "Stoneware" and "Kiln" are written, in any case
+    assert unmentioned(corpus, asked, gathered=["The Brandwerk reaches 1300 degrees."]) == []  # a web source has it
+
+
+def test_a_corpus_that_holds_nothing_or_cannot_count_words_names_nothing(tmp_path: Path) -> None:
+    assert unmentioned(Corpus(tmp_path / "empty.db"), "Is the Brandwerk kiln hotter?") == []
+    assert unmentioned(object(), "Is the Brandwerk kiln hotter?") == []
+
+
+async def test_a_question_about_a_name_the_documents_never_write_names_it_under_gaps(corpus: Corpus) -> None:
+    state = await Engine(corpus, LocalProvider()).run(new_state("Does the Brandwerk kiln reach glaze temperature?"))
+    report = state.report or ""
+    gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
+    assert "The documents say nothing about Brandwerk" in gaps
+    answer = report.split("## Findings", 1)[0]
+    assert "_The documents say nothing about Brandwerk" in answer  # said under the Answer too
+
+
+async def test_a_name_used_as_context_is_a_gap_beside_the_answer_the_documents_give(corpus: Corpus) -> None:
+    question = (
+        "Before opening the lid of my KilnPal kiln, how far below 100 degrees should it cool so the pots do not crack?"
+    )
+    state = await Engine(corpus, LocalProvider()).run(new_state(question))
+    report = state.report or ""
+    answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert "Let the kiln cool below 100 degrees before opening the lid" in answer and "[1]" in answer
+    assert not answer.startswith("\n_No passage found")  # the answer stands, not hedged
+    assert [sq.status for sq in state.sub_questions] == ["answered"]
+    assert [g.missing for g in state.gaps] == [["KilnPal"]]
+    assert "- The documents say nothing about KilnPal (asked: " in report.split("## Gaps", 1)[1]
+
+
+async def test_a_question_whose_names_the_documents_write_has_no_such_gap(corpus: Corpus) -> None:
+    state = await Engine(corpus, LocalProvider()).run(new_state("How hot is a Stoneware glaze firing?"))
+    assert not any("Stoneware" in g.missing for g in state.gaps)
+    assert "1240 degrees" in (state.report or "")
