@@ -114,7 +114,7 @@ def run_corpus(name: str, sets: list[str]) -> list[Judgement]:
     out: list[Judgement] = []
     try:
         for chosen in [s for s in sets if spec.has_set(s)]:
-            questions = load_questions(spec.question_set(chosen))
+            questions = [q for q in load_questions(spec.question_set(chosen)) if q.answerable]  # none has no gold
             gold = gold_passages(corpus, questions)
             for q in questions:
                 ids = set().union(*(gold.get(p, set()) for p in q.gold))

@@ -131,7 +131,9 @@ def stages_of(run: dict[str, Any], gold: dict[str, set[str]], phrases: list[str]
 
 def run_corpus(name: str, only: list[str], question_set: str = "tuned") -> dict[str, Any]:
     spec = CORPORA[name]
-    questions = [q for q in load_questions(spec.question_set(question_set)) if not only or q.id in only]
+    questions = [
+        q for q in load_questions(spec.question_set(question_set)) if (not only or q.id in only) and q.answerable
+    ]  # a none question has no gold to trace
     corpus = open_corpus(ready_corpus(find_corpus(spec), reindex=False, spec=spec))
     gold = gold_passages(corpus, questions)
     rows = []

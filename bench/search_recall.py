@@ -53,7 +53,7 @@ def run_corpus(name: str, sets: list[str], weights: list[float]) -> dict[str, di
     out: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     try:
         for chosen in [s for s in sets if spec.has_set(s)]:
-            questions = load_questions(spec.question_set(chosen))
+            questions = [q for q in load_questions(spec.question_set(chosen)) if q.answerable]  # none has no gold
             gold = gold_passages(corpus, questions)
             for q in questions:
                 words = list(corpus.search(q.question, DEPTH))
