@@ -310,9 +310,7 @@ class Engine:
             for pid in finding.passage_ids:
                 h = by_id[pid]
                 state.cite(h.id, h.source, h.location, h.text[:200])
-        # of the names no passage writes, those that carry the part's meaning ("FastAPI", not "plain English")
-        unwritten = unmentioned(self.retriever.corpus, sq.text, [h.text for h in hits])
-        sq.unmentioned = named_missing(self.retriever.search, sq.text, unwritten)
+        sq.unmentioned = unmentioned(self.retriever.corpus, sq.text, [h.text for h in hits])
         sq.nearest = "" if sq.findings or not hits else _where(hits[0])
         if verdict.answered:
             sq.status = "answered"
