@@ -279,8 +279,11 @@ class Engine:
         # a question of one part keeps what was found, as passages near it, beside the Gaps line
         parts = len(state.sub_questions)
         meant = self._meaning(state, sq, [h.id for h in cited])
-        if meant is False:
-            verdict = Verdict(False, verdict.share, verdict.missing, off_topic=True)  # it shares words, not meaning
+        sq.unmentioned = unmentioned(self.retriever.corpus, sq.text, [h.text for h in hits])
+        if meant is False or sq.unmentioned:
+            # it shares words, not meaning; or it asks about a name no passage writes ("Is Bun faster?"),
+            # which nothing standing near it can answer
+            verdict = Verdict(False, verdict.share, verdict.missing, off_topic=True)
         elif meant and not verdict.answered and not sides_of(sq.text):
             # a word no passage uses ("under the hood") is no gap when a cited passage stands out by
             # meaning for the part and the question: the documents say it in their own words
@@ -302,7 +305,10 @@ class Engine:
             above = self.coverage.judge(
                 asked, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, sides_of(sq.text)
             )
-            if above.answered and self._meaning(state, sq, [c.passage_id for _, c in earlier]) is not False:
+            # (never for a name no passage writes: a passage cited above does not answer that either)
+            cited_above = [c.passage_id for _, c in earlier]
+            meant_above = not sq.unmentioned and self._meaning(state, sq, cited_above) is not False
+            if above.answered and meant_above:
                 verdict = above
                 sq.covered_by = list(dict.fromkeys(c.passage_id for _, c in earlier))
                 sq.missing = []
@@ -310,7 +316,6 @@ class Engine:
             for pid in finding.passage_ids:
                 h = by_id[pid]
                 state.cite(h.id, h.source, h.location, h.text[:200])
-        sq.unmentioned = unmentioned(self.retriever.corpus, sq.text, [h.text for h in hits])
         sq.nearest = "" if sq.findings or not hits else _where(hits[0])
         if verdict.answered:
             sq.status = "answered"

@@ -1,8 +1,8 @@
 """A name the documents never write is a gap words alone can prove (``reading.names``, ``synthesis.unmentioned``).
 
 "Is the Brandwerk kiln hotter than mine?" asked of a manual that never writes "Brandwerk" cannot be answered by
-it, however near its passages about firing temperatures stand; a name the question uses only as context ("my
-KilnPal app") is a true caveat beside an answer the documents do give. Small made-up kiln documents.
+it, however near its passages about firing temperatures stand: the part is a gap, named under Gaps, and what
+the documents say nearby is shown as near, not as the answer. Small made-up kiln documents.
 """
 
 from __future__ import annotations
@@ -78,18 +78,35 @@ async def test_a_question_about_a_name_the_documents_never_write_names_it_under_
     assert "_The documents say nothing about Brandwerk" in answer  # said under the Answer too
 
 
-async def test_a_name_used_as_context_is_a_gap_beside_the_answer_the_documents_give(corpus: Corpus) -> None:
+async def test_a_name_used_as_context_hedges_the_answer_but_keeps_what_the_documents_say(corpus: Corpus) -> None:
+    """The part asks about a name the documents never write, so no passage answers it as asked; the passage
+    that does speak to the rest still opens the Answer, under the words that say it is only near."""
     question = (
         "Before opening the lid of my KilnPal kiln, how far below 100 degrees should it cool so the pots do not crack?"
     )
     state = await Engine(corpus, LocalProvider()).run(new_state(question))
     report = state.report or ""
     answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert answer.lstrip().startswith("_No passage found clearly answers this question")
     assert "Let the kiln cool below 100 degrees before opening the lid" in answer and "[1]" in answer
-    assert not answer.startswith("\n_No passage found")  # the answer stands, not hedged
-    assert [sq.status for sq in state.sub_questions] == ["answered"]
+    assert [sq.status for sq in state.sub_questions] == ["weak"]
     assert [g.missing for g in state.gaps] == [["KilnPal"]]
     assert "- The documents say nothing about KilnPal (asked: " in report.split("## Gaps", 1)[1]
+
+
+async def test_the_part_asking_about_an_unwritten_name_is_a_gap_and_the_other_part_is_answered(
+    corpus: Corpus,
+) -> None:
+    """Two asks: the documents answer the first; the second is about a name they never write, so it lists no
+    findings of its own, is not "answered above" by the first part's passages, and is named under Gaps."""
+    question = "How long does the kiln take to cool from top temperature, and how do I log each firing in KilnPal?"
+    state = await Engine(corpus, LocalProvider()).run(new_state(question))
+    report = state.report or ""
+    cooling, logging = state.sub_questions
+    assert cooling.status == "answered" and "about a day" in report.split("## Findings", 1)[0]
+    assert logging.status == "unanswered" and not logging.findings and not logging.covered_by
+    assert f"### {logging.text}" not in report  # no findings, no "Answered above" under it
+    assert len(state.gaps) == 1 and "KilnPal" in state.gaps[0].missing
 
 
 async def test_a_question_whose_names_the_documents_write_has_no_such_gap(corpus: Corpus) -> None:
