@@ -51,6 +51,8 @@ def corpus(tmp_path: Path) -> Corpus:
         ("Which KilnPal setting cools fastest, or should I use my iPhone timer?", ["KilnPal", "iPhone"]),
         ("How hot does a bisque firing get?", []),  # a sentence's capitalised first word is no name
         ("I'm new. Where do I start? Is it hot?", []),  # nor "I" nor the first word of each sentence
+        ("Can I list glaze.PNG and glaze.png, or my_Kiln/Log.TXT?", []),  # typed examples, not names
+        ("Does Kiln.js read the log?", ["Kiln.js"]),  # a name may hold a dot
         ("Does the Brandwerk run hotter, and does the Brandwerk crack pots?", ["Brandwerk"]),  # each name once
     ],
 )

@@ -14,14 +14,24 @@ import re
 
 __all__ = ["names"]
 
-_WORD = re.compile(r"[A-Za-z0-9][\w'+.-]*")
+_WORD = re.compile(r"[A-Za-z0-9][\w'+./\\-]*")
+"""A word, a path ("my_Kiln/Log.TXT") kept whole."""
 _OPENS = '.?!:;"“(['
 """What ends the text before a word that opens a sentence or a quotation (capitalised without being a name)."""
 _PRONOUN = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 
 
+_PATH = re.compile(r"\w[/\\_]\w")
+"""A slash or underscore inside a word: a path or identifier the user typed as an example ("my_kiln/Log.TXT")."""
+_DOTTED = re.compile(r"\w\.\w")
+"""A dot inside a word: a file name ("glaze.PNG"), or a name that holds one ("Node.js")."""
+
+
 def _marked(word: str, opens: bool) -> bool:
-    """A name by its letters: a capital after the first letter, or a capitalised word not opening a sentence."""
+    """A name by its letters: a capital after the first letter, or a capitalised word not opening a sentence.
+    A typed example is no name: a path or identifier, or a dotted word that does not start with a capital."""
+    if _PATH.search(word) or (_DOTTED.search(word) and not word[:1].isupper()):
+        return False
     return any(c.isupper() for c in word[1:]) or (word[:1].isupper() and not opens)
 
 
