@@ -16,9 +16,10 @@ A phrase found by a later stage without an earlier one (the Answer section quoti
 another part) is counted where it is found. Every set used for decisions may be traced (tuned, held out,
 fresh, untouched, unseen, blind, sealed); ``pristine``, ``newcomer``, ``outsider``, ``stranger``, ``visitor`` and
 ``wayfarer`` (``DIAGNOSED`` leaves them out) are refused: each was written to be run once (``newcomer``, ``outsider``,
-``stranger``, ``visitor`` and ``wayfarer`` on every corpus, ``node-api`` among them, a corpus nobody tuned on; each but
-``wayfarer`` has had its one run, ``wayfarer`` waits for the next session's end: ``UNTOUCHED``), and tracing it would
-tune on it. A corpus without a file for the chosen set is skipped, with a line saying so.
+``stranger``, ``visitor`` and ``wayfarer`` on every corpus, ``node-api`` among them, a corpus nobody tuned on; each
+has had its one run, ``wayfarer`` at the tenth session's end), and tracing it would tune on it. The dev set ``rover``
+(``none`` questions only) may be traced, but a ``none`` question has no gold and is left out. A corpus without a file
+for the chosen set is skipped, with a line saying so.
 """
 
 from __future__ import annotations
@@ -41,9 +42,9 @@ STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
 RUN_ONCE = ("pristine", "newcomer", "outsider", "stranger", "visitor", "wayfarer")
 """Sets written to be run once and never traced: ``pristine`` has had its one run; ``newcomer`` (every corpus's ninth,
 ``node-api``'s first), ``outsider`` (every corpus's tenth), ``stranger`` (every corpus's eleventh) and ``visitor``
-(every corpus's twelfth) have had theirs, each at the end of a session; ``wayfarer`` (every corpus's thirteenth) waits
-for the next session's lead, at that session's end. They stay untraced so that nothing is tuned on them."""
-UNTOUCHED = ("wayfarer",)
+(every corpus's twelfth) have had theirs, each at the end of a session, and so has ``wayfarer`` (every corpus's
+thirteenth), at the tenth session's end. They stay untraced so that nothing is tuned on them."""
+UNTOUCHED: tuple[str, ...] = ()
 """The sets of ``RUN_ONCE`` that have not had their one run yet: no bench but ``research_quality --check-*`` may read
 them (``search_recall`` refuses them too) until the lead runs them."""
 RAN_ONCE = tuple(s for s in RUN_ONCE if s not in UNTOUCHED)

@@ -70,9 +70,11 @@ def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
 
 
-def test_wayfarer_waits_untouched_for_its_one_run() -> None:
-    """Written to be run once by the next session's lead: refused by every bench but ``research_quality``'s checks."""
-    assert "wayfarer" in evidence_stages.UNTOUCHED and "wayfarer" not in evidence_stages.RAN_ONCE
+def test_wayfarer_has_had_its_one_run_and_is_still_never_traced() -> None:
+    """Run once by the tenth session's lead at its end: benches that never tune may now read it as a check, and
+    ``evidence_stages`` still refuses to trace it."""
+    assert "wayfarer" in evidence_stages.RAN_ONCE and "wayfarer" not in evidence_stages.UNTOUCHED
+    assert "wayfarer" not in evidence_stages.DIAGNOSED
 
 
 @pytest.mark.parametrize("question_set", PLANS)
