@@ -19,8 +19,7 @@ _WORD = re.compile(r"[A-Za-z0-9][\w'+./\\-]*")
 _OPENS = '.?!:;"“(['
 """What ends the text before a word that opens a sentence or a quotation (capitalised without being a name)."""
 _PRONOUN = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
-
-
+"""English's one pronoun written with a capital."""
 _PATH = re.compile(r"\w[/\\_]\w")
 """A slash or underscore inside a word: a path or identifier the user typed as an example ("my_kiln/Log.TXT")."""
 _DOTTED = re.compile(r"\w\.\w")

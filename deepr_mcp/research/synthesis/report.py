@@ -121,7 +121,7 @@ def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
             )
         unheard = [n for n in sq.unmentioned if not any(terms(n) <= terms(m) for m in sq.missing)]  # named once
         if sq.status in ("weak", "unanswered") or (sq.status == "answered" and unheard):
-            # a part the documents answer but for a name they never write keeps its answer; the name is a gap
+            # a part settled as answered by a finding keeps its answer; a name no passage writes is still a gap
             missing = [*sq.missing, *unheard] if sq.status != "answered" else unheard
             said = tuple(sorted(m.lower() for m in missing))
             if said and said in named:  # "gas boilers" named once, with every part that asked about them

@@ -3,10 +3,10 @@
 Whether cited passages answer a part is a judgement (``coverage``, ``meaning``), and a question in a
 user's own words can defeat it both ways. A name is different: "Is FastAPI faster than the
 standard library's server?" asked of documents that never write "FastAPI" cannot be answered by
-them, however near their passages about servers stand. So a part's names (``reading.names``) that
-no passage of the corpus holds, nor any passage gathered for it from elsewhere, are named under
-Gaps, beside whatever the report found about the rest of the part: "my Flask app" in a question the
-documents otherwise answer is a true caveat, not a reason to withhold the answer.
+them, however near their passages about servers stand. So a part with a name (``reading.names``)
+that no passage of the corpus holds, nor any passage gathered for it from elsewhere, is unanswered
+and the name goes under Gaps; what the documents say nearby is still shown, as near, not as the
+answer ("my Flask app" in a question they otherwise answer hedges that answer, it does not hide it).
 """
 
 from __future__ import annotations
