@@ -2,7 +2,8 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer|rover``
+``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer|``
+``rover|pilgrim``
 (which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and
 have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
@@ -18,8 +19,9 @@ way, rich in two-part and both-parts questions), is kept untouched for the next 
 only) before that session's lead runs it once at its end, to check that session's change; ``wayfarer``, the
 thirteenth (written in the ninth session the same way, before any run of it, with ``none`` questions the documents do
 not answer at all), is kept untouched for the next session likewise; ``rover`` (written in the tenth session, only
-``none`` questions) is a dev set for honesty about what the docs do not say, run as often as needed; a corpus without
-a file for the set is skipped,
+``none`` questions) is a dev set for honesty about what the docs do not say, run as often as needed; ``pilgrim``
+(the fifteenth, written in the tenth session like ``wayfarer``, before any run of it; no node-api file) is kept
+untouched for the next session's end; a corpus without a file for the set is skipped,
 with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -707,9 +709,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "of the session that wrote it, once (--check-* before); newcomer (node-api's only set, and every "
         "corpus's ninth), outsider (every corpus's tenth) and stranger (every corpus's eleventh) are each run once by "
         "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) was run once at the end "
-        "of the next session; wayfarer (every corpus's thirteenth) is kept for the next session's end-of-session "
-        "run, once, by its lead (--check-* before); rover (only none questions) is a dev set, run freely; a corpus "
-        "without the set is skipped",
+        "of the next session; wayfarer (every corpus's thirteenth) was run once at the end of the tenth; rover (only "
+        "none questions) is a dev set, run freely; pilgrim (every corpus's fifteenth but node-api's) is kept for the "
+        "eleventh session's end-of-session run, once, by its lead (--check-* before); a corpus without the set is "
+        "skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

@@ -139,6 +139,9 @@ WAYFARER_KINDS = {
 }
 """Each corpus's wayfarer set (its writers' brief, the ninth session): the same sizes, with two ``none`` questions per
 corpus (the docs do not answer them at all: the report should say so), one two-part and one both-parts."""
+PILGRIM_KINDS = {name: kinds for name, kinds in WAYFARER_KINDS.items() if name != "node-api"}
+"""Each corpus's pilgrim set (the tenth session, one brief for two helpers): wayfarer's kinds and sizes; no node-api
+file (the machine that wrote it held Node.js 18's pages, not the 20 the other node-api sets were written against)."""
 
 
 def id_prefixes(code: str) -> dict[str, str]:

@@ -97,6 +97,7 @@ def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:
         "visitor": questions / "npm-docs-visitor.json",
         "wayfarer": questions / "npm-docs-wayfarer.json",
         "rover": questions / "npm-docs-rover.json",
+        "pilgrim": questions / "npm-docs-pilgrim.json",
     }
     assert tuple(expected) == QUESTION_SETS and spec.question_files == expected
     for name, path in expected.items():
@@ -124,7 +125,7 @@ def test_a_set_registered_before_its_file_is_written_is_one_the_corpus_lacks(tmp
     files = {**real.question_files, "wayfarer": tmp_path / "pdf-manuals-wayfarer.json"}
     spec = CorpusSpec(real.name, real.generator, real.packages, files, real.locate, real.version)
     before = [*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor"]
-    assert not spec.has_set("wayfarer") and spec.sets() == [*before, "rover"]
+    assert not spec.has_set("wayfarer") and spec.sets() == [*before, "rover", "pilgrim"]
     with pytest.raises(ValueError, match="pdf-manuals has no 'wayfarer' question set; it has: tuned, heldout"):
         rq.question_file(spec, rq.parse_args(["--set", "wayfarer"]))
     (tmp_path / "pdf-manuals-wayfarer.json").write_text('{"questions": []}')
@@ -155,7 +156,7 @@ def test_an_unknown_set_is_refused_with_the_allowed_names(capsys: pytest.Capture
     assert "invalid choice: 'heldout2'" in err and all(name in err for name in QUESTION_SETS)
     allowed = (
         "allowed: tuned, heldout, fresh, untouched, unseen, blind, sealed, pristine, newcomer, outsider, stranger, "
-        "visitor, wayfarer, rover$"
+        "visitor, wayfarer, rover, pilgrim$"
     )
     with pytest.raises(ValueError, match=allowed):
         CORPORA["zsh-doc"].question_set("held-out")
