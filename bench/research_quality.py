@@ -28,6 +28,7 @@ with a line saying so;
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
 mode, ``--max-minutes M`` for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
 hybrid modes embed each corpus once and keep its vectors in the cached database),
+``--summed A.json B.json ...`` (run nothing; print the tables over several runs' rows, e.g. one run per set),
 ``--check-gold`` (every gold and warning phrase is in the ingested passages) and
 ``--check-questions`` (no question shares more than five consecutive words with a passage of its
 corpus: questions are in a user's words, not the docs'), then exit.
@@ -736,6 +737,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--questions", type=Path, help="another question set (JSON, as the default; one corpus only)")
     p.add_argument(
+        "--summed",
+        nargs="+",
+        type=Path,
+        metavar="JSON",
+        help="run nothing: print the tables over the rows of these --json files (several sets' runs, one table)",
+    )
+    p.add_argument(
         "--cold-vectors",
         action="store_true",
         help="forget the passage vectors stored by earlier runs first (measures embedding the corpus again)",
@@ -834,8 +842,24 @@ def with_the_set(specs: list[CorpusSpec], args: argparse.Namespace) -> list[Corp
     return specs if args.questions else having(specs, [args.set])
 
 
+def summed(paths: list[Path]) -> dict[str, dict[str, dict[str, float] | None]]:
+    """Per corpus and mode, the figures over every row of several runs' ``--json`` files (sets run one by one)."""
+    rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for path in paths:
+        for name, corpus in json.loads(path.read_text())["corpora"].items():
+            for mode, results in corpus["results"].items():
+                rows.setdefault(name, {}).setdefault(mode, []).extend(results)
+    return {name: {m: summarise(by[m]) if by.get(m) else None for m in MODES} for name, by in rows.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.summed:
+        per_corpus = summed(args.summed)
+        for name, summaries in per_corpus.items():
+            print(f"\n### {name}: {len(args.summed)} runs summed\n\n{corpus_table(summaries)}")
+        print(f"\n### Summary\n\n{summary_table(per_corpus)}")
+        return 0
     chosen = list(CORPORA.values()) if args.corpus == "all" else [CORPORA[args.corpus]]
     specs = with_the_set(chosen, args)
     if not specs:

@@ -7,6 +7,8 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
+
 from bench import quality_metrics as qm
 from tests.bench.test_outsider_question_set import table_cells
 
@@ -469,3 +471,31 @@ def test_check_gold_accepts_empty_gold_for_a_none_question_only() -> None:
     two = rq.Question("x", "how-to", "q", ["fire to cone ten", "cool for a day"])
     assert rq.kind_problem(two) is None
     assert "none questions only" in str(rq.kind_problem(dataclasses.replace(two, absent=["clay"])))
+
+
+def test_summed_prints_one_table_over_several_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Sets run one by one (one ``--json`` each) summed per corpus and mode, without running anything."""
+    from bench import research_quality as rq
+
+    answered = rq.Question("x-kiln-cone", "how-to", "How hot?", ["fire stoneware to cone ten", "matures at cone ten"])
+    nothing = rq.Question("x-kiln-clay", "none", "Which clay body?", [], absent=["which clay body to buy"])
+    mode = rq.MODES[-1]
+    runs = [
+        (answered, {"output": PRESENTED_AS_ANSWER, "claims": [], "seconds": 1.0}),
+        (nothing, {"output": NO_EVIDENCE, "claims": [], "seconds": 3.0}),
+    ]
+    paths = []
+    for i, (question, result) in enumerate(runs):
+        path = tmp_path / f"set{i}.json"
+        payload = {"corpora": {"kilns": {"results": {mode: [rq.score(question, result)]}}}}
+        path.write_text(json.dumps(payload))
+        paths.append(path)
+    summaries = rq.summed(paths)["kilns"]
+    assert summaries[mode] is not None and summaries[rq.BASELINE] is None
+    assert (summaries[mode]["questions"], summaries[mode]["recall"], summaries[mode]["none_admitted"]) == (2, 1.0, 1)
+    assert summaries[mode]["mean_s"] == 2.0
+    assert rq.main(["--summed", *map(str, paths)]) == 0
+    out = capsys.readouterr().out
+    assert "### kilns: 2 runs summed" in out and "| kilns | 2 |" in out
+    cells = table_cells(out[out.index("| mode") : out.index("### Summary")], mode)
+    assert (cells["recall"], cells["none admitted"]) == ("1.00", "1 of 1")
