@@ -45,6 +45,15 @@ async def pause(client: Client, campaign_id: str) -> dict[str, Any]:
 TINY_BUDGET = 0.004
 
 
+async def finish(client: Client, cid: str, *, within_s: float = 60) -> dict[str, Any]:
+    """The campaign's status once it ended, waited for with ``campaign_wait`` as a pull client would."""
+    with anyio.fail_after(within_s):
+        while True:
+            answer = await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 20})
+            if not answer["timed_out"]:
+                return await call(client, "campaign_status", {"campaign_id": cid})
+
+
 def priced(url: str, **budget: Any) -> dict[str, Any]:
     return {
         "provider": "openai",

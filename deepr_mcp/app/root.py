@@ -46,6 +46,7 @@ from deepr_mcp.replication.journal import Journal
 from deepr_mcp.replication.sync import LocalSync, ReplicaSync
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.web import make_session
+from deepr_mcp.sampling.channel import ClientSampling
 from deepr_mcp.sandbox import SandboxManager
 from deepr_mcp.tools import all_tools
 from deepr_mcp.tools.context import ToolServices
@@ -271,16 +272,29 @@ class Root:
 
         return on_finished
 
+    def _subscriber_ids(self, uri: str) -> list[str]:
+        """The connections subscribed to a campaign resource: who else may be asked for it."""
+        return [s.connection_id for s in self.notifier.subscribers_of(uri)]
+
     async def _open_jobs(self, stack: AsyncExitStack, spawn: Spawn, web_http: aiohttp.ClientSession | None) -> None:
         """The job manager (it resumes unfinished campaigns on entry), its use cases and the handlers' views."""
         settings = self.settings
-        self.engines = Engines(settings, self.http, self.corpus, self.sandboxes, sources=self.sources)
         self.connections = ConnectionRegistry()
+        subscribers = self._subscriber_ids
+        sampling = ClientSampling(
+            self.connections.get,
+            subscribers,
+            timeout_s=settings.research.sampling_timeout_s,
+            principal_of=self.connections.principal_of,
+        )
+        self.engines = Engines(
+            settings, self.http, self.corpus, self.sandboxes, sources=self.sources, sampling=sampling.for_campaign
+        )
         # An upstream's tools changed: clients that re-read tools/list (full and search modes) are told.
         self.upstreams.on_change = lambda: spawn(self.connections.broadcast, "notifications/tools/list_changed")
         elicitation = ElicitationHandler(
             self.connections.get,
-            lambda uri: [s.connection_id for s in self.notifier.subscribers_of(uri)],
+            subscribers,
             timeout_s=settings.budget.timeout_s,
             principal_of=self.connections.principal_of,
         )

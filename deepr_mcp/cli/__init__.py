@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     install.add_argument("--dry-run", action="store_true", help="print what would be written")
     install.add_argument("--config-path", type=Path, help="write this file instead of the client's default")
     install.add_argument(
-        "--provider", choices=["local", "openai", "anthropic"], help="the provider the installed server uses"
+        "--provider",
+        choices=["local", "openai", "anthropic", "client"],
+        help="the provider the installed server uses (client: the client's own model, over MCP sampling)",
     )
 
     config = sub.add_parser("config", help="configuration")

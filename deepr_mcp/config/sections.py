@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, SecretStr, field_validator
 from deepr_mcp.config.upstreams import ResearchSourceSettings
 
 GatewayMode = Literal["proxy", "search", "full"]
-ProviderName = Literal["local", "openai", "anthropic"]
+ProviderName = Literal["local", "openai", "anthropic", "client"]
 BudgetDecisionName = Literal["approve_override", "optimize_for_cost", "abort"]
 
 
@@ -191,4 +191,11 @@ class ResearchSettings(BaseModel):
     )
     sources: list[ResearchSourceSettings] = Field(
         default_factory=list, description="[[research.sources]]: upstream tools asked beside the corpus"
+    )
+    sampling_timeout_s: float = Field(
+        120.0,
+        gt=0,
+        le=3600,
+        description="With provider 'client': how long one sampling request may wait for the client's model "
+        "(its user may have to approve each one) before the step goes to the local provider",
     )

@@ -11,76 +11,29 @@ decision; the job manager records it. It never sees the services or the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, Protocol
-
 import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from deepr_mcp.elicitation import form
+from deepr_mcp.elicitation.audience import AsksClients, ClientConnection
 from deepr_mcp.jobs.models import BudgetDecision, BudgetQuestion, Campaign
 
 ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
 
 
-class Elicitable(Protocol):
-    """What the handler needs of a connection: its declared capabilities and a request channel."""
-
-    def check_capability(self, capability: types.ClientCapabilities) -> bool: ...
-
-    async def send_request(self, request: types.ElicitRequest) -> Any: ...
-
-
-ConnectionLookup = Callable[[str | None], Elicitable | None]
-"""A live connection by id, or ``None`` when it is gone (or the id is ``None``)."""
-SubscribersOf = Callable[[str], Iterable[str]]
-"""The connection ids subscribed to a resource URI."""
-PrincipalOf = Callable[[str], Any]
-"""The principal (``auth.Principal``) that opened a connection, or ``None`` if unknown."""
-
-
-class ElicitationHandler:
+class ElicitationHandler(AsksClients):
     """Given who is connected and who subscribes; returns the decision for its caller to record."""
 
-    def __init__(
-        self,
-        connection: ConnectionLookup,
-        subscribers_of: SubscribersOf,
-        *,
-        timeout_s: float,
-        principal_of: PrincipalOf | None = None,
-    ) -> None:
-        self.connection = connection
-        self.subscribers_of = subscribers_of
-        self.timeout_s = timeout_s
-        self.principal_of = principal_of
-
-    def may_answer(self, cid: str, campaign: Campaign) -> bool:
-        """Only a connection whose principal holds ``approve`` and may see the campaign is asked."""
-        if self.principal_of is None:
-            return True
-        principal = self.principal_of(cid)
-        return (
-            principal is not None
-            and principal.has("approve")
-            and principal.can_see(campaign.owner, campaign.shared_with)
-        )
-
     def who(self, cid: str) -> str | None:
-        principal = self.principal_of(cid) if self.principal_of is not None else None
+        principal = self.audience.principal(cid)
         return principal.name if principal is not None else None
 
     def candidates(self, campaign: Campaign) -> list[str]:
-        subscribers = self.subscribers_of(campaign.uris()["status"])
-        ordered = [campaign.owner_connection, *sorted(subscribers)]
-        out: list[str] = []
-        for cid in ordered:
-            connection = self.connection(cid)
-            if cid and cid not in out and connection is not None and connection.check_capability(ELICITATION):
-                if self.may_answer(cid, campaign):
-                    out.append(cid)
-        return out
+        """Only a connection whose principal holds ``approve`` and may see the campaign is asked."""
+        return self.audience.candidates(
+            campaign, ELICITATION, lambda p: p.has("approve") and p.can_see(campaign.owner, campaign.shared_with)
+        )
 
     async def ask(
         self, campaign: Campaign, question: BudgetQuestion, asked: set[str] | None = None
@@ -94,7 +47,7 @@ class ElicitationHandler:
             if cid in asked:
                 continue
             asked.add(cid)
-            connection = self.connection(cid)
+            connection = self.audience.connection(cid)
             if connection is None:
                 continue  # it closed since the candidates were listed
             answer = await self._ask_connection(connection, campaign, question)
@@ -111,7 +64,7 @@ class ElicitationHandler:
         return None
 
     async def _ask_connection(
-        self, connection: Elicitable, campaign: Campaign, q: BudgetQuestion
+        self, connection: ClientConnection, campaign: Campaign, q: BudgetQuestion
     ) -> form.Answer | None:
         problem: str | None = None
         for _attempt in range(2):

@@ -7,7 +7,7 @@ sessions, corpus and sandboxes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import aiohttp
@@ -23,6 +23,7 @@ from deepr_mcp.research.pricing import Pricing
 from deepr_mcp.research.providers.base import Provider
 from deepr_mcp.research.providers.factory import make_provider
 from deepr_mcp.research.providers.local import LocalProvider
+from deepr_mcp.research.providers.sampling import Sampler, SamplingProvider
 from deepr_mcp.research.retrieval.hybrid import HybridSearch
 from deepr_mcp.research.sources import EvidenceSource
 from deepr_mcp.research.web import PageFetcher, SearxngSearch
@@ -37,8 +38,11 @@ class Engines:
         corpus: Corpus,
         sandboxes: SandboxManager,
         sources: Sequence[EvidenceSource] = (),
+        sampling: Callable[[Campaign], Sampler] | None = None,
     ) -> None:
         self.settings = settings
+        self.sampling = sampling
+        """A campaign's way to its clients' models (provider ``client``); ``None``: no client to ask."""
         self.sources = sources
         """Evidence sources asked beside the corpus (``[[research.sources]]``)."""
         self.http = http
@@ -55,6 +59,8 @@ class Engines:
             return self.settings.openai.model
         if provider == "anthropic":
             return self.settings.anthropic.model
+        if provider == "client":
+            return SamplingProvider.model
         return LocalProvider.model
 
     def pricing(self) -> Pricing:
@@ -68,7 +74,10 @@ class Engines:
     def provider_for(self, campaign: Campaign) -> Provider:
         """The campaign's provider; after optimize_for_cost, the configured cheaper model if any."""
         cheap = campaign.cost_mode == "cheap"
-        return make_provider(self.settings, self.http, campaign.provider, cheap=cheap, embedder=self.search.embedder)
+        sampler = self.sampling(campaign) if self.sampling is not None and campaign.provider == "client" else None
+        return make_provider(
+            self.settings, self.http, campaign.provider, cheap=cheap, embedder=self.search.embedder, sampler=sampler
+        )
 
     def engine_for(self, campaign: Campaign) -> Engine:
         sandbox = self.sandboxes.create(campaign.id)

@@ -11,18 +11,10 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from tests.campaigns import QUESTION, TINY_BUDGET, assert_spend_within_budget, priced
+from tests.campaigns import QUESTION, TINY_BUDGET, assert_spend_within_budget, finish, priced
 from tests.clients import Human, accept, call, connect
 from tests.fake_llm import fake_llm
 from tests.servers import config_env, http_server
-
-
-async def finish(client: Client, cid: str) -> dict[str, Any]:
-    with anyio.fail_after(30):
-        while True:
-            answer = await call(client, "campaign_wait", {"campaign_id": cid, "until": "complete", "timeout_s": 20})
-            if not answer["timed_out"]:
-                return await call(client, "campaign_status", {"campaign_id": cid})
 
 
 @pytest.mark.parametrize(

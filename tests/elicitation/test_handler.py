@@ -115,9 +115,9 @@ async def test_a_connection_already_put_the_question_is_skipped_and_each_asked_i
     found = handler({"a": broken, "b": late}, ["a", "b"])
     asked: set[str] = set()
     campaign = new_campaign()
-    found.subscribers_of = lambda uri: ["a"]  # only "a" subscribes yet: its channel fails
+    found.audience.subscribers_of = lambda uri: ["a"]  # only "a" subscribes yet: its channel fails
     assert await found.ask(campaign, QUESTION, asked) is None and asked == {"a"}
-    found.subscribers_of = lambda uri: ["a", "b"]  # "b" subscribes later: asked, "a" not again
+    found.audience.subscribers_of = lambda uri: ["a", "b"]  # "b" subscribes later: asked, "a" not again
     decision = await found.ask(campaign, QUESTION, asked)
     assert decision is not None and decision.answered_by == "connection b"
     assert len(broken.asked) == 1 and len(late.asked) == 1 and asked == {"a", "b"}

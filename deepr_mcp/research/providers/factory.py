@@ -14,6 +14,12 @@ from deepr_mcp.research.providers.anthropic_messages import AnthropicProvider
 from deepr_mcp.research.providers.base import Provider
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.providers.openai_compat import OpenAIProvider
+from deepr_mcp.research.providers.sampling import Sampler, SamplingProvider
+
+
+async def no_client(_request: object) -> None:
+    """The sampler where no client is connected (the CLI): every step goes to the local provider."""
+    return None
 
 
 def needs_key(base_url: str) -> bool:
@@ -34,10 +40,14 @@ def make_provider(
     *,
     cheap: bool = False,
     embedder: Embedder | None = None,
+    sampler: Sampler | None = None,
 ) -> Provider:
-    """``embedder``: the corpus's, which the local provider also uses to choose sentences by meaning."""
+    """``embedder``: the corpus's, which the local provider also uses to choose sentences by meaning;
+    ``sampler``: the campaign's way to its clients' models (provider ``client``)."""
     if name == "local":
         return LocalProvider(embedder)
+    if name == "client":
+        return SamplingProvider(sampler or no_client, LocalProvider(embedder))
     if session is None:
         raise ProviderError(name, "no HTTP session; the server's lifespan opens one")
     if name == "openai":
@@ -59,4 +69,4 @@ def make_provider(
         return AnthropicProvider(
             session, api_key=cfg_a.api_key.get_secret_value(), model=model, base_url=cfg_a.base_url
         )
-    raise ProviderError(name, "unknown provider; use local, openai or anthropic")
+    raise ProviderError(name, "unknown provider; use local, openai, anthropic or client")
