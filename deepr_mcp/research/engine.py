@@ -231,11 +231,16 @@ class Engine:
         parts = tuple(sub_questions(analysis, state.max_sub_questions))
         request = PlanRequest(state.question, analysis, parts, state.max_sub_questions)
         completion = await self._complete(state, PLAN, request)
-        lines = prompts.parse_lines(completion.text)[: state.max_sub_questions] or list(parts)
+        lines, searches = prompts.parse_plan(completion.text)
+        lines = lines[: state.max_sub_questions] or list(parts)
         state.sub_questions = [SubQuestion(id=f"sq{i + 1}", text=text) for i, text in enumerate(lines)]
+        known = {q.lower() for q in state.queries}
+        state.queries = [*state.queries, *(q for q in searches if q.lower() not in known)]  # the model's words too
         plan = "\n".join(f"{i + 1}. {sq.text}" for i, sq in enumerate(state.sub_questions))
+        also = "".join(f"\n- {q}" for q in state.queries)
+        searched = f"\nAlso searched for:{also}\n" if also else ""
         kind = f"{analysis.type}{', safety' if analysis.safety else ''}"
-        self._write("plan.md", f"# Plan\n\nQuestion: {state.question}\nType: {kind}\n\n{plan}\n")
+        self._write("plan.md", f"# Plan\n\nQuestion: {state.question}\nType: {kind}\n\n{plan}\n{searched}")
 
     async def _gather(self, state: ResearchState, sq: SubQuestion) -> None:
         analysis = self._analysis(state)

@@ -76,13 +76,35 @@ def closest_first(findings: tuple[StatedFinding, ...]) -> list[StatedFinding]:
     return sorted(findings, key=lambda f: -f.closeness if f.closeness is not None else float("inf"))
 
 
+SEARCH_PREFIX = "SEARCH:"
+MAX_PLAN_SEARCHES = 4
+"""Searches a model may add to a plan: phrasings in the documentation's words, searched beside the question."""
+
+
+def parse_plan(text: str) -> tuple[list[str], list[str]]:
+    """``(sub-questions, searches)`` of a plan answer; a line opening ``SEARCH:`` is a search."""
+    parts: list[str] = []
+    searches: list[str] = []
+    for line in parse_lines(text):
+        if line[: len(SEARCH_PREFIX)].upper() == SEARCH_PREFIX:
+            search = " ".join(line[len(SEARCH_PREFIX) :].split())[:300]
+            if len(search) >= 2 and search.lower() not in {s.lower() for s in searches}:
+                searches.append(search)
+        else:
+            parts.append(line)
+    return parts, searches[:MAX_PLAN_SEARCHES]
+
+
 def plan_messages(question: str, max_questions: int, parts: list[str] | None = None) -> list[Message]:
     system = (
         f"TASK: {TASK_PLAN}\n"
         f"Split the research question into the parts it really has (at most {max_questions}): two things "
         "compared, or several questions joined. A question with one part stays one line. Never add a "
         "sub-question the asker did not ask (which functions, which options, what example). Write one "
-        "sub-question per line and nothing else."
+        "sub-question per line. Then, since users and documentation word things differently, write up to "
+        f"{MAX_PLAN_SEARCHES} lines starting '{SEARCH_PREFIX} ', each a search for the question in the words its "
+        "documentation most likely uses (the names of commands, options, functions, settings or terms of art), "
+        "not the user's words again. Nothing else."
     )
     user = question
     if parts and len(parts) > 1:

@@ -70,7 +70,8 @@ class Evidence:
     meant: frozenset[str] = frozenset()
     """Passages (ids) found by meaning: their cosine to the sub-question or to one of the agent's
     phrasings stands out from that query's cosines to the whole corpus (``MEANT_SPREAD`` standard
-    deviations above their mean). They speak to the question even where they share none of its words."""
+    deviations above their mean), or an agent's phrasing found them by words and they hold at least half
+    of its terms. They speak to the question even where they share none of its words."""
 
 
 @dataclass(slots=True)
@@ -150,6 +151,8 @@ class Retriever:
         meant: frozenset[str] = frozenset()
         if self.search is not None:
             meant = self._fuse(phrasings, pool)
+        if also:
+            meant |= self._phrased(also, pool)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         ranked = ranked[: max(3 * k, 12)]
         chosen = [c.passage for c in mmr(ranked, k)]
@@ -299,6 +302,33 @@ class Retriever:
         for candidate in candidates:
             candidate.score = fused[candidate.passage.id] / top
         return meant
+
+    def _phrased(self, also: Sequence[str], pool: dict[str, Candidate]) -> frozenset[str]:
+        """Fuse each of the agent's phrasings' own word ranking into the candidates' scores, and return the
+        passages a phrasing finds holding at least half of its terms.
+
+        A phrasing is the question in the documentation's words: the passage it finds may share no word with
+        the user's question, so weighing the pool by the question's words alone would bury it, and the floor
+        (``verify.Floor``) would hide it from the model. Such a passage counts as found by meaning
+        (``Evidence.meant``): on the topic whatever words it uses.
+        """
+        by_score = sorted(pool.values(), key=lambda c: -c.score)
+        fused = {c.passage.id: 1.0 / (RRF_K + rank) for rank, c in enumerate(by_score, start=1)}
+        found: set[str] = set()
+        for phrasing in also:
+            wanted = set(tokenize(phrasing)) - GENERIC
+            for rank, hit in enumerate(self.corpus.search_passages(phrasing, POOL_PER_QUERY), start=1):
+                candidate = pool.get(hit.id)
+                if candidate is None:
+                    continue
+                fused[hit.id] += 1.0 / (RRF_K + rank)
+                held = wanted & (candidate.terms.keys() | candidate.heading)
+                if wanted and 2 * len(held) >= len(wanted):
+                    found.add(hit.id)
+        top = max(fused.values(), default=0.0) or 1.0
+        for candidate in pool.values():
+            candidate.score = fused[candidate.passage.id] / top
+        return frozenset(found)
 
     def _meant(self, queries: Any, stored: dict[str, Any]) -> frozenset[str]:
         """The stored passages whose cosine to some phrasing stands ``MEANT_SPREAD`` deviations above
