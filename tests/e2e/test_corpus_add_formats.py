@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 
 from tests.clients import call, connect
+from tests.research.packages import chapter, docx, epub, notebook, para
 from tests.research.test_ingest_pdf_apart import expanding_pdf, ordinary_pdf
 
 RENDERED_SOURCE = "the source of an HTML page beside it (the page is read instead)"
@@ -62,3 +63,27 @@ async def test_a_pdf_that_would_exhaust_memory_fails_alone_and_the_server_goes_o
         assert "not read: the PDF reader stopped on it (it needs more than 256 MB of memory" in failed["reason"]
         hits = (await call(client, "corpus_search", {"query": "kiln slowly", "mode": "lexical"}))["hits"]
         assert hits[0]["source"] == "kiln.pdf"
+
+
+async def test_word_epub_and_notebook_files_over_stdio(empty_data_dir: Path, tmp_path: Path) -> None:
+    """A folder of a user's own documents: each format searchable under its headings, a zip bomb refused."""
+    docs = tmp_path / "mine"
+    docs.mkdir()
+    (docs / "kiln.docx").write_bytes(docx(para("Cooling", "Heading1"), para("Crack the lid open at 200 degrees.")))
+    book = {"c1.xhtml": chapter("Glazes", "<h1>Glazes</h1><p>Celadon wants a reduction atmosphere.</p>")}
+    (docs / "glazes.epub").write_bytes(epub(book, ["c1.xhtml"]))
+    (docs / "log.ipynb").write_bytes(notebook(("markdown", "# Thermocouple\n\nThe shelf thermocouple reads high.")))
+    (docs / "bomb.docx").write_bytes(docx(para("x" * 3_000_000)))
+    config = {"corpus": {"max_file_bytes": 1 << 20}}
+    async with connect("stdio", "legacy", empty_data_dir, config=config) as client:
+        added = await call(client, "corpus_add", {"path": str(docs)})
+        assert added["added"] == 3
+        (failed,) = added["failed"]
+        assert Path(failed["path"]).name == "bomb.docx" and "decompresses to more than" in failed["reason"]
+        for query, source, location in [
+            ("lid degrees", "kiln.docx", "Cooling"),
+            ("reduction atmosphere", "glazes.epub", "Glazes"),
+            ("thermocouple reads high", "log.ipynb", "Thermocouple"),
+        ]:
+            (hit, *_) = (await call(client, "corpus_search", {"query": query, "mode": "lexical"}))["hits"]
+            assert (hit["source"], hit["location"]) == (source, location)

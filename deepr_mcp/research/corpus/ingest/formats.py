@@ -14,13 +14,27 @@ from deepr_mcp.research.corpus.ingest.compressed import inflate, inner_name, is_
 from deepr_mcp.research.corpus.ingest.decode import decode
 from deepr_mcp.research.corpus.ingest.html import html_sections
 from deepr_mcp.research.corpus.ingest.model import Section
+from deepr_mcp.research.corpus.ingest.notebook import notebook_sections
+from deepr_mcp.research.corpus.ingest.packaged import docx_sections, epub_sections
 from deepr_mcp.research.corpus.ingest.pdf import pdf_sections
 from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMORY_BYTES
 from deepr_mcp.research.corpus.ingest.regular import DEFAULT_MAX_BYTES
 from deepr_mcp.research.corpus.ingest.roff import MAN_SUFFIXES, is_man_suffix, man_sections
 from deepr_mcp.research.corpus.ingest.text import markdown_sections, plain_sections, rst_sections
 
-SUPPORTED = (".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", *ASCIIDOC_SUFFIXES)
+SUPPORTED = (
+    ".md",
+    ".markdown",
+    ".txt",
+    ".rst",
+    ".html",
+    ".htm",
+    ".pdf",
+    ".docx",
+    ".epub",
+    ".ipynb",
+    *ASCIIDOC_SUFFIXES,
+)
 """Suffixes read by name; a manual page's suffix (``.1``, ``.3pm``, ``.man``) is told by ``is_man_suffix``."""
 
 
@@ -47,6 +61,12 @@ def sections_of(
         raw = inflate(path, raw, max_bytes)
     if suffix == ".pdf":
         return pdf_sections(path, raw, memory_bytes=pdf_memory_bytes)
+    if suffix == ".docx":
+        return docx_sections(path, raw, max_bytes=max_bytes)
+    if suffix == ".epub":
+        return epub_sections(path, raw, max_bytes=max_bytes)
+    if suffix == ".ipynb":
+        return notebook_sections(path, raw)
     if is_man_suffix(suffix):
         return man_sections(path, raw)
     if suffix in (".html", ".htm"):

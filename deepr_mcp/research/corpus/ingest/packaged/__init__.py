@@ -1,0 +1,6 @@
+"""Documents that are zip packages of XML: Word (``.docx``, ``.odt`` aside) and EPUB books."""
+
+from deepr_mcp.research.corpus.ingest.packaged.docx import docx_sections
+from deepr_mcp.research.corpus.ingest.packaged.epub import epub_sections
+
+__all__ = ["docx_sections", "epub_sections"]
