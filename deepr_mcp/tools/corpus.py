@@ -81,9 +81,8 @@ def add_scope(ctx: ToolContext) -> AddScope:
 
 @define_tool(
     "corpus_add",
-    "Add documents (a file or a folder of .md, .txt, .rst, .adoc, .html, .pdf, .docx, .epub, .ipynb or man pages, "
-    "each also as .gz) to "
-    "the research corpus; "
+    "Add documents (a file or a folder of .md, .txt, .rst, .adoc, .html, .pdf, .docx, .odt, .epub, .ipynb or "
+    "man pages, each also as .gz) to the research corpus; "
     "unchanged files are skipped, changed ones replaced; over HTTP only under the configured corpus roots, "
     "and one call reads a bounded number of files and bytes (the rest are listed as left). "
     "sample=true adds the bundled sample corpus (six documents on submarine cables) to try research with.",

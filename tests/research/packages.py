@@ -100,3 +100,18 @@ def notebook(*cells: tuple[str, str | list[str]], language: str = "python", **ex
         **extra,
     }
     return json.dumps(body).encode()
+
+
+ODT_NS = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"'
+)
+
+
+def odt(body: str) -> bytes:
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ODT_NS}>'
+        f"<office:body><office:text>{body}</office:text></office:body></office:document-content>"
+    )
+    return zipped({"mimetype": "application/vnd.oasis.opendocument.text", "content.xml": content})

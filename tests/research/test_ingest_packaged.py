@@ -15,7 +15,7 @@ from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.corpus.ingest import sections_of
 from deepr_mcp.research.corpus.ingest.packaged import zipped as zipped_module
 from deepr_mcp.research.corpus.storage import Corpus
-from tests.research.packages import STYLES, W_NS, chapter, docx, epub, notebook, para, table, zipped
+from tests.research.packages import STYLES, W_NS, chapter, docx, epub, notebook, odt, para, table, zipped
 
 KILN = Path("kiln.docx")
 
@@ -41,6 +41,26 @@ def test_a_word_document_reads_by_its_headings_with_tables_lists_and_no_deleted_
         == "- Open the lid only below 100 degrees.\n\nCone | Degrees\n04 | 1060\n\n- Check the elements."
     )
     assert "fast" not in " ".join(sections.values())
+
+
+def test_an_opendocument_text_reads_by_its_outline_levels_without_its_footnotes() -> None:
+    raw = odt(
+        '<text:h text:outline-level="1">Firing</text:h>'
+        '<text:p>Fire the bisque<text:s text:c="2"/>slowly'
+        "<text:note><text:note-citation>1</text:note-citation><text:note-body><text:p>In winter.</text:p>"
+        "</text:note-body></text:note> to cone 04.</text:p>"
+        '<text:h text:outline-level="2">Cooling</text:h>'
+        "<text:list><text:list-item><text:p>Open the lid below 100 degrees.</text:p>"
+        "<text:list><text:list-item><text:p>Never sooner.</text:p></text:list-item></text:list>"
+        "</text:list-item></text:list>"
+        "<table:table><table:table-row><table:table-cell><text:p>Cone</text:p></table:table-cell>"
+        "<table:table-cell><text:p>04</text:p><text:p>bisque</text:p></table:table-cell></table:table-row></table:table>"
+    )
+    sections = located(Path("kiln.odt"), raw)
+    assert sections == {
+        "Firing": "Fire the bisque  slowly to cone 04.",
+        "Firing > Cooling": "- Open the lid below 100 degrees.\n\n- Never sooner.\n\nCone | 04 bisque",
+    }
 
 
 def test_an_epub_reads_its_chapters_in_spine_order_and_skips_its_contents_page() -> None:
@@ -103,6 +123,7 @@ def test_an_xml_entity_bomb_is_refused() -> None:
         ("kiln.docx", zipped({"word/styles.xml": STYLES}), "has no 'word/document.xml' part"),
         ("kiln.docx", zipped({"word/document.xml": "<w:document", "word/styles.xml": STYLES}), "not well-formed XML"),
         ("kiln.epub", zipped({"mimetype": "application/epub+zip"}), "has no 'META-INF/container.xml' part"),
+        ("kiln.odt", zipped({"mimetype": "application/vnd.oasis.opendocument.text"}), "has no 'content.xml' part"),
         ("log.ipynb", b"{not json", "not valid JSON"),
         ("log.ipynb", json.dumps({"nbformat": 3, "worksheets": []}).encode(), "nbformat 3 keeps its cells elsewhere"),
         ("log.ipynb", b"[" * 100_000 + b"]" * 100_000, "Jupyter notebook"),

@@ -15,7 +15,7 @@ from deepr_mcp.research.corpus.ingest.decode import decode
 from deepr_mcp.research.corpus.ingest.html import html_sections
 from deepr_mcp.research.corpus.ingest.model import Section
 from deepr_mcp.research.corpus.ingest.notebook import notebook_sections
-from deepr_mcp.research.corpus.ingest.packaged import docx_sections, epub_sections
+from deepr_mcp.research.corpus.ingest.packaged import docx_sections, epub_sections, odt_sections
 from deepr_mcp.research.corpus.ingest.pdf import pdf_sections
 from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMORY_BYTES
 from deepr_mcp.research.corpus.ingest.regular import DEFAULT_MAX_BYTES
@@ -31,6 +31,7 @@ SUPPORTED = (
     ".htm",
     ".pdf",
     ".docx",
+    ".odt",
     ".epub",
     ".ipynb",
     *ASCIIDOC_SUFFIXES,
@@ -63,6 +64,8 @@ def sections_of(
         return pdf_sections(path, raw, memory_bytes=pdf_memory_bytes)
     if suffix == ".docx":
         return docx_sections(path, raw, max_bytes=max_bytes)
+    if suffix == ".odt":
+        return odt_sections(path, raw, max_bytes=max_bytes)
     if suffix == ".epub":
         return epub_sections(path, raw, max_bytes=max_bytes)
     if suffix == ".ipynb":
