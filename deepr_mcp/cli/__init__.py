@@ -70,6 +70,15 @@ def build_parser() -> argparse.ArgumentParser:
     research.add_argument("--max-sub-questions", type=int, default=5, help="how many sub-questions to plan (1-12)")
     research.add_argument("--corpus", type=Path, action="append", default=[], help="add these documents first")
     research.add_argument(
+        "--query",
+        dest="queries",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="the question in the documentation's words (a command, option or term it uses), searched beside it; "
+        "repeatable, up to 8",
+    )
+    research.add_argument(
         "--sample",
         action="store_true",
         help="research the bundled sample (six documents on submarine cables) in a throwaway data dir",
@@ -164,7 +173,12 @@ def cmd_research(args: argparse.Namespace) -> int:
 
     # The same input model and refusal as campaign_start, before anything is opened.
     args.request = campaign_request(
-        {"question": args.question, "budget": args.budget, "max_sub_questions": args.max_sub_questions}
+        {
+            "question": args.question,
+            "budget": args.budget,
+            "max_sub_questions": args.max_sub_questions,
+            "queries": args.queries,
+        }
     )
     with contextlib.ExitStack() as scratch:
         if args.sample:  # asked for: the sample goes into a data dir that is deleted afterwards
@@ -196,7 +210,8 @@ async def _research(args: argparse.Namespace, settings: Settings) -> int:
         if (await anyio.to_thread.run_sync(services.corpus.stats))["documents"] == 0:
             raise InvalidInput(
                 f"the corpus in {settings.data_dir} is empty, so there is nothing to research. Add documents with "
-                "`deepr-mcp corpus add PATH` (files or folders: .md .txt .rst .html .pdf) or pass --corpus PATH; "
+                "`deepr-mcp corpus add PATH` (files or folders: .md .txt .rst .html .pdf .docx .epub and more) or pass "
+                "--corpus PATH; "
                 "or try the bundled sample with --sample"
             )
         campaign = await run_research(

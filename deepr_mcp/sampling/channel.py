@@ -14,7 +14,6 @@ import logging
 import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
-from pydantic import ValidationError
 
 from deepr_mcp.elicitation.audience import AsksClients, ClientConnection
 from deepr_mcp.jobs.models import Campaign
@@ -55,7 +54,8 @@ class ClientSampling(AsksClients):
         try:
             with anyio.fail_after(self.timeout_s):
                 result = await connection.send_request(request)
-        except (MCPError, TimeoutError, ValidationError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+        except (MCPError, TimeoutError, ValueError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            # ValueError: a result that does not validate (pydantic's ValidationError is one) or an unknown version
             logger.info("connection %s did not sample: %s", cid, exc)
             return None
         if not isinstance(result, types.CreateMessageResult) or not (text_of(result) or "").strip():

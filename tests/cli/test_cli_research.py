@@ -73,3 +73,19 @@ def test_corpus_commands(data_dir: Path, tmp_path: Path) -> None:
     assert "whales.md" in listed.stdout
     missing = run(data_dir, "corpus", "add", str(tmp_path / "nope.md"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_research_searches_the_docs_words_given_with_query(empty_data_dir: Path, tmp_path: Path) -> None:
+    """--query is campaign_start's ``queries``: a passage in the documentation's words reaches the report."""
+    from tests.research.test_plan_searches import ANSWER, CHAPTERS, QUESTION
+
+    manual = tmp_path / "pottery.md"
+    chapters = "\n\n".join(f"## {title}\n\n{body}" for title, body in CHAPTERS)
+    manual.write_text(f"# Pottery manual\n\n{chapters}\n\n## Kiln furniture\n\n{ANSWER}\n")
+    args = ["research", QUESTION, "--corpus", str(manual), "--max-sub-questions", "1"]
+    plain = run(empty_data_dir, *args, DEEPR_RESEARCH_EMBEDDER="none")
+    assert plain.returncode == 0 and "kiln wash" not in plain.stdout
+    given = run(empty_data_dir, *args, "--query", "kiln wash shelf", DEEPR_RESEARCH_EMBEDDER="none")
+    assert given.returncode == 0 and "kiln wash" in given.stdout, given.stdout
+    refused = run(empty_data_dir, "research", QUESTION, "--query", "k")
+    assert refused.returncode == 2 and "queries.0: String should have at least 2 characters" in refused.stderr

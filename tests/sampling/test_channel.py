@@ -80,7 +80,8 @@ async def test_only_subscribers_that_can_sample_and_may_read_the_campaign_are_as
 
 
 async def test_a_connection_that_failed_is_not_asked_again_in_that_run() -> None:
-    for failure in (MCPError(code=-1, message="User rejected sampling request"), answer("   "), "hang"):
+    refused = MCPError(code=-1, message="User rejected sampling request")
+    for failure in (refused, answer("   "), "hang", ValueError("not a result")):
         refusing, backup = FakeConnection(failure), FakeConnection(answer("backup's"))
         sample = channel({"owner": refusing, "sub": backup}, ["sub"], timeout_s=0.1).for_campaign(
             new_campaign(owner_connection="owner")
