@@ -372,7 +372,14 @@ class Engine:
 
     def _meaning(self, state: ResearchState, sq: SubQuestion, passage_ids: list[str]) -> bool | None:
         # a comparison's sides are judged by what the evidence names of each
-        return None if sides_of(sq.text) else by_meaning(self.retriever.search, sq.text, state.question, passage_ids)
+        if sides_of(sq.text):
+            return None
+        verdict = by_meaning(self.retriever.search, sq.text, state.question, passage_ids)
+        if verdict is False and state.queries:
+            # the agent's phrasings say what the question means in the documents' words: a passage that stands
+            # out for one of them answers it too
+            verdict = any(by_meaning(self.retriever.search, q, q, passage_ids) for q in state.queries)
+        return verdict
 
     def _sub_question(self, state: ResearchState, step: str) -> SubQuestion:
         wanted = step.removeprefix(GATHER_PREFIX)

@@ -7,9 +7,14 @@ The documents are a made-up pottery manual, never a bench's text.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
 
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
+from deepr_mcp.research.models import SubQuestion
 from deepr_mcp.research.providers.base import Completion, FindingsRequest, PlanRequest, Request
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.providers.prompts import messages_for, parse_plan, plan_messages
@@ -87,3 +92,33 @@ async def test_the_agents_queries_reach_the_local_providers_report(tmp_path: Pat
     state.queries = ["kiln wash shelf"]
     state = await Engine(corpus, LocalProvider()).run(state)
     assert "kiln wash" in (state.report or "")
+
+
+class StandsOut:
+    """A corpus and embedder where one passage stands far out for any text naming "kiln wash" and not at
+    all for the user's words: what an agent's phrasing in the documents' words does on a large corpus."""
+
+    name, dimensions = "fake", 2
+
+    def embed(self, texts: list[str], *, query: bool = False) -> Any:
+        return np.array([[1.0, 0.0] if "kiln wash" in t else [0.0, 1.0] for t in texts], dtype=np.float32)
+
+    def embedding_status(self, model: str) -> dict[str, int]:
+        return {"embedded": 10_000, "pending": 0}
+
+    def cosine_spread(self, model: str, vector: Any) -> tuple[float, float]:
+        return 0.0, 0.1
+
+    def vectors_of(self, model: str, passage_ids: list[str]) -> dict[str, Any]:
+        return {pid: np.array([1.0, 0.0], dtype=np.float32) for pid in passage_ids}
+
+
+def test_a_passage_that_stands_out_for_the_agents_phrasing_answers_by_meaning(tmp_path: Path) -> None:
+    fake = StandsOut()
+    search = SimpleNamespace(corpus=fake, embedder=fake, semantic_enabled=True)
+    engine = Engine(manual(tmp_path), LocalProvider(), search=search)  # type: ignore[arg-type]
+    state = new_state(QUESTION, max_sub_questions=1)
+    part = SubQuestion(id="sq1", text=QUESTION)
+    assert engine._meaning(state, part, ["p-kiln-wash"]) is False  # the user's words: it stands nowhere
+    state.queries = ["kiln wash shelf"]
+    assert engine._meaning(state, part, ["p-kiln-wash"]) is True
