@@ -45,7 +45,7 @@ from deepr_mcp.research.shares import findings_per_part, passages_per_part
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.closeness import lead_closeness
-from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, Verdict
+from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, settle
 from deepr_mcp.research.synthesis.meaning import by_meaning, named_missing
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.unmentioned import unmentioned
@@ -275,24 +275,19 @@ class Engine:
         pool = [f"{h.location} {h.text}" for h in hits]
         asked = asked_of(sq.text, analysis)
         verdict = self.coverage.judge(asked, [f"{h.location} {h.text}" for h in cited], pool, sides_of(sq.text))
-        if not verdict.answered and not sides_of(sq.text) and any(h.id in evidence.meant for h in cited):
-            # a finding quoted from a passage found by meaning answers the part in the documents' own
-            # words: the judge counts the question's words, so it would call the part a gap
-            verdict = Verdict(True, verdict.share)
         # a part whose cited passages say nothing of what sets it apart is answered by them only in words
-        # it shares with the other parts ("heat pumps" under "noise level"): they are not listed under it;
-        # a question of one part keeps what was found, as passages near it, beside the Gaps line
+        # it shares with the other parts: they are not listed under it; a question of one part keeps what
+        # was found, as passages near it, beside the Gaps line
         parts = len(state.sub_questions)
-        meant = self._meaning(state, sq, [h.id for h in cited])
         sq.unmentioned = unmentioned(self.retriever.corpus, sq.text, [h.text for h in hits])
-        if meant is False or sq.unmentioned:
-            # it shares words, not meaning; or it asks about a name no passage writes ("Is Bun faster?"),
-            # which nothing standing near it can answer
-            verdict = Verdict(False, verdict.share, verdict.missing, off_topic=True)
-        elif meant and not verdict.answered and not sides_of(sq.text):
-            # a word no passage uses ("under the hood") is no gap when a cited passage stands out by
-            # meaning for the part and the question: the documents say it in their own words
-            verdict = Verdict(True, verdict.share)
+        verdict = settle(
+            verdict,
+            sides=bool(sides_of(sq.text)),
+            found_by_meaning=any(h.id in evidence.meant for h in cited),
+            meaning=self._meaning(state, sq, [h.id for h in cited]),
+            unmentioned=bool(sq.unmentioned),
+            read_by_model=bool(checked.findings) and (completion.provider or self.provider.name) != EXTRACTIVE,
+        )
         sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
         # the Gaps line names only the missing words that carry the part's meaning, not an idiom's
         named = verdict.missing if sides_of(sq.text) else named_missing(self.retriever.search, asked, verdict.missing)
@@ -387,6 +382,10 @@ class Engine:
 
     def _write(self, path: str, text: str) -> None:
         copy_to_sandbox(self.sink, path, text)
+
+
+EXTRACTIVE = "local"
+"""The provider that picks sentences by rules (``providers/local.py``): it does not judge what answers a part."""
 
 
 def _where(passage: Passage) -> str:

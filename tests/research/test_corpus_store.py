@@ -101,6 +101,8 @@ def test_bad_files_are_clear_errors_and_leave_the_corpus_consistent(corpus: Corp
     with pytest.raises(NotFound, match="no such file"):
         corpus.add_path(tmp_path / "missing.md")
     with pytest.raises(InvalidInput, match="unsupported file type"):
+        corpus.add_path(_touch(tmp_path / "x.xlsx"))
+    with pytest.raises(InvalidInput, match="not a readable Word document"):
         corpus.add_path(_touch(tmp_path / "x.docx"))
     folder_report = corpus.add_path(tmp_path)
     assert {Path(f.path).name for f in folder_report.files if f.status == "failed"} >= {"bin.txt", "huge.md"}

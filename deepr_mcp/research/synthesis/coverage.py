@@ -125,3 +125,36 @@ class TermCoverage:
         answered = bool(evidence) and sum(weight[t] for t in silent) / total < SILENT_SHARE
         missing = phrases(question, silent) if not answered else []
         return Verdict(answered, round(share, 4), missing, not answered and not distinctive & have)
+
+
+def settle(
+    verdict: Verdict,
+    *,
+    sides: bool,
+    found_by_meaning: bool,
+    meaning: bool | None,
+    unmentioned: bool,
+    read_by_model: bool,
+) -> Verdict:
+    """The part's verdict from every judge: ``verdict`` (its words in the cited passages), whether a cited
+    passage was found by meaning (``found_by_meaning``), the meaning judge (``meaning``: ``None`` when it
+    cannot tell), whether it names something no passage writes (``unmentioned``), and whether a chat model
+    read the passages and wrote supported findings for it (``read_by_model``). A comparison's sides
+    (``sides``) are judged by what the evidence names of each."""
+    if not verdict.answered and not sides and found_by_meaning:
+        # a finding quoted from a passage found by meaning answers the part in the documents' own words:
+        # the word judge counts the question's words, so it would call the part a gap
+        verdict = Verdict(True, verdict.share)
+    if read_by_model and not unmentioned and not sides:
+        # a chat model was asked what in the passages answers this part (or NO EVIDENCE), and each of its
+        # claims was checked against them: its reading, not the small embedder's standing, decides
+        return Verdict(True, verdict.share)
+    if meaning is False or unmentioned:
+        # it shares words, not meaning ("heat pumps" under "noise level"); or it asks about a name no passage
+        # writes ("Is Bun faster?"), which nothing standing near it can answer
+        return Verdict(False, verdict.share, verdict.missing, off_topic=True)
+    if meaning and not verdict.answered and not sides:
+        # a word no passage uses ("under the hood") is no gap when a cited passage stands out by meaning for
+        # the part and the question: the documents say it in their own words
+        return Verdict(True, verdict.share)
+    return verdict
