@@ -70,8 +70,8 @@ class Evidence:
     meant: frozenset[str] = frozenset()
     """Passages (ids) found by meaning: their cosine to the sub-question or to one of the agent's
     phrasings stands out from that query's cosines to the whole corpus (``MEANT_SPREAD`` standard
-    deviations above their mean), or an agent's phrasing found them by words and they hold at least half
-    of its terms. They speak to the question even where they share none of its words."""
+    deviations above their mean), or an agent's phrasing found them by words and they hold at least two
+    thirds of its terms. They speak to the question even where they share none of its words."""
 
 
 @dataclass(slots=True)
@@ -305,7 +305,8 @@ class Retriever:
 
     def _phrased(self, also: Sequence[str], pool: dict[str, Candidate]) -> frozenset[str]:
         """Fuse each of the agent's phrasings' own word ranking into the candidates' scores, and return the
-        passages a phrasing finds holding at least half of its terms.
+        passages a phrasing finds holding at least two thirds of its terms (both of two: "NO_BEEP option" is
+        not answered by every passage about an option).
 
         A phrasing is the question in the documentation's words: the passage it finds may share no word with
         the user's question, so weighing the pool by the question's words alone would bury it, and the floor
@@ -323,7 +324,7 @@ class Retriever:
                     continue
                 fused[hit.id] += 1.0 / (RRF_K + rank)
                 held = wanted & (candidate.terms.keys() | candidate.heading)
-                if wanted and 2 * len(held) >= len(wanted):
+                if wanted and 3 * len(held) >= 2 * len(wanted):
                     found.add(hit.id)
         top = max(fused.values(), default=0.0) or 1.0
         for candidate in pool.values():
