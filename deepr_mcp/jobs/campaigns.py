@@ -137,6 +137,8 @@ class Campaigns:
                 "have (setting jobs.max_open_per_principal); nothing was started: wait for one to finish, or "
                 "cancel one with campaign_cancel"
             ) from None
+        # its sandbox exists as soon as its id is known, queued or not: an agent may write notes there at once
+        await anyio.to_thread.run_sync(self.sandboxes.create, campaign.id)
         if progress is not None:
             self.spawn(self.report_progress, campaign.id, progress)
         return campaign

@@ -88,3 +88,17 @@ async def test_corpus_tools(data_dir: Path, tmp_path: Path) -> None:
         assert "no passage" in await error_of(client, "corpus_passage", {"passage_id": "pnope"})
         weird = await client.call_tool("tool_call", {"name": "corpus_search", "arguments": {"query": 'NEAR( "*'}})
         assert not weird.is_error and isinstance(structured(weird)["hits"], list)
+
+
+async def test_a_queued_campaigns_sandbox_takes_notes_at_once(data_dir: Path) -> None:
+    """campaign_start's id names a sandbox at once, before any job runs for it (here one waits its turn)."""
+    config = {"jobs": {"max_concurrent": 1, "step_delay_s": 5}}
+    async with connect("inproc", "legacy", data_dir, config=config) as client:
+        running = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
+        queued = (await call(client, "campaign_start", {"question": QUESTION}))["campaign_id"]
+        assert (await call(client, "campaign_status", {"campaign_id": queued}))["phase"] == "queued"
+        for cid in (running, queued):
+            written = await call(client, "sandbox_write", {"campaign_id": cid, "path": "notes/mine.md", "content": "x"})
+            assert written["path"] == "notes/mine.md"
+        for cid in (running, queued):
+            await call(client, "campaign_cancel", {"campaign_id": cid})
