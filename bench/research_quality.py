@@ -20,8 +20,8 @@ only) before that session's lead runs it once at its end, to check that session'
 thirteenth (written in the ninth session the same way, before any run of it, with ``none`` questions the documents do
 not answer at all), is kept untouched for the next session likewise; ``rover`` (written in the tenth session, only
 ``none`` questions) is a dev set for honesty about what the docs do not say, run as often as needed; ``pilgrim``
-(the fifteenth, written in the tenth session like ``wayfarer``, before any run of it; no node-api file) is kept
-untouched for the next session's end; a corpus without a file for the set is skipped,
+(the fifteenth, written in the tenth session like ``wayfarer``, before any run of it; no node-api file) was run once
+at the eleventh session's end; a corpus without a file for the set is skipped,
 with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -711,9 +711,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "corpus's ninth), outsider (every corpus's tenth) and stranger (every corpus's eleventh) are each run once by "
         "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) was run once at the end "
         "of the next session; wayfarer (every corpus's thirteenth) was run once at the end of the tenth; rover (only "
-        "none questions) is a dev set, run freely; pilgrim (every corpus's fifteenth but node-api's) is kept for the "
-        "eleventh session's end-of-session run, once, by its lead (--check-* before); a corpus without the set is "
-        "skipped",
+        "none questions) is a dev set, run freely; pilgrim (every corpus's fifteenth but node-api's) was run once at "
+        "the end of the eleventh; a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
