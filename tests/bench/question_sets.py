@@ -142,6 +142,9 @@ corpus (the docs do not answer them at all: the report should say so), one two-p
 PILGRIM_KINDS = {name: kinds for name, kinds in WAYFARER_KINDS.items() if name != "node-api"}
 """Each corpus's pilgrim set (the tenth session, one brief for two helpers): wayfarer's kinds and sizes; no node-api
 file (the machine that wrote it held Node.js 18's pages, not the 20 the other node-api sets were written against)."""
+NOMAD_KINDS = PILGRIM_KINDS
+"""Each corpus's nomad set (the eleventh session, pilgrim's brief for two helpers): pilgrim's kinds and sizes, no
+node-api file for the same reason."""
 
 
 def id_prefixes(code: str) -> dict[str, str]:

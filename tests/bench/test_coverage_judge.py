@@ -37,7 +37,9 @@ def test_a_row_counts_right_verdicts_per_label_and_ignores_unlabelled_judgements
     assert row("kilns", made) == "| kilns | 4 | 1 of 2 | 1 of 1 | 1.00 |"
 
 
-@pytest.mark.parametrize("refused", ["pristine", "newcomer", "outsider", "stranger", "visitor", "wayfarer", "pilgrim"])
+@pytest.mark.parametrize(
+    "refused", ["pristine", "newcomer", "outsider", "stranger", "visitor", "wayfarer", "pilgrim", "nomad"]
+)
 def test_a_set_written_to_be_run_once_is_refused(refused: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         coverage_judge.main(["--set", refused])

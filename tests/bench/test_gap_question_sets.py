@@ -19,6 +19,7 @@ from bench import evidence_stages
 from bench.quality_corpora import CORPORA, QUESTION_SETS
 from tests.bench.question_sets import (
     GAPS_KINDS,
+    NOMAD_KINDS,
     PILGRIM_KINDS,
     VISITOR_KINDS,
     WAYFARER_KINDS,
@@ -56,6 +57,7 @@ PLANS = {
         "wf", 12, {"none"}, kinds=WAYFARER_KINDS, note_says=("next session", "absent"), session="ninth session"
     ),
     "pilgrim": Plan("pg", 14, kinds=PILGRIM_KINDS, note_says=("next session", "absent"), session="tenth session"),
+    "nomad": Plan("nm", 15, kinds=NOMAD_KINDS, note_says=("next session", "absent"), session="eleventh session"),
 }
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
@@ -64,13 +66,19 @@ below cover each file once it lands."""
 
 def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-7:-2] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
-    assert len(QUESTION_SETS) == 15  # then rover, a dev set (test_rover_question_set.py), and pilgrim
-    assert QUESTION_SETS[-1] == "pilgrim" and set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
+    assert QUESTION_SETS[-8:-3] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
+    assert len(QUESTION_SETS) == 16  # then rover, a dev set (test_rover_question_set.py), pilgrim and nomad
+    assert QUESTION_SETS[-2:] == ("pilgrim", "nomad") and set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
+    assert NOMAD_KINDS == PILGRIM_KINDS
     for kinds in (VISITOR_KINDS, WAYFARER_KINDS):
         assert set(kinds) == set(CORPORA)
         assert all(sum(kinds[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA)
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
+
+
+def test_nomad_waits_untouched_for_its_one_run() -> None:
+    """Written to be run once by the next session's lead: refused by every bench but ``research_quality``'s checks."""
+    assert evidence_stages.UNTOUCHED == ("nomad",) and "nomad" not in evidence_stages.RAN_ONCE
 
 
 def test_pilgrim_has_had_its_one_run_and_is_still_never_traced() -> None:
