@@ -30,6 +30,7 @@ from deepr_mcp.research.providers.base import (
     SourcePassage,
     StatedFinding,
 )
+from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.reading.analysis import (
     QuestionAnalysis,
     analyse,
@@ -286,7 +287,7 @@ class Engine:
             found_by_meaning=any(h.id in evidence.meant for h in cited),
             meaning=self._meaning(state, sq, [h.id for h in cited]),
             unmentioned=bool(sq.unmentioned),
-            read_by_model=bool(checked.findings) and (completion.provider or self.provider.name) != EXTRACTIVE,
+            read_by_model=bool(checked.findings) and (completion.provider or self.provider.name) != LocalProvider.name,
         )
         sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
         # the Gaps line names only the missing words that carry the part's meaning, not an idiom's
@@ -382,10 +383,6 @@ class Engine:
 
     def _write(self, path: str, text: str) -> None:
         copy_to_sandbox(self.sink, path, text)
-
-
-EXTRACTIVE = "local"
-"""The provider that picks sentences by rules (``providers/local.py``): it does not judge what answers a part."""
 
 
 def _where(passage: Passage) -> str:

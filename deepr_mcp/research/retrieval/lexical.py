@@ -109,6 +109,8 @@ class Retriever:
         self.corpus = corpus
         self._spelling: dict[str, str] = {}
         self._named: set[str] = set()
+        self._found_by: dict[str, list[str]] = {}
+        """Each of the agent's phrasings' own word ranking (passage ids), from the pool's search for it."""
         self._sides: list[frozenset[str]] = []
         self.search = search if search is not None and search.semantic_enabled and mode != "lexical" else None
         self.mode: Mode = mode if self.search is not None else "lexical"
@@ -193,9 +195,12 @@ class Retriever:
         searches = [(q, False) for q in queries] + [(queries[1] + " " + sub_question, True)]
         if analysis.type == "comparison":  # each side's own evidence, not only what the joint query favours
             searches += [(e, False) for e in analysis.entities[:2]]
+        self._found_by = {}
         for query, headings_only in searches:
             # the corpus builds the FTS5 query from the words and drops stop words itself
             hits = list(self.corpus.search_passages(query, POOL_PER_QUERY, headings_only=headings_only))
+            if query in also and not headings_only:
+                self._found_by[query] = [hit.id for hit in hits]
             top = max((h.score for h in hits), default=0.0) or 1.0
             for hit in hits:
                 candidate = pool.get(hit.id) or self._candidate(hit)
@@ -318,14 +323,14 @@ class Retriever:
         found: set[str] = set()
         for phrasing in also:
             wanted = set(tokenize(phrasing)) - GENERIC
-            for rank, hit in enumerate(self.corpus.search_passages(phrasing, POOL_PER_QUERY), start=1):
-                candidate = pool.get(hit.id)
+            for rank, pid in enumerate(self._found_by.get(phrasing, []), start=1):
+                candidate = pool.get(pid)
                 if candidate is None:
                     continue
-                fused[hit.id] += 1.0 / (RRF_K + rank)
+                fused[pid] += 1.0 / (RRF_K + rank)
                 held = wanted & (candidate.terms.keys() | candidate.heading)
                 if wanted and 3 * len(held) >= 2 * len(wanted):
-                    found.add(hit.id)
+                    found.add(pid)
         top = max(fused.values(), default=0.0) or 1.0
         for candidate in pool.values():
             candidate.score = fused[candidate.passage.id] / top
