@@ -9,7 +9,7 @@ import zlib
 from pathlib import Path
 
 from tests.clients import call, connect
-from tests.research.packages import chapter, docx, epub, notebook, para
+from tests.research.packages import chapter, docx, encrypted, entity_bomb, epub, notebook, para
 from tests.research.test_ingest_pdf_apart import expanding_pdf, ordinary_pdf
 
 RENDERED_SOURCE = "the source of an HTML page beside it (the page is read instead)"
@@ -66,7 +66,8 @@ async def test_a_pdf_that_would_exhaust_memory_fails_alone_and_the_server_goes_o
 
 
 async def test_word_epub_and_notebook_files_over_stdio(empty_data_dir: Path, tmp_path: Path) -> None:
-    """A folder of a user's own documents: each format searchable under its headings, a zip bomb refused."""
+    """A folder of a user's own documents: each format searchable under its headings; a zip bomb, an XML entity
+    bomb, an encrypted package and a file misnamed .epub each refused with its reason, and the server serves on."""
     docs = tmp_path / "mine"
     docs.mkdir()
     (docs / "kiln.docx").write_bytes(docx(para("Cooling", "Heading1"), para("Crack the lid open at 200 degrees.")))
@@ -74,12 +75,17 @@ async def test_word_epub_and_notebook_files_over_stdio(empty_data_dir: Path, tmp
     (docs / "glazes.epub").write_bytes(epub(book, ["c1.xhtml"]))
     (docs / "log.ipynb").write_bytes(notebook(("markdown", "# Thermocouple\n\nThe shelf thermocouple reads high.")))
     (docs / "bomb.docx").write_bytes(docx(para("x" * 3_000_000)))
+    (docs / "laughs.docx").write_bytes(entity_bomb())
+    (docs / "locked.docx").write_bytes(encrypted(docx(para("secret"))))
+    (docs / "renamed.epub").write_bytes(b"%PDF-1.7 not a zip")
     config = {"corpus": {"max_file_bytes": 1 << 20}}
     async with connect("stdio", "legacy", empty_data_dir, config=config) as client:
         added = await call(client, "corpus_add", {"path": str(docs)})
         assert added["added"] == 3
-        (failed,) = added["failed"]
-        assert Path(failed["path"]).name == "bomb.docx" and "decompresses to more than" in failed["reason"]
+        failed = {Path(f["path"]).name: f["reason"] for f in added["failed"]}
+        assert "decompresses to more than" in failed["bomb.docx"]
+        assert "declares a DTD" in failed["laughs.docx"] and "encrypted" in failed["locked.docx"]
+        assert "is not a readable EPUB book file" in failed["renamed.epub"] and len(failed) == 4
         for query, source, location in [
             ("lid degrees", "kiln.docx", "Cooling"),
             ("reduction atmosphere", "glazes.epub", "Glazes"),

@@ -115,3 +115,23 @@ def odt(body: str) -> bytes:
         f"<office:body><office:text>{body}</office:text></office:body></office:document-content>"
     )
     return zipped({"mimetype": "application/vnd.oasis.opendocument.text", "content.xml": content})
+
+
+def encrypted(raw: bytes) -> bytes:
+    """``raw`` with every entry flagged as encrypted, in the local headers and the central directory."""
+    locked = bytearray(raw)
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        start = 0
+        while (at := locked.find(signature, start)) >= 0:
+            locked[at + offset] |= 0x1
+            start = at + 4
+    return bytes(locked)
+
+
+def entity_bomb() -> bytes:
+    """A Word package whose body declares nested XML entities ("billion laughs")."""
+    laughs = (
+        '<?xml version="1.0"?><!DOCTYPE w:document [<!ENTITY a "haha"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+        f"<w:document {W_NS}><w:body><w:p><w:r><w:t>&b;</w:t></w:r></w:p></w:body></w:document>"
+    )
+    return zipped({"word/document.xml": laughs, "word/styles.xml": STYLES})

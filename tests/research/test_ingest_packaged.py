@@ -15,7 +15,19 @@ from deepr_mcp.errors import InvalidInput
 from deepr_mcp.research.corpus.ingest import sections_of
 from deepr_mcp.research.corpus.ingest.packaged import zipped as zipped_module
 from deepr_mcp.research.corpus.storage import Corpus
-from tests.research.packages import STYLES, W_NS, chapter, docx, epub, notebook, odt, para, table, zipped
+from tests.research.packages import (
+    STYLES,
+    chapter,
+    docx,
+    encrypted,
+    entity_bomb,
+    epub,
+    notebook,
+    odt,
+    para,
+    table,
+    zipped,
+)
 
 KILN = Path("kiln.docx")
 
@@ -108,12 +120,8 @@ def test_a_zip_bomb_is_refused_without_unpacking_it() -> None:
 
 
 def test_an_xml_entity_bomb_is_refused() -> None:
-    laughs = (
-        '<?xml version="1.0"?><!DOCTYPE w:document [<!ENTITY a "haha"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>'
-        f"<w:document {W_NS}><w:body><w:p><w:r><w:t>&b;</w:t></w:r></w:p></w:body></w:document>"
-    )
     with pytest.raises(InvalidInput, match="declares a DTD"):
-        sections_of(KILN, zipped({"word/document.xml": laughs, "word/styles.xml": STYLES}))
+        sections_of(KILN, entity_bomb())
 
 
 @pytest.mark.parametrize(
@@ -141,14 +149,7 @@ def test_too_many_entries_or_an_encrypted_part_is_refused(monkeypatch: pytest.Mo
     with pytest.raises(InvalidInput, match="lists 5 entries"):
         sections_of(KILN, crowded)
     monkeypatch.undo()
-    raw = docx(para("secret"))
-    locked = bytearray(raw)
-    # set the "encrypted" flag of every entry, in the local headers and the central directory
-    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
-        start = 0
-        while (at := locked.find(signature, start)) >= 0:
-            locked[at + offset] |= 0x1
-            start = at + 4
+    locked = encrypted(docx(para("secret")))
     with pytest.raises(InvalidInput, match="encrypted"):
-        sections_of(KILN, bytes(locked))
-    assert zipfile.is_zipfile(io.BytesIO(bytes(locked)))
+        sections_of(KILN, locked)
+    assert zipfile.is_zipfile(io.BytesIO(locked))
