@@ -13,9 +13,8 @@ import numpy as np
 
 from deepr_mcp.config import Settings
 from deepr_mcp.embedding.base import NoEmbedder
-from deepr_mcp.research.providers import local
 from deepr_mcp.research.providers.factory import make_provider
-from deepr_mcp.research.providers.local import LocalProvider, best_units, findings_text, with_meaning
+from deepr_mcp.research.providers.local import LocalProvider, best_units, findings_text, fused
 from deepr_mcp.research.synthesis.claims import Unit
 from deepr_mcp.research.synthesis.closeness import SentenceCloseness
 from tests.research.requests import findings_request
@@ -47,23 +46,24 @@ class ConceptEmbedder:
 
 
 QUESTION = "How do I stop mugs from cracking?"
-ON_THE_SHELF = "Mugs stop on the top shelf in a row, stacked before they go into the kiln."
+ON_THE_SHELF = "Mugs stop on the top shelf in a row, stacked before they go into the kiln, cracked or not."
 COOL_SLOWLY = "Let the kiln cool slowly overnight with its door shut so the ware stays whole."
-PASSAGES = [(1, "kiln.md, Loading", ON_THE_SHELF), (2, "kiln.md, Unloading", COOL_SLOWLY)]
+PASSAGES = [(1, "kiln.md, Unloading", COOL_SLOWLY), (2, "kiln.md, Loading", ON_THE_SHELF)]
 
 
 def request():  # type: ignore[no-untyped-def]
-    # passage 2 came from the dense index: it answers in words the question does not use
-    return replace(findings_request(QUESTION, PASSAGES), max_findings=1, meant=(2,))
+    # passage 1 came from the dense index and retrieval ranked it first: it answers in words the question does
+    # not use
+    return replace(findings_request(QUESTION, PASSAGES), max_findings=1, meant=(1,))
 
 
 def test_the_sentence_that_means_the_answer_is_chosen_over_one_that_shares_the_words() -> None:
     near = SentenceCloseness(ConceptEmbedder())
     by_words = [n for _, n, _ in best_units(request())]
     by_meaning = [n for _, n, _ in best_units(request(), near)]
-    assert by_words[0] == 1  # "mugs" and nothing else of the question: words alone put it first
-    assert by_meaning[0] == 2
-    assert findings_text(request(), near) == f"- {COOL_SLOWLY} [2]"
+    assert by_words[0] == 2  # "mugs", "stop" and nothing else of the question: words alone put it first
+    assert by_meaning[0] == 1  # first by meaning and by place
+    assert findings_text(request(), near) == f"- {COOL_SLOWLY} [1]"
 
 
 def test_without_an_embedder_the_provider_ranks_by_words() -> None:
@@ -100,18 +100,34 @@ def test_code_spans_are_left_out_of_what_is_compared() -> None:
     assert "crack" not in embedder.embedded[0] and embedder.embedded[0].endswith("to read the shelf.")
 
 
-def test_only_the_best_by_words_are_measured_and_the_rest_take_the_lowest_measured() -> None:
-    scored = [(1.0 - i / 100, 0, -i, Unit(f"sentence {i} about a shelf.", None, i), 1) for i in range(50)]
+def scored_units(values: list[float]) -> list[tuple[float, int, int, Unit, int]]:
+    """Sentences as ``best_units`` scores them by words: one per passage, passage i ranked i by retrieval."""
+    return [(value, -i, 0, Unit(f"sentence {i} about a shelf.", None, 0), i + 1) for i, value in enumerate(values)]
+
+
+def test_fusion_measures_every_sentence_and_ranks_by_words_meaning_and_place_together() -> None:
+    # sentence 0 is second by words, first by meaning and by place (its passage ranked first by retrieval)
+    scored = scored_units([0.3, 0.9])
     asked: list[str] = []
 
     def near(question: str, sentences: Sequence[str]) -> list[float]:
         asked.extend(sentences)
-        return [0.5 + 0.01 * i for i in range(len(sentences))]
+        return [0.8, 0.1]
 
-    out = with_meaning(scored, QUESTION, near)
-    assert len(asked) == local.MEANING_CANDIDATES
-    lowest = local.MEANING_WEIGHT * 0.5
-    for i in range(local.MEANING_CANDIDATES, 50):
-        assert out[i][0] == scored[i][0] + lowest
-    assert out[0][0] == scored[0][0] + lowest
-    assert out[1][0] == scored[1][0] + local.MEANING_WEIGHT * 0.51
+    out = fused(scored, QUESTION, near)
+    assert asked == [s[3].text for s in scored]  # every sentence, not only the best by words
+    assert out[0][0] > out[1][0]  # first in two of three orders
+    assert out[0][0] == 0.9  # rescaled: the best keeps the best score by words
+
+
+def test_a_finding_far_below_the_best_by_words_is_kept_when_fused_and_dropped_by_words_alone() -> None:
+    low = "Mugs stay whole when the kiln cools slowly overnight."
+    passages = [
+        (1, "kiln.md, Faults", "Mugs crack and split when you stop the kiln and open it hot."),
+        (2, "kiln.md, Glazes", "Glazes run when fired too hot."),
+        (3, "kiln.md, Unloading", low),
+    ]
+    req = replace(findings_request(QUESTION, passages), max_findings=2)
+    assert low not in findings_text(req)  # under half the best's score by words: filler by words alone
+    fused_text = findings_text(req, SentenceCloseness(ConceptEmbedder()))
+    assert f"- {low} [3]" in fused_text  # close in meaning: within the cap
