@@ -117,7 +117,7 @@ LATER_SETS = ("newcomer", "outsider", "stranger", "visitor", "wayfarer", "rover"
 only ``none`` questions, the docs' silences, to work on honesty with: a dev set, run as often as needed, while
 ``wayfarer``'s ``none`` questions were the untouched check. ``pilgrim`` (the fifteenth, written in the tenth session
 before any run of it, like ``wayfarer`` in kinds and sizes) was run once at the eleventh session's end; ``nomad``
-(the sixteenth, written in the eleventh session the same way) is kept untouched for the next session's end. node-api
+(the sixteenth, written in the eleventh session the same way) at the twelfth session's end. node-api
 has neither (this machine held Node.js 18's pages, not the 20 its other sets were written against)."""
 
 

@@ -76,16 +76,12 @@ def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
 
 
-def test_nomad_waits_untouched_for_its_one_run() -> None:
-    """Written to be run once by the next session's lead: refused by every bench but ``research_quality``'s checks."""
-    assert evidence_stages.UNTOUCHED == ("nomad",) and "nomad" not in evidence_stages.RAN_ONCE
-
-
-def test_pilgrim_has_had_its_one_run_and_is_still_never_traced() -> None:
-    """Run once by the eleventh session's lead at its end: benches that never tune may now read it as a check, and
-    ``evidence_stages`` still refuses to trace it."""
-    assert "pilgrim" in evidence_stages.RAN_ONCE and "pilgrim" not in evidence_stages.UNTOUCHED
-    assert "pilgrim" not in evidence_stages.DIAGNOSED
+@pytest.mark.parametrize("name", ["pilgrim", "nomad"])
+def test_pilgrim_and_nomad_have_had_their_one_run_and_are_still_never_traced(name: str) -> None:
+    """Run once by the eleventh and twelfth sessions' leads at their ends: benches that never tune may now read them
+    as a check, and ``evidence_stages`` still refuses to trace them."""
+    assert name in evidence_stages.RAN_ONCE and name not in evidence_stages.UNTOUCHED
+    assert name not in evidence_stages.DIAGNOSED
 
 
 def test_wayfarer_has_had_its_one_run_and_is_still_never_traced() -> None:

@@ -240,9 +240,9 @@ def fused(
     rank in retrieval, which fused words and meaning over the corpus, then its place in the passage).
 
     Users ask in their words and the documentation answers in its own, so no one order finds the answer
-    on its own: the sentence saying "report the status of background jobs immediately" shares two words
-    with "can it tell me the moment my background job is done", stands close to it in meaning and sits
-    in a passage retrieval put near the top. Fusing ranks, as retrieval does, needs no weight between
+    on its own: "Let the kiln cool overnight with its door shut" shares one word with "how do I stop my
+    mugs cracking when I unload the kiln", stands close to it in meaning and sits in a passage retrieval
+    put near the top. Fusing ranks, as retrieval does, needs no weight between
     a cosine and a share of words. Values are rescaled so the best keeps the best score by words (what
     ``MIN_SCORE`` reads)."""
     if not scored:
