@@ -30,6 +30,7 @@ from deepr_mcp.research.providers.base import (
 from deepr_mcp.research.providers.local_answer import answer_text
 from deepr_mcp.research.reading.cues import ADMONITIONS, ANSWER_CUES, CAVEAT, OPENS_WITH_VERSION_NOTE
 from deepr_mcp.research.reading.terms import terms
+from deepr_mcp.research.retrieval.hybrid import rank_fusion
 from deepr_mcp.research.synthesis.claims import Unit, adds_nothing, same_claim, units
 from deepr_mcp.research.synthesis.closeness import sentence_closeness
 from deepr_mcp.research.synthesis.relevance import (
@@ -248,19 +249,16 @@ def fused(
     if not scored:
         return scored
     cosines = near(sub_question, [s[3].text or s[3].code or "" for s in scored])
-    if len(cosines) != len(scored):
-        return scored
     indices = range(len(scored))
-    orders = (
-        sorted(indices, key=lambda i: -scored[i][0]),  # by words
-        sorted(indices, key=lambda i: -cosines[i]),  # by meaning
-        sorted(indices, key=lambda i: (-scored[i][1], -scored[i][2])),  # by place: passage rank, then sentence
+    fusion = rank_fusion(
+        [
+            sorted(indices, key=lambda i: -scored[i][0]),  # by words
+            sorted(indices, key=lambda i: -cosines[i]),  # by meaning
+            sorted(indices, key=lambda i: (-scored[i][1], -scored[i][2])),  # by place: passage rank, then sentence
+        ],
+        FUSION_K,
     )
-    fusion = [0.0] * len(scored)
-    for order in orders:
-        for place, i in enumerate(order, start=1):
-            fusion[i] += 1 / (FUSION_K + place)
-    best_words, best_fusion = max(s[0] for s in scored), max(fusion)
+    best_words, best_fusion = max(s[0] for s in scored), max(fusion.values())
     return [(best_words * fusion[i] / best_fusion, *scored[i][1:]) for i in indices]
 
 
@@ -331,11 +329,11 @@ def findings_text(request: FindingsRequest, near: Closeness | None = None) -> st
     limit = request.max_findings or MAX_FINDINGS  # the engine's cap, when it sets one
     if best < MIN_SCORE:
         return prompts.NO_EVIDENCE
-    floor = (RELATIVE_FLOOR if near is None else FUSED_FLOOR) * best
+    floor = FUSED_FLOOR * best if near is not None else max(MIN_SCORE, RELATIVE_FLOOR * best)
     lines: list[str] = []
     per_passage: dict[int, int] = {}
     for unit, number, value in ranked:
-        if value < floor or (near is None and value < MIN_SCORE):
+        if value < floor:
             break
         if per_passage.get(number, 0) >= MAX_PER_PASSAGE:
             continue

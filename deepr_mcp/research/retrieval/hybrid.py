@@ -11,14 +11,24 @@ embedded so far take part in the semantic list: a corpus still being embedded ra
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final, Literal, Protocol, TypeVar, get_args
 
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.errors import InvalidInput
 
-__all__ = ["MEANING_WEIGHT", "MODES", "RRF_K", "HybridSearch", "Mode", "check_mode", "fuse", "mode_from_env"]
+__all__ = [
+    "MEANING_WEIGHT",
+    "MODES",
+    "RRF_K",
+    "HybridSearch",
+    "Mode",
+    "check_mode",
+    "fuse",
+    "mode_from_env",
+    "rank_fusion",
+]
 
 Mode = Literal["lexical", "semantic", "hybrid"]
 MODES: Final[tuple[str, ...]] = get_args(Mode)
@@ -46,6 +56,7 @@ class Ranked(Protocol):
 
 
 P = TypeVar("P", bound=Ranked)
+H = TypeVar("H", bound=Hashable)
 
 
 class VectorCorpus(Protocol):
@@ -67,20 +78,30 @@ def mode_from_env(default: str = "hybrid") -> Mode:
     return check_mode(os.environ.get("DEEPR_RESEARCH_RETRIEVAL", default).strip().lower() or default)
 
 
-def fuse(rankings: Sequence[Sequence[P | None]], limit: int, k: int = RRF_K, weights: Sequence[float] = ()) -> list[P]:
-    """Reciprocal rank fusion of several rankings; each passage's score becomes its fused score.
+def rank_fusion(
+    rankings: Sequence[Sequence[H | None]], k: int = RRF_K, weights: Sequence[float] = ()
+) -> dict[H, float]:
+    """Reciprocal rank fusion's score of each item: ``weight / (k + rank)`` summed over the rankings holding it.
 
-    ``weights`` (one per ranking, 1 when not given) scale what a ranking's ranks add. ``None`` holds
-    a rank without giving it to anyone (see ``HybridSearch.stand_ins``)."""
-    scores: dict[str, float] = {}
-    first: dict[str, P] = {}
+    ``weights`` (one per ranking, 1 when not given) scale what a ranking's ranks add. ``None`` holds a rank
+    without giving it to anyone (see ``HybridSearch.stand_ins``). Items appear in the order first seen."""
+    scores: dict[H, float] = {}
     for i, ranking in enumerate(rankings):
         weight = weights[i] if i < len(weights) else 1.0
-        for rank, passage in enumerate(ranking, start=1):
-            if passage is None:
-                continue
-            scores[passage.id] = scores.get(passage.id, 0.0) + weight / (k + rank)
-            first.setdefault(passage.id, passage)
+        for rank, item in enumerate(ranking, start=1):
+            if item is not None:
+                scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    return scores
+
+
+def fuse(rankings: Sequence[Sequence[P | None]], limit: int, k: int = RRF_K, weights: Sequence[float] = ()) -> list[P]:
+    """Reciprocal rank fusion of several rankings (``rank_fusion``); each passage's score becomes its fused score."""
+    scores = rank_fusion([[p.id if p is not None else None for p in ranking] for ranking in rankings], k, weights)
+    first: dict[str, P] = {}
+    for ranking in rankings:
+        for passage in ranking:
+            if passage is not None:
+                first.setdefault(passage.id, passage)
     order = sorted(scores, key=lambda pid: -scores[pid])[:limit]
     return [replace(first[pid], score=round(scores[pid], 6)) for pid in order]  # type: ignore[type-var]
 
