@@ -110,9 +110,9 @@ def having(specs: list[CorpusSpec], sets: list[str]) -> list[CorpusSpec]:
 FIRST_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
 """The eight sets the first four corpora had before ``newcomer``, in the order they were written (each later one
 untouched when written)."""
-QUESTION_SETS = (*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor", "wayfarer", "rover", "pilgrim", "nomad")
+QUESTION_SETS = (*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor", "wayfarer", "rover", "pilgrim", "nomad", "drifter")
 """Every question set's name; a corpus has some of them (``CorpusSpec.question_files``)."""
-LATER_SETS = ("newcomer", "outsider", "stranger", "visitor", "wayfarer", "rover", "pilgrim", "nomad")
+LATER_SETS = ("newcomer", "outsider", "stranger", "visitor", "wayfarer", "rover", "pilgrim", "nomad", "drifter")
 """The sets written for every corpus, ``node-api`` included (its only ones). ``rover`` (the tenth session) holds
 only ``none`` questions, the docs' silences, to work on honesty with: a dev set, run as often as needed, while
 ``wayfarer``'s ``none`` questions were the untouched check. ``pilgrim`` (the fifteenth, written in the tenth session
