@@ -145,6 +145,9 @@ file (the machine that wrote it held Node.js 18's pages, not the 20 the other no
 NOMAD_KINDS = PILGRIM_KINDS
 """Each corpus's nomad set (the eleventh session, pilgrim's brief for two helpers): pilgrim's kinds and sizes, no
 node-api file for the same reason."""
+DRIFTER_KINDS = NOMAD_KINDS
+"""Each corpus's drifter set (the twelfth session, nomad's brief for two helpers): nomad's kinds and sizes, no
+node-api file for the same reason."""
 
 
 def id_prefixes(code: str) -> dict[str, str]:

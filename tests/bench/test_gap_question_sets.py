@@ -18,6 +18,7 @@ import pytest
 from bench import evidence_stages
 from bench.quality_corpora import CORPORA, QUESTION_SETS
 from tests.bench.question_sets import (
+    DRIFTER_KINDS,
     GAPS_KINDS,
     NOMAD_KINDS,
     PILGRIM_KINDS,
@@ -58,6 +59,7 @@ PLANS = {
     ),
     "pilgrim": Plan("pg", 14, kinds=PILGRIM_KINDS, note_says=("next session", "absent"), session="tenth session"),
     "nomad": Plan("nm", 15, kinds=NOMAD_KINDS, note_says=("next session", "absent"), session="eleventh session"),
+    "drifter": Plan("dr", 16, kinds=DRIFTER_KINDS, note_says=("next session", "absent"), session="twelfth session"),
 }
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
@@ -66,14 +68,20 @@ below cover each file once it lands."""
 
 def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-8:-3] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
-    assert len(QUESTION_SETS) == 16  # then rover, a dev set (test_rover_question_set.py), pilgrim and nomad
-    assert QUESTION_SETS[-2:] == ("pilgrim", "nomad") and set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
-    assert NOMAD_KINDS == PILGRIM_KINDS
+    assert QUESTION_SETS[-9:-4] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
+    assert len(QUESTION_SETS) == 17  # then rover, a dev set (test_rover_question_set.py), pilgrim, nomad and drifter
+    assert QUESTION_SETS[-3:] == ("pilgrim", "nomad", "drifter") and set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
+    assert DRIFTER_KINDS == NOMAD_KINDS == PILGRIM_KINDS
     for kinds in (VISITOR_KINDS, WAYFARER_KINDS):
         assert set(kinds) == set(CORPORA)
         assert all(sum(kinds[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA)
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
+
+
+def test_drifter_waits_untouched_for_its_one_run() -> None:
+    """Written to be run once by the thirteenth session's lead at its end: refused by every bench but
+    ``research_quality``'s checks."""
+    assert evidence_stages.UNTOUCHED == ("drifter",) and "drifter" not in evidence_stages.RAN_ONCE
 
 
 @pytest.mark.parametrize("name", ["pilgrim", "nomad"])
