@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from deepr_mcp.research.reading.spelling import spelt_otherwise, words
 from deepr_mcp.research.reading.terms import terms
 
 SILENT_SHARE = 0.5
@@ -92,6 +93,11 @@ def phrases(text: str, missing: set[str]) -> list[str]:
     return list(dict.fromkeys(out))  # a thing named twice in the question is named once
 
 
+def respelt(question: str, term: str, written: set[str]) -> bool:
+    """Whether a word of ``question`` with the stem ``term`` is one the ``written`` words spell another way."""
+    return any(spelt_otherwise(word, written) for word in words(question) if term in terms(word))
+
+
 class TermCoverage:
     """The default judge: rarity-weighted term overlap between a sub-question and its evidence.
 
@@ -120,6 +126,9 @@ class TermCoverage:
         distinctive = {t for t, w in weight.items() if w >= mean}
         everywhere = set().union(*pooled) | have
         silent = {t for t in distinctive if t not in everywhere}
+        if silent:  # "colour" asked of documents that write "color" is no silence
+            written = words(" ".join([*pool, *evidence]))
+            silent -= {t for t in silent if respelt(question, t, written)}
         # one incidental word the documents never use ("a small piece of code") leaves the question
         # answered; a gap is a part whose weight lies mostly in what they never mention ("noise level")
         answered = bool(evidence) and sum(weight[t] for t in silent) / total < SILENT_SHARE
