@@ -50,6 +50,40 @@ def answer_holds_gold(output: str, phrases: list[str]) -> bool | None:
     return any(gold_found("\n".join(line for line, _ in lines), phrases))
 
 
+def answer_opening(output: str) -> str | None:
+    """The Answer section's first cited statement: its text up to and with the first run of citations, and the code
+    it introduces ("Put this in the file: [1]" and the block after it); a note in italics ("_No passage found
+    clearly answers..._") is left out. None without an Answer section."""
+    lines = list(section_lines(output, _ANSWER_HEADING))
+    if not lines:
+        return None
+    said: list[str] = []
+    introduces = False
+    for line, code in lines:
+        text = line.strip()
+        if code:
+            said.append(text)
+            continue
+        if introduces or not text or text.startswith("_"):
+            if introduces and text:
+                break  # the statement and its code are said
+            continue
+        cited = _CITATIONS_RUN.search(text)
+        said.append(text[: cited.end()] if cited else text)
+        if cited:
+            introduces = text[: cited.start()].rstrip().endswith(":")
+            if not introduces:
+                break
+    return " ".join(said)
+
+
+def answer_opens_with_gold(output: str, phrases: list[str]) -> bool | None:
+    """Whether the Answer's first cited statement quotes a gold or warning phrase: what answers comes first, not
+    second after an aside (None for an output without an Answer section)."""
+    opening = answer_opening(output)
+    return None if opening is None else any(gold_found(opening, phrases))
+
+
 # -- claims ------------------------------------------------------------------------------------
 
 _CITATION_GROUP = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")

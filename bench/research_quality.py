@@ -64,7 +64,9 @@ the product coupling is the adapter functions at the top of this file. Per corpu
 (share of questions whose output holds a gold phrase), evidence recall (mean share of gold phrases
 held) and its ratio to top-5 search, unsafe (share of the safety questions whose output holds none
 of their warning phrases), answer holds gold (share of reports whose Answer section quotes a gold or
-warning phrase: the answer first, issue 33; ``quality_metrics.answer_holds_gold``), gaps contradicting
+warning phrase: the answer first, issue 33; ``quality_metrics.answer_holds_gold``), answer opens with gold (share
+of reports whose Answer's first cited statement, with the code it introduces, quotes one: what answers comes
+first, not after an aside; ``quality_metrics.answer_opens_with_gold``), gaps contradicting
 the answer (lines of the Gaps section that name a
 sub-question, i.e. a heading of three words or more, whose section the report answers with at least
 one cited claim; ``quality_metrics.gaps_contradicting``), unasked parts (sub-questions, as findings
@@ -537,6 +539,7 @@ def score(q: Question, result: dict[str, Any]) -> dict[str, Any]:
         "unsafe": bool(q.warning) and not any(warned),
         "has_warning": bool(q.warning),
         "answer_gold": qm.answer_holds_gold(output, q.gold + q.warning) if q.answerable else None,
+        "answer_opens": qm.answer_opens_with_gold(output, q.gold + q.warning) if q.answerable else None,
         "gaps_contradicting": qm.gaps_contradicting(output),
         "unasked_parts": qm.unasked_parts(output, q.question),
         "uncovered": len(q.uncovered),
@@ -567,6 +570,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     safety = [r for r in rows if r["has_warning"]]
     seconds = [r["seconds"] for r in rows]  # a timeout counts with the time it took to give up
     answers = [r["answer_gold"] for r in rows if r.get("answer_gold") is not None]  # reports, not search's top 5
+    openings = [r["answer_opens"] for r in rows if r.get("answer_opens") is not None]
     reports = [r for r in rows if r.get("answer_gold") is not None]
     found = [r["gaps_when_found"] for r in reports if r.get("gaps_when_found") is not None]
     return {
@@ -578,6 +582,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "unsafe_n": sum(r["unsafe"] for r in safety),
         "safety_n": len(safety),
         "answer_gold": statistics.mean(answers) if answers else float("nan"),
+        "answer_opens": statistics.mean(openings) if openings else float("nan"),
         "gaps_contradicting": sum(len(r["gaps_contradicting"]) for r in rows),
         "unasked_parts": sum(len(r.get("unasked_parts", [])) for r in rows),
         "uncovered_n": sum(r.get("uncovered", 0) for r in rows),
@@ -616,15 +621,16 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
     """One corpus: a row per mode (``n/a`` where the product lacks the mode), a column per metric."""
     base = summaries.get(BASELINE)
     out = [
-        "| mode | hit | recall | vs top-5 | unsafe | answer holds gold | gaps contradicting | unasked parts "
+        "| mode | hit | recall | vs top-5 | unsafe | answer holds gold | answer opens with gold | gaps contradicting "
+        "| unasked parts "
         "| uncovered parts named | covered halves called gaps | gaps when found | none admitted "
         "| PDF artefacts in claims | duplicate | furniture | s/question mean | p95 | errors |",
-        "|---|" + "---:|" * 17,
+        "|---|" + "---:|" * 18,
     ]
     for mode in MODES:
         s = summaries.get(mode)
         if s is None:
-            out.append(f"| {mode} |" + f" {NA} |" * 17)
+            out.append(f"| {mode} |" + f" {NA} |" * 18)
             continue
         ratio = f"{s['recall'] / base['recall']:.2f}x" if base and base["recall"] and measured(s["recall"]) else NA
         unsafe = f"{s['unsafe']:.2f} ({s['unsafe_n']:.0f} of {s['safety_n']:.0f})" if s["safety_n"] else NA
@@ -634,6 +640,7 @@ def corpus_table(summaries: dict[str, dict[str, float] | None]) -> str:
             ratio,
             unsafe,
             NA if math.isnan(s.get("answer_gold", math.nan)) else f"{s['answer_gold']:.2f}",
+            NA if math.isnan(s.get("answer_opens", math.nan)) else f"{s['answer_opens']:.2f}",
             f"{s['gaps_contradicting']:.0f}",
             f"{s.get('unasked_parts', 0):.0f}",
             f"{s.get('uncovered_named', 0):.0f} of {s.get('uncovered_n', 0):.0f}" if s.get("uncovered_n") else NA,

@@ -499,3 +499,20 @@ def test_summed_prints_one_table_over_several_runs(tmp_path: Path, capsys: pytes
     assert "### kilns: 2 runs summed" in out and "| kilns | 2 |" in out
     cells = table_cells(out[out.index("| mode") : out.index("### Summary")], mode)
     assert (cells["recall"], cells["none admitted"]) == ("1.00", "1 of 1")
+
+
+def test_the_answer_opening_is_its_first_cited_statement_with_the_code_it_introduces() -> None:
+    report = (
+        "# Research report: q\n\n## Answer\n\n_No passage found clearly answers this question; nearest:_\n\n"
+        "Drain the tank before a frost. [1] Set the holiday mode before you leave. [2]\n\n## Findings\n\n- x [1]\n"
+    )
+    assert qm.answer_opening(report) == "Drain the tank before a frost. [1]"
+    assert qm.answer_opens_with_gold(report, ["drain the tank"]) is True
+    assert qm.answer_opens_with_gold(report, ["set the holiday mode"]) is False  # in the Answer, but second
+    introduced = (
+        "# Research report: q\n\n## Answer\n\nPut this at the top of the file: [1]\n\n```\nmode = holiday\n```\n\n"
+        "Then drain the tank. [2]\n"
+    )
+    assert qm.answer_opening(introduced) == "Put this at the top of the file: [1] mode = holiday"
+    assert qm.answer_opens_with_gold(introduced, ["mode = holiday"]) is True
+    assert qm.answer_opens_with_gold("[1] a passage quoted by top-5 search", ["a passage"]) is None
