@@ -240,7 +240,7 @@ class Engine:
         plan = "\n".join(f"{i + 1}. {sq.text}" for i, sq in enumerate(state.sub_questions))
         also = "".join(f"\n- {q}" for q in state.queries)
         searched = f"\nAlso searched for:{also}\n" if also else ""
-        kind = f"{analysis.type}{', safety' if analysis.safety else ''}"
+        kind = f"{analysis.type}{', safety' if analysis.safety else ''}{', yes/no' if analysis.whether else ''}"
         self._write("plan.md", f"# Plan\n\nQuestion: {state.question}\nType: {kind}\n\n{plan}\n{searched}")
 
     async def _gather(self, state: ResearchState, sq: SubQuestion) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepr_mcp.research.reading.analysis import analyse, clauses, sub_questions
+from deepr_mcp.research.reading.analysis import analyse, clauses, sub_questions, warns
 
 CASES = [
     ("How do I safely cool a glaze kiln without cracking the shelves?", "how_to", True),
@@ -132,7 +132,25 @@ def test_two_sides_sharing_their_stems_are_both_kept() -> None:
 )
 def test_a_question_whether_something_holds_or_goes_wrong_surfaces_warnings(question: str) -> None:
     # users ask about risk with a yes/no question far more often than with a word for it
-    assert analyse(question).safety
+    assert warns(analyse(question))
+
+
+@pytest.mark.parametrize(
+    ("question", "safety", "whether"),
+    [
+        ("If I open the kiln lid at 600 degrees, will the pots crack?", False, True),
+        ("Can the controller remember my last firing schedule?", False, True),
+        ("What happens if the power fails halfway through a firing?", True, False),
+        ("I stack shelves three high. Is there any catch?", True, True),
+        ("Is it safe to fire a kiln in the garage?", True, True),
+        ("How do I safely unload a hot kiln?", True, False),
+    ],
+)
+def test_a_yes_no_question_is_told_from_one_naming_a_risk(question: str, safety: bool, whether: bool) -> None:
+    """Warnings lead the answer to a question naming a risk ("safely", "what happens if"); a yes/no question's
+    warnings are surfaced too, and lead only when they answer it best."""
+    analysis = analyse(question)
+    assert (analysis.safety, analysis.whether) == (safety, whether)
 
 
 @pytest.mark.parametrize(
@@ -146,4 +164,4 @@ def test_a_question_whether_something_holds_or_goes_wrong_surfaces_warnings(ques
     ],
 )
 def test_questions_asking_which_how_or_why_are_not_about_risk(question: str) -> None:
-    assert not analyse(question).safety
+    assert not warns(analyse(question))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from deepr_mcp.research.providers.base import AnswerRequest, StatedFinding
-from deepr_mcp.research.reading.analysis import QuestionAnalysis
+from deepr_mcp.research.reading.analysis import QuestionAnalysis, warns
 from deepr_mcp.research.reading.cues import ANSWER_CUES, CAVEAT
 from deepr_mcp.research.reading.terms import GENERIC, terms
 from deepr_mcp.research.synthesis import citations
@@ -73,7 +73,7 @@ def subjects(analysis: QuestionAnalysis) -> list[set[str]]:
     if analysis.type in ("comparison", "definition", "version") and analysis.entities:
         sides = analysis.entities[:2] if analysis.type == "comparison" else analysis.entities[:1]
         found = [word_set(side) for side in sides]
-    elif analysis.type == "how_to" and (analysis.safety or analysis.concern):
+    elif analysis.type == "how_to" and (warns(analysis) or analysis.concern):
         found = [word_set(f"{analysis.action} {analysis.concern}")]
     else:
         found = []
@@ -174,13 +174,14 @@ def spoken(finding: StatedFinding) -> str:
 
 
 def answer_text(request: AnswerRequest) -> str:
-    """The direct answer: the best finding of each sub-question in plan order, warnings first if asked.
+    """The direct answer: the best finding of each sub-question in plan order, warnings first for a question about
+    risk (a yes/no question's warnings count as much, and lead when they answer it best).
 
     Taking one finding per sub-question makes the answer cover the question's parts (both sides
     of a comparison, the function and its caveat) instead of three restatements of one point.
     """
     analysis = request.analysis
-    focus = analysis.type + (", safety" if analysis.safety else "")
+    focus = analysis.type + (", safety" if warns(analysis) else "")
     key = terms(" ".join(request.key_terms)) or terms(request.question)
     # a finding opening with a field list ("Default: true Type: Boolean If set ...") is stated from its sentence
     stated = {f.cited: spoken(f) for _, findings in request.groups for f in findings}
@@ -274,6 +275,6 @@ def answer_text(request: AnswerRequest) -> str:
     value_of = {line: value for value, _, _, line in ranked}
     chosen.sort(key=lambda line: (group_of[line], -value_of.get(line, 0.0), findings.index(line)))
     chosen = with_contrasts(chosen, findings)
-    if "safety" in focus:
+    if analysis.safety:  # a yes/no question opens with its best line, which its caveat may be
         chosen.sort(key=lambda line: (not _HARM.search(line), not CAVEAT.search(line)))
     return " ".join(chosen)

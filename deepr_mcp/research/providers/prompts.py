@@ -67,6 +67,7 @@ def messages_for(request: Request) -> list[Message]:
         # model is asked to lead with what answers, and reads its findings in that order
         groups = [(text, [f.cited for f in closest_first(findings)]) for text, findings in request.groups if findings]
         kind = request.analysis.type + (", safety" if request.analysis.safety else "")
+        kind += ", yes/no" if request.analysis.whether else ""
         return summary_messages(request.question, groups, focus=kind, key_terms=list(request.key_terms))
     raise TypeError(f"not a research request: {type(request).__name__}")
 
@@ -174,7 +175,8 @@ def summary_messages(
         f"TASK: {TASK_SUMMARY}\n"
         "Answer the question directly in two to five sentences, from the findings only, keeping their [n] "
         f"citation markers on every sentence. {LEADS.get(kind, LEADS['general'])} When the focus is safety, "
-        "lead with the warning. Leave out findings about something else that only share words with the "
+        "lead with the warning; for a yes/no question, with what the findings say about whether it holds, then its "
+        "caveats. Leave out findings about something else that only share words with the "
         "question. No preamble, no facts the findings do not state."
     )
     body = "\n".join(

@@ -41,19 +41,21 @@ _YES_NO = re.compile(
     r"(?:^|[.?!]\s+)(?:(?:if|when|before|after|once|while)\b[^.?!,]*,\s*)?(?:(?:and|or|but|so)\s+)?"
     + _AUXILIARY
     + r"\b[^.?!]*\?|"
-    + _LATER_CLAUSE
-    + r"|\bwhat happens\b|\bgo(?:ing)? wrong\b|\bdoing wrong\b|\bwhat(?:'s| is) going on\b|\bany (?:catch|harm)\b",
+    + _LATER_CLAUSE,
     re.I,
 )
-"""English for a question whether something holds or goes wrong: a yes/no question (an auxiliary or modal verb
-opens it, or its clause after "if ...,": "If I open the lid at 600 degrees, will the pots crack?"; or a later
-clause does), or "what happens if", "any catch". Users ask about risk this way far more often than with a word for
-it, and the answer is then the documents' caveat ("yes, but ..."): warnings are surfaced as for a question naming
-its risk."""
+"""English for a question whether something holds: a yes/no question (an auxiliary or modal verb opens it, or its
+clause after "if ...,": "If I open the lid at 600 degrees, will the pots crack?"; or a later clause does). Its
+answer is the documents' "yes" or "no", often with a caveat ("yes, but ..."): warnings are surfaced for it."""
+_TROUBLE = re.compile(
+    r"\bwhat happens\b|\bgo(?:ing)? wrong\b|\bdoing wrong\b|\bwhat(?:'s| is) going on\b|\bany (?:catch|harm)\b", re.I
+)
+"""English for asking what goes wrong ("what happens if", "any catch", "what's going on"): a question about risk
+without a word for it, so warnings lead its answer as for one that names its risk."""
 
 
 def asks_whether(question: str, compares: bool = False) -> bool:
-    """Whether the question asks if something holds or goes wrong (``_YES_NO``). An alternative question
+    """Whether the question asks if something holds (``_YES_NO``). An alternative question
     ("Should I use a chain whip or a lockring tool?", read as a comparison) asks which of two things, not
     whether: only a clause of its own that asks whether makes it one."""
     return bool((_ANOTHER_WHETHER if compares else _YES_NO).search(question))
@@ -95,7 +97,10 @@ class QuestionAnalysis(BaseModel):
     question: str
     type: QuestionType = "general"
     safety: bool = False
-    """The question asks how to do something safely, or about risks: warnings must be surfaced."""
+    """The question names a risk (how to do something safely, what can go wrong): warnings lead its answer."""
+    whether: bool = False
+    """A yes/no question ("Can zsh remember my folders?"): warnings are surfaced, as its answer may be "yes, but",
+    and lead only when they answer it best; the line that says whether leads otherwise."""
     action: str = ""
     """For how-to questions, what the reader wants to do ("cool a kiln")."""
     concern: str = ""
@@ -126,8 +131,15 @@ def _general_topic(text: str) -> str:
 
 
 def is_safety_sub_question(sub_question: str, analysis: QuestionAnalysis) -> bool:
-    """Whether warnings should lead for this sub-question: every part of a question about safety."""
-    return analysis.safety
+    """Whether warnings should be surfaced for this sub-question: every part of a question about risk or of a yes/no
+    question (``warns``)."""
+    return warns(analysis)
+
+
+def warns(analysis: QuestionAnalysis) -> bool:
+    """Whether the question's warnings are surfaced: it names a risk, or asks whether (its answer may be "yes,
+    but ...")."""
+    return analysis.safety or analysis.whether
 
 
 def code_names(text: str) -> list[str]:
@@ -158,11 +170,12 @@ def analyse(question: str) -> QuestionAnalysis:
     """Classify the question (by its first clause) and pull out its parts; falls back to ``general``."""
     parts = clauses(question) or [question]
     text = _clean(parts[0]).rstrip("?")
-    safety = bool(_SAFETY.search(question))
+    safety = bool(_SAFETY.search(question) or _TROUBLE.search(question))
     codes = code_names(question)
     analysis = QuestionAnalysis(
         question=" ".join(question.split()),
-        safety=safety or asks_whether(question),
+        safety=safety,
+        whether=asks_whether(question),
         topic=_general_topic(text),
         clauses=parts,
     )
@@ -174,7 +187,7 @@ def analyse(question: str) -> QuestionAnalysis:
                 analysis.type = "comparison"
                 analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
                 analysis.topic = f"{a} and {b}"
-                analysis.safety = safety or asks_whether(question, compares=True)
+                analysis.whether = asks_whether(question, compares=True)
                 return analysis
     if match := _COMPARED.match(text):
         stem, b = match.group("stem").strip(" ,"), _side(match.group("b"))
@@ -185,7 +198,7 @@ def analyse(question: str) -> QuestionAnalysis:
             analysis.stem = stem if subject else ""
             analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]
             analysis.topic = f"{a} and {b}"
-            analysis.safety = safety or asks_whether(question, compares=True)
+            analysis.whether = asks_whether(question, compares=True)
             return analysis
     if match := _HOW_TO.match(text):
         action = _SAFETY_ADVERBS.sub("", match.group("action")).strip()
@@ -307,11 +320,12 @@ def _distinct(questions: list[tuple[str, int]]) -> list[str]:
 
 def asked_of(sub_question: str, analysis: QuestionAnalysis) -> str:
     """What a sub-question asks about, for judging its evidence: a how-to's task and what it must avoid
-    ("glazing a pot", not "what are the risks of ..."), else its own words."""
+    ("glazing a pot", not "what are the risks of ..."), else its own words without those asking what goes wrong
+    ("will anything go wrong?" is the question's frame: no document need write "wrong" to answer it)."""
     own = " ".join(sub_question.lower().rstrip("?").split()) == " ".join(analysis.question.lower().rstrip("?").split())
     if own and analysis.type == "how_to" and analysis.action:
         return f"{analysis.action} {analysis.concern}".strip()
-    return sub_question
+    return " ".join(_TROUBLE.sub(" ", sub_question).split()) or sub_question
 
 
 def sides_of(sub_question: str) -> list[str]:
