@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 import anyio
@@ -39,6 +40,7 @@ from deepr_mcp.research.reading.analysis import (
     sides_of,
     sub_questions,
 )
+from deepr_mcp.research.reading.figures import unfigured
 from deepr_mcp.research.reading.terms import coverage, terms
 from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
@@ -289,6 +291,10 @@ class Engine:
             unmentioned=bool(sq.unmentioned),
             read_by_model=bool(checked.findings) and (completion.provider or self.provider.name) != LocalProvider.name,
         )
+        stated = [f"{f.claim} {f.code or ''}" for f in checked.findings]
+        if verdict.answered and not sides_of(sq.text) and unfigured(sq.text, state.question, stated):
+            # "how many requests per minute?" is not answered by passages on the registry that give no number
+            verdict, sq.no_figure = replace(verdict, answered=False, missing=[]), True
         sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
         # the Gaps line names only the missing words that carry the part's meaning, not an idiom's
         named = verdict.missing if sides_of(sq.text) else named_missing(self.retriever.search, asked, verdict.missing)
@@ -309,10 +315,12 @@ class Engine:
             # (never for a name no passage writes: a passage cited above does not answer that either)
             cited_above = [c.passage_id for _, c in earlier]
             meant_above = not sq.unmentioned and self._meaning(state, sq, cited_above) is not False
-            if above.answered and meant_above:
+            said_above = [f"{f.claim} {f.code or ''}" for f, _ in earlier]
+            figured = not unfigured(sq.text, state.question, said_above)
+            if above.answered and meant_above and figured:
                 verdict = above
                 sq.covered_by = list(dict.fromkeys(c.passage_id for _, c in earlier))
-                sq.missing = []
+                sq.missing, sq.no_figure = [], False
         for finding in sq.findings:
             for pid in finding.passage_ids:
                 h = by_id[pid]

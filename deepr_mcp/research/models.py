@@ -57,6 +57,8 @@ class SubQuestion(BaseModel):
     """Passages cited under other sub-questions that answer this one too (its answer is above)."""
     unmentioned: list[str] = Field(default_factory=list)
     """Names it asks about that no passage writes ("FastAPI"): a gap whatever else answers it."""
+    no_figure: bool = False
+    """It asks for a figure ("how many", "until when") and no finding cited for it gives one: a gap."""
 
 
 class Belief(BaseModel):

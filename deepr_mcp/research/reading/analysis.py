@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from deepr_mcp.research.reading.figures import without_asking
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.text.tokenizer import STOP_WORDS
 
@@ -321,11 +322,12 @@ def _distinct(questions: list[tuple[str, int]]) -> list[str]:
 def asked_of(sub_question: str, analysis: QuestionAnalysis) -> str:
     """What a sub-question asks about, for judging its evidence: a how-to's task and what it must avoid
     ("glazing a pot", not "what are the risks of ..."), else its own words without those asking what goes wrong
-    ("will anything go wrong?" is the question's frame: no document need write "wrong" to answer it)."""
+    or for a figure ("will anything go wrong?", "how long does it take?" are the question's frame: no document
+    need write "wrong" or "long" to answer it)."""
     own = " ".join(sub_question.lower().rstrip("?").split()) == " ".join(analysis.question.lower().rstrip("?").split())
     if own and analysis.type == "how_to" and analysis.action:
         return f"{analysis.action} {analysis.concern}".strip()
-    return " ".join(_TROUBLE.sub(" ", sub_question).split()) or sub_question
+    return without_asking(" ".join(_TROUBLE.sub(" ", sub_question).split())) or sub_question
 
 
 def sides_of(sub_question: str) -> list[str]:

@@ -75,6 +75,8 @@ def gap_reason(sq: SubQuestion) -> str:
     """Plain words for what the documents do not answer."""
     if sq.missing:
         return _silent_on(sq.missing)
+    if sq.no_figure:
+        return "the passages found give no figure for it"
     if sq.status == "weak":
         return "the passages found share its words but none clearly answers it"
     if sq.nearest:
