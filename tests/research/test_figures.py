@@ -71,7 +71,7 @@ def test_a_question_asking_how_or_whether_asks_for_no_figure(question: str) -> N
         ("Two finger widths between the pots.", "", True),
         ("There is no limit on the number of shelves.", "", True),
         ("Elements wear with every firing.", "", False),
-        ("Set the model to kiln-9 and read the sha256 sum.", "", False),  # digits inside names are no figure
+        ("Set the model to kiln-9, read the sha256 sum, see kilnctl@2 and #41.", "", False),  # names, not figures
         ("Model K11 is still sold.", "Until when will model K11 be sold?", False),  # the question's own numeral
         ("Spare parts are sold until 2031.", "Until when will model K11 be sold?", True),
     ],
@@ -84,6 +84,9 @@ def test_unfigured_means_a_figure_was_asked_and_no_finding_gives_one() -> None:
     assert unfigured("How many firings does an element last?", "", ["Elements wear with every firing."])
     assert not unfigured("How many firings does an element last?", "", ["An element lasts about 150 firings."])
     assert not unfigured("Why do elements wear?", "", ["Elements wear with every firing."])
+    far_down = ["Elements wear.", "Old elements heat slowly.", "Replace worn elements.", "Kiln model 40 ships soon."]
+    assert unfigured("How many firings does an element last?", "", far_down)  # a number far down is another's
+    assert not unfigured("How many firings does an element last?", "", far_down[1:])
 
 
 @pytest.fixture

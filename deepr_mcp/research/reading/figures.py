@@ -35,8 +35,12 @@ _FIGURE = re.compile(
 )
 """A figure as English writes one: a numeral, a number word, "a day", "per minute", or that there is no limit ("one"
 and "once" are left out: they are pronouns and conjunctions far more often than counts)."""
-_NUMERAL = re.compile(r"(?<![\w\-.])\d+(?:[.,:]\d+)*")
-"""A numeral standing alone or before its unit ("30", "3.11", "100MB"), not inside a name ("sha256", "utf-8")."""
+_NUMERAL = re.compile(r"(?<![\w\-.@#])\d+(?:[.,:]\d+)*")
+"""A numeral standing alone or before its unit ("30", "3.11", "100MB"), not inside a name ("sha256", "utf-8",
+"npm@5", "#123")."""
+FIGURE_FINDINGS = 3
+"""The findings of a part that must give its figure: the findings step's best, which its answer opens with; a
+number further down is most often about something else (a version, a default, an issue number)."""
 
 
 _ASKING = re.compile(
@@ -66,5 +70,6 @@ def states_figure(text: str, question: str = "") -> bool:
 
 
 def unfigured(part: str, question: str, findings: Iterable[str]) -> bool:
-    """Whether ``part`` asks for a figure and none of its ``findings`` (each a claim with its code) gives one."""
-    return asks_figure(part) and not any(states_figure(text, question) for text in findings)
+    """Whether ``part`` asks for a figure and none of its first ``FIGURE_FINDINGS`` ``findings`` (each a claim with
+    its code, best first) gives one."""
+    return asks_figure(part) and not any(states_figure(text, question) for text in list(findings)[:FIGURE_FINDINGS])
