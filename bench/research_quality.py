@@ -23,8 +23,7 @@ not answer at all), is kept untouched for the next session likewise; ``rover`` (
 (the fifteenth, written in the tenth session like ``wayfarer``, before any run of it; no node-api file) was run once
 at the eleventh session's end; ``nomad`` (the sixteenth, written in the eleventh session the same way) was run once
 at the twelfth session's end; ``drifter`` (the seventeenth, written in the twelfth session the same way, from
-``nomad``'s brief) is kept untouched for the thirteenth session's end: nobody runs it (``--check-*`` only) before that
-session's lead runs it once at its end; a corpus without a file for the set is skipped,
+``nomad``'s brief) was run once at the thirteenth session's end; a corpus without a file for the set is skipped,
 with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -722,9 +721,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) was run once at the end "
         "of the next session; wayfarer (every corpus's thirteenth) was run once at the end of the tenth; rover (only "
         "none questions) is a dev set, run freely; pilgrim (every corpus's fifteenth but node-api's) was run once at "
-        "the end of the eleventh, and nomad (the sixteenth, the same corpora) at the end of the twelfth; drifter (the "
-        "seventeenth, the same corpora) is kept for the thirteenth session's end-of-session run, once, by its lead "
-        "(--check-* before); a corpus without the set is skipped",
+        "the end of the eleventh, nomad (the sixteenth, the same corpora) at the end of the twelfth, and drifter (the "
+        "seventeenth, the same corpora) at the end of the thirteenth; a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

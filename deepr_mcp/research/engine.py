@@ -293,7 +293,7 @@ class Engine:
         )
         stated = [f"{f.claim} {f.code or ''}" for f in checked.findings]
         if verdict.answered and not sides_of(sq.text) and unfigured(sq.text, state.question, stated):
-            # "how many requests per minute?" is not answered by passages on the registry that give no number
+            # "how many firings does an element last?" is not answered by passages on elements that give no number
             verdict, sq.no_figure = replace(verdict, answered=False, missing=[]), True
         sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
         # the Gaps line names only the missing words that carry the part's meaning, not an idiom's

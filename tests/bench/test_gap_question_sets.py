@@ -78,16 +78,10 @@ def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
 
 
-def test_drifter_waits_untouched_for_its_one_run() -> None:
-    """Written to be run once by the thirteenth session's lead at its end: refused by every bench but
-    ``research_quality``'s checks."""
-    assert evidence_stages.UNTOUCHED == ("drifter",) and "drifter" not in evidence_stages.RAN_ONCE
-
-
-@pytest.mark.parametrize("name", ["pilgrim", "nomad"])
-def test_pilgrim_and_nomad_have_had_their_one_run_and_are_still_never_traced(name: str) -> None:
-    """Run once by the eleventh and twelfth sessions' leads at their ends: benches that never tune may now read them
-    as a check, and ``evidence_stages`` still refuses to trace them."""
+@pytest.mark.parametrize("name", ["pilgrim", "nomad", "drifter"])
+def test_pilgrim_nomad_and_drifter_have_had_their_one_run_and_are_still_never_traced(name: str) -> None:
+    """Run once by the eleventh, twelfth and thirteenth sessions' leads at their ends: benches that never tune may now
+    read them as a check, and ``evidence_stages`` still refuses to trace them."""
     assert name in evidence_stages.RAN_ONCE and name not in evidence_stages.UNTOUCHED
     assert name not in evidence_stages.DIAGNOSED
 

@@ -100,8 +100,8 @@ class QuestionAnalysis(BaseModel):
     safety: bool = False
     """The question names a risk (how to do something safely, what can go wrong): warnings lead its answer."""
     whether: bool = False
-    """A yes/no question ("Can zsh remember my folders?"): warnings are surfaced, as its answer may be "yes, but",
-    and lead only when they answer it best; the line that says whether leads otherwise."""
+    """A yes/no question ("Can the controller remember my schedules?"): warnings are surfaced, as its answer may be
+    "yes, but", and lead only when they answer it best; the line that says whether leads otherwise."""
     action: str = ""
     """For how-to questions, what the reader wants to do ("cool a kiln")."""
     concern: str = ""

@@ -1,7 +1,7 @@
 """Questions that ask for a figure, and whether a text gives one.
 
-"How many requests per minute does the registry allow?" is answered by a number, "until when will 3.11 get
-fixes?" by a date, "how long does the kiln take to cool?" by a duration ("about a day"). Passages on the
+"How many firings does a kiln element last?" is answered by a number, "until when will kiln model 11 get spare
+parts?" by a date, "how long does the kiln take to cool?" by a duration ("about a day"). Passages on the
 topic that give none do not answer it, however close they stand: the documents' silence on the figure is
 what the reader must be told. English marks both sides in its grammar, not in any topic's words: the
 question opens (or opens its clause) with "how many", "how much", "how long", "until when", "what share
@@ -61,8 +61,8 @@ def asks_figure(question: str) -> bool:
 
 
 def states_figure(text: str, question: str = "") -> bool:
-    """Whether ``text`` gives a figure other than the numerals ``question`` itself writes ("3.11" asked about is
-    not an answer to "until when will 3.11 get fixes?")."""
+    """Whether ``text`` gives a figure other than the numerals ``question`` itself writes ("11" asked about is
+    not an answer to "until when will model 11 get spare parts?")."""
     asked = set(_NUMERAL.findall(question))
     if any(numeral not in asked for numeral in _NUMERAL.findall(text)):
         return True
