@@ -148,6 +148,9 @@ node-api file for the same reason."""
 DRIFTER_KINDS = NOMAD_KINDS
 """Each corpus's drifter set (the twelfth session, nomad's brief for two helpers): nomad's kinds and sizes, no
 node-api file for the same reason."""
+RAMBLER_KINDS = DRIFTER_KINDS
+"""Each corpus's rambler set (the thirteenth session, drifter's brief for two helpers): drifter's kinds and sizes, no
+node-api file for the same reason."""
 
 
 def id_prefixes(code: str) -> dict[str, str]:

@@ -22,6 +22,7 @@ from tests.bench.question_sets import (
     GAPS_KINDS,
     NOMAD_KINDS,
     PILGRIM_KINDS,
+    RAMBLER_KINDS,
     VISITOR_KINDS,
     WAYFARER_KINDS,
     assert_answerable_in_users_words,
@@ -60,6 +61,7 @@ PLANS = {
     "pilgrim": Plan("pg", 14, kinds=PILGRIM_KINDS, note_says=("next session", "absent"), session="tenth session"),
     "nomad": Plan("nm", 15, kinds=NOMAD_KINDS, note_says=("next session", "absent"), session="eleventh session"),
     "drifter": Plan("dr", 16, kinds=DRIFTER_KINDS, note_says=("next session", "absent"), session="twelfth session"),
+    "rambler": Plan("rb", 17, kinds=RAMBLER_KINDS, note_says=("next session", "absent"), session="thirteenth session"),
 }
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
@@ -68,14 +70,21 @@ below cover each file once it lands."""
 
 def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-9:-4] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
-    assert len(QUESTION_SETS) == 17  # then rover, a dev set (test_rover_question_set.py), pilgrim, nomad and drifter
-    assert QUESTION_SETS[-3:] == ("pilgrim", "nomad", "drifter") and set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
-    assert DRIFTER_KINDS == NOMAD_KINDS == PILGRIM_KINDS
+    assert QUESTION_SETS[-10:-5] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
+    assert len(QUESTION_SETS) == 18  # then rover, a dev set (test_rover_question_set.py), pilgrim ... rambler
+    assert QUESTION_SETS[-4:] == ("pilgrim", "nomad", "drifter", "rambler")
+    assert set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
+    assert RAMBLER_KINDS == DRIFTER_KINDS == NOMAD_KINDS == PILGRIM_KINDS
     for kinds in (VISITOR_KINDS, WAYFARER_KINDS):
         assert set(kinds) == set(CORPORA)
         assert all(sum(kinds[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA)
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
+
+
+def test_rambler_waits_untouched_for_its_one_run() -> None:
+    """Written to be run once by the fourteenth session's lead at its end: refused by every bench but
+    ``research_quality``'s checks."""
+    assert evidence_stages.UNTOUCHED == ("rambler",) and "rambler" not in evidence_stages.RAN_ONCE
 
 
 @pytest.mark.parametrize("name", ["pilgrim", "nomad", "drifter"])
