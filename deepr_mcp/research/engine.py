@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from typing import Protocol
 
 import anyio
@@ -283,18 +282,17 @@ class Engine:
         # was found, as passages near it, beside the Gaps line
         parts = len(state.sub_questions)
         sq.unmentioned = unmentioned(self.retriever.corpus, sq.text, [h.text for h in hits])
+        figured = not unfigured(sq.text, state.question, [f"{f.claim} {f.code or ''}" for f in checked.findings])
         verdict = settle(
             verdict,
+            figured=figured,
             sides=bool(sides_of(sq.text)),
             found_by_meaning=any(h.id in evidence.meant for h in cited),
             meaning=self._meaning(state, sq, [h.id for h in cited]),
             unmentioned=bool(sq.unmentioned),
             read_by_model=bool(checked.findings) and (completion.provider or self.provider.name) != LocalProvider.name,
         )
-        stated = [f"{f.claim} {f.code or ''}" for f in checked.findings]
-        if verdict.answered and not sides_of(sq.text) and unfigured(sq.text, state.question, stated):
-            # "how many firings does an element last?" is not answered by passages on elements that give no number
-            verdict, sq.no_figure = replace(verdict, answered=False, missing=[]), True
+        sq.no_figure = verdict.unfigured
         sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
         # the Gaps line names only the missing words that carry the part's meaning, not an idiom's
         named = verdict.missing if sides_of(sq.text) else named_missing(self.retriever.search, asked, verdict.missing)
@@ -315,8 +313,7 @@ class Engine:
             # (never for a name no passage writes: a passage cited above does not answer that either)
             cited_above = [c.passage_id for _, c in earlier]
             meant_above = not sq.unmentioned and self._meaning(state, sq, cited_above) is not False
-            said_above = [f"{f.claim} {f.code or ''}" for f, _ in earlier]
-            figured = not unfigured(sq.text, state.question, said_above)
+            figured = not unfigured(sq.text, state.question, [f"{f.claim} {f.code or ''}" for f, _ in earlier])
             if above.answered and meant_above and figured:
                 verdict = above
                 sq.covered_by = list(dict.fromkeys(c.passage_id for _, c in earlier))
