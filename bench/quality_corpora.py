@@ -110,20 +110,6 @@ def having(specs: list[CorpusSpec], sets: list[str]) -> list[CorpusSpec]:
 FIRST_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
 """The eight sets the first four corpora had before ``newcomer``, in the order they were written (each later one
 untouched when written)."""
-QUESTION_SETS = (
-    *FIRST_SETS,
-    "newcomer",
-    "outsider",
-    "stranger",
-    "visitor",
-    "wayfarer",
-    "rover",
-    "pilgrim",
-    "nomad",
-    "drifter",
-    "rambler",
-)
-"""Every question set's name; a corpus has some of them (``CorpusSpec.question_files``)."""
 LATER_SETS = (
     "newcomer",
     "outsider",
@@ -144,6 +130,9 @@ before any run of it, like ``wayfarer`` in kinds and sizes) was run once at the 
 seventeenth, written in the twelfth session the same way) at the thirteenth session's end; ``rambler`` (the
 eighteenth, written in the thirteenth session the same way) is kept untouched for the fourteenth session's end.
 node-api has none of the four (this machine held Node.js 18's pages, not the 20 its other sets were written against)."""
+QUESTION_SETS = (*FIRST_SETS, *LATER_SETS)
+"""Every question set's name, in the order they were written; a corpus has some of them
+(``CorpusSpec.question_files``)."""
 
 
 def set_files(tuned: Path, separator: str) -> dict[str, Path]:

@@ -47,7 +47,7 @@ from deepr_mcp.research.shares import findings_per_part, passages_per_part
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.closeness import lead_closeness
-from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, settle
+from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, figure_checked, settle
 from deepr_mcp.research.synthesis.meaning import by_meaning, named_missing
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.unmentioned import unmentioned
@@ -285,13 +285,13 @@ class Engine:
         figured = not unfigured(sq.text, state.question, [f"{f.claim} {f.code or ''}" for f in checked.findings])
         verdict = settle(
             verdict,
-            figured=figured,
             sides=bool(sides_of(sq.text)),
             found_by_meaning=any(h.id in evidence.meant for h in cited),
             meaning=self._meaning(state, sq, [h.id for h in cited]),
             unmentioned=bool(sq.unmentioned),
             read_by_model=bool(checked.findings) and (completion.provider or self.provider.name) != LocalProvider.name,
         )
+        verdict = figure_checked(verdict, figured=figured, sides=bool(sides_of(sq.text)))
         sq.no_figure = verdict.unfigured
         sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
         # the Gaps line names only the missing words that carry the part's meaning, not an idiom's

@@ -15,6 +15,7 @@ from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.reading.figures import asks_figure, states_figure, unfigured
+from tests.research.documents import corpus_of
 
 MANUAL = """# Kiln manual
 
@@ -91,10 +92,7 @@ def test_unfigured_means_a_figure_was_asked_and_no_finding_gives_one() -> None:
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Corpus:
-    (tmp_path / "kiln.md").write_text(MANUAL)
-    made = Corpus(tmp_path / "corpus.db")
-    made.add_path(tmp_path / "kiln.md")
-    return made
+    return corpus_of(tmp_path, "kiln.md", MANUAL)
 
 
 async def test_a_figure_the_passages_do_not_give_is_a_gap_and_the_near_passages_are_shown(corpus: Corpus) -> None:

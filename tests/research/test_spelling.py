@@ -16,6 +16,7 @@ from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.reading.spelling import respellings, spelt_otherwise
 from deepr_mcp.research.synthesis.coverage import TermCoverage
+from tests.research.documents import corpus_of
 
 MANUAL = """# Glaze notes
 
@@ -69,10 +70,7 @@ def test_the_words_judge_finds_no_silence_in_a_word_the_evidence_spells_another_
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Corpus:
-    (tmp_path / "glaze.md").write_text(MANUAL)
-    made = Corpus(tmp_path / "corpus.db")
-    made.add_path(tmp_path / "glaze.md")
-    return made
+    return corpus_of(tmp_path, "glaze.md", MANUAL)
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.reading.names import names
 from deepr_mcp.research.synthesis.unmentioned import unmentioned
+from tests.research.documents import corpus_of
 
 MANUAL = """# Kiln manual
 
@@ -37,10 +38,7 @@ Stack shelves on posts of equal height and leave a finger's width between pots s
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Corpus:
-    (tmp_path / "kiln.md").write_text(MANUAL)
-    made = Corpus(tmp_path / "corpus.db")
-    made.add_path(tmp_path / "kiln.md")
-    return made
+    return corpus_of(tmp_path, "kiln.md", MANUAL)
 
 
 @pytest.mark.parametrize(

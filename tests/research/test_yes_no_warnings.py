@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.providers.local import LocalProvider
+from tests.research.documents import corpus_of
 
 MANUAL = """# Kiln manual
 
@@ -33,10 +33,8 @@ Stir the glaze bucket before dipping, and wipe the foot of every pot clean.
 """
 
 
-async def _answer(tmp_path: Path, question: str) -> str:
-    (tmp_path / "manual.md").write_text(MANUAL)
-    corpus = Corpus(tmp_path / "corpus.db")
-    corpus.add_path(tmp_path / "manual.md")
+async def _answer(tmp_path: Path, question: str, manual: str = MANUAL) -> str:
+    corpus = corpus_of(tmp_path, "manual.md", manual)
     state = await Engine(corpus, LocalProvider()).run(new_state(question))
     return (state.report or "").split("## Answer", 1)[1].split("\n## ", 1)[0].strip()
 
@@ -67,26 +65,17 @@ Load the tallest pots at the back of each shelf, and leave two finger widths bet
 """
 
 
-async def _controller_answer(tmp_path: Path, question: str) -> str:
-    (tmp_path / "controller.md").write_text(CONTROLLER)
-    corpus = Corpus(tmp_path / "corpus.db")
-    corpus.add_path(tmp_path / "controller.md")
-    state = await Engine(corpus, LocalProvider()).run(new_state(question))
-    return (state.report or "").split("## Answer", 1)[1].split("\n## ", 1)[0].strip()
-
-
 async def test_a_yes_no_question_about_no_risk_opens_with_the_line_that_says_whether(tmp_path: Path) -> None:
     """ "Can it remember my schedules?" is answered by the line saying it stores them; a warning about another
     matter that shares its words is surfaced after it, not before."""
-    answer = await _controller_answer(
-        tmp_path, "Can the controller remember my firing schedules so I can run one again?"
-    )
+    question = "Can the controller remember my firing schedules so I can run one again?"
+    answer = await _answer(tmp_path, question, CONTROLLER)
     assert answer.startswith("The controller stores the last ten firing schedules")
     assert "Never unplug the controller" in answer  # the caveat is still said
 
 
 async def test_a_question_naming_what_may_go_wrong_opens_with_the_warning(tmp_path: Path) -> None:
-    answer = await _controller_answer(tmp_path, "What happens if I unplug the controller during a firing?")
+    answer = await _answer(tmp_path, "What happens if I unplug the controller during a firing?", CONTROLLER)
     assert "Never unplug the controller" in answer.split("[", 1)[0]
 
 
@@ -101,5 +90,5 @@ async def test_a_question_naming_what_may_go_wrong_opens_with_the_warning(tmp_pa
 async def test_asking_what_goes_wrong_is_the_frame_of_a_question_not_a_gap(tmp_path: Path, question: str) -> None:
     """No document need write "wrong", "happens" or "catch" to answer what goes wrong: the warning answers it, and
     the report names no gap for the words that ask."""
-    answer = await _controller_answer(tmp_path, question)
+    answer = await _answer(tmp_path, question, CONTROLLER)
     assert answer.startswith("Never unplug the controller") and "see Gaps" not in answer

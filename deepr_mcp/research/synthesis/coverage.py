@@ -146,38 +146,12 @@ def settle(
     meaning: bool | None,
     unmentioned: bool,
     read_by_model: bool,
-    figured: bool = True,
 ) -> Verdict:
     """The part's verdict from every judge: ``verdict`` (its words in the cited passages), whether a cited
     passage was found by meaning (``found_by_meaning``), the meaning judge (``meaning``: ``None`` when it
     cannot tell), whether it names something no passage writes (``unmentioned``), and whether a chat model
-    read the passages and wrote supported findings for it (``read_by_model``), and whether its findings give the
-    figure it asks for, if it asks for one (``figured``, ``reading.figures``). A comparison's sides (``sides``) are
-    judged by what the evidence names of each."""
-    judged = _judged(
-        verdict,
-        sides=sides,
-        found_by_meaning=found_by_meaning,
-        meaning=meaning,
-        unmentioned=unmentioned,
-        read_by_model=read_by_model,
-    )
-    if judged.answered and not figured and not sides:
-        # "how many firings does an element last?" is not answered by passages on elements that give no number
-        return Verdict(False, judged.share, unfigured=True)
-    return judged
-
-
-def _judged(
-    verdict: Verdict,
-    *,
-    sides: bool,
-    found_by_meaning: bool,
-    meaning: bool | None,
-    unmentioned: bool,
-    read_by_model: bool,
-) -> Verdict:
-    """``settle`` but for the figure asked."""
+    read the passages and wrote supported findings for it (``read_by_model``). A comparison's sides
+    (``sides``) are judged by what the evidence names of each."""
     if not verdict.answered and not sides and found_by_meaning:
         # a finding quoted from a passage found by meaning answers the part in the documents' own words:
         # the word judge counts the question's words, so it would call the part a gap
@@ -194,4 +168,14 @@ def _judged(
         # a word no passage uses ("under the hood") is no gap when a cited passage stands out by meaning for
         # the part and the question: the documents say it in their own words
         return Verdict(True, verdict.share)
+    return verdict
+
+
+def figure_checked(verdict: Verdict, *, figured: bool, sides: bool) -> Verdict:
+    """The settled verdict of a part that asks for a figure ("how many", "until when": ``reading.figures``): an
+    answer whose findings give none (``figured`` false) is no answer, whatever the other judges said; a
+    comparison's sides are judged by what the evidence names of each."""
+    if verdict.answered and not figured and not sides:
+        # "how many firings does an element last?" is not answered by passages on elements that give no number
+        return Verdict(False, verdict.share, unfigured=True)
     return verdict
