@@ -31,15 +31,7 @@ from deepr_mcp.research.providers.base import (
     StatedFinding,
 )
 from deepr_mcp.research.providers.local import LocalProvider
-from deepr_mcp.research.reading.analysis import (
-    QuestionAnalysis,
-    analyse,
-    asked_of,
-    is_safety_sub_question,
-    sides_of,
-    sub_questions,
-)
-from deepr_mcp.research.reading.figures import unfigured
+from deepr_mcp.research.reading.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
 from deepr_mcp.research.reading.terms import coverage, terms
 from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
@@ -47,10 +39,9 @@ from deepr_mcp.research.shares import findings_per_part, passages_per_part
 from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.closeness import lead_closeness
-from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage, figure_checked, settle
-from deepr_mcp.research.synthesis.meaning import by_meaning, named_missing
+from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage
 from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
-from deepr_mcp.research.synthesis.unmentioned import unmentioned
+from deepr_mcp.research.synthesis.standing import PartStanding
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
 logger = logging.getLogger(__name__)
@@ -111,6 +102,8 @@ class Engine:
         self.sources = sources
         """Asked beside the corpus for every sub-question (``[[research.sources]]``)."""
         self.retriever = Retriever(corpus, search, retrieval)  # search: meaning beside words (retrieval mode)
+        self.standing = PartStanding(self.coverage, corpus, self.retriever.search)
+        """Whether each part is answered by what was cited for it (or under another part)."""
         self.provider = provider
         self.cost_model = cost_model
         self.sink = sink
@@ -272,52 +265,9 @@ class Engine:
         completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)
         checked.findings = checked.findings[: request.max_findings]  # in the provider's order, best first
+        read_by_model = bool(checked.findings) and (completion.provider or self.provider.name) != LocalProvider.name
+        verdict = self.standing.judge(state, sq, analysis, hits, checked.findings, evidence.meant, read_by_model)
         by_id = {h.id: h for h in hits}
-        cited = [by_id[pid] for f in checked.findings for pid in f.passage_ids]
-        pool = [f"{h.location} {h.text}" for h in hits]
-        asked = asked_of(sq.text, analysis)
-        verdict = self.coverage.judge(asked, [f"{h.location} {h.text}" for h in cited], pool, sides_of(sq.text))
-        # a part whose cited passages say nothing of what sets it apart is answered by them only in words
-        # it shares with the other parts: they are not listed under it; a question of one part keeps what
-        # was found, as passages near it, beside the Gaps line
-        parts = len(state.sub_questions)
-        sq.unmentioned = unmentioned(self.retriever.corpus, sq.text, [h.text for h in hits])
-        figured = not unfigured(sq.text, state.question, [f"{f.claim} {f.code or ''}" for f in checked.findings])
-        verdict = settle(
-            verdict,
-            sides=bool(sides_of(sq.text)),
-            found_by_meaning=any(h.id in evidence.meant for h in cited),
-            meaning=self._meaning(state, sq, [h.id for h in cited]),
-            unmentioned=bool(sq.unmentioned),
-            read_by_model=bool(checked.findings) and (completion.provider or self.provider.name) != LocalProvider.name,
-        )
-        verdict = figure_checked(verdict, figured=figured, sides=bool(sides_of(sq.text)))
-        sq.no_figure = verdict.unfigured
-        sq.findings = [] if verdict.off_topic and parts > 1 else checked.findings
-        # the Gaps line names only the missing words that carry the part's meaning, not an idiom's
-        named = verdict.missing if sides_of(sq.text) else named_missing(self.retriever.search, asked, verdict.missing)
-        sq.missing = named
-        if not verdict.answered:
-            # the answer may already be reported under another part, from passages cited there
-            earlier = [
-                (f, state.passages[p])
-                for o in state.sub_questions
-                if o is not sq
-                for f in o.findings
-                for p in f.passage_ids
-                if p in state.passages
-            ]
-            above = self.coverage.judge(
-                asked, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, sides_of(sq.text)
-            )
-            # (never for a name no passage writes: a passage cited above does not answer that either)
-            cited_above = [c.passage_id for _, c in earlier]
-            meant_above = not sq.unmentioned and self._meaning(state, sq, cited_above) is not False
-            figured = not unfigured(sq.text, state.question, [f"{f.claim} {f.code or ''}" for f, _ in earlier])
-            if above.answered and meant_above and figured:
-                verdict = above
-                sq.covered_by = list(dict.fromkeys(c.passage_id for _, c in earlier))
-                sq.missing, sq.no_figure = [], False
         for finding in sq.findings:
             for pid in finding.passage_ids:
                 h = by_id[pid]
@@ -370,17 +320,6 @@ class Engine:
         if state.analysis is None:  # a state saved before question analysis existed
             state.analysis = analyse(state.question)
         return state.analysis
-
-    def _meaning(self, state: ResearchState, sq: SubQuestion, passage_ids: list[str]) -> bool | None:
-        # a comparison's sides are judged by what the evidence names of each
-        if sides_of(sq.text):
-            return None
-        verdict = by_meaning(self.retriever.search, sq.text, state.question, passage_ids)
-        if verdict is False and state.queries:
-            # the agent's phrasings say what the question means in the documents' words: a passage that stands
-            # out for one of them answers it too
-            verdict = any(by_meaning(self.retriever.search, q, q, passage_ids) for q in state.queries)
-        return verdict
 
     def _sub_question(self, state: ResearchState, step: str) -> SubQuestion:
         wanted = step.removeprefix(GATHER_PREFIX)

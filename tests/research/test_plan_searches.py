@@ -119,6 +119,6 @@ def test_a_passage_that_stands_out_for_the_agents_phrasing_answers_by_meaning(tm
     engine = Engine(manual(tmp_path), LocalProvider(), search=search)  # type: ignore[arg-type]
     state = new_state(QUESTION, max_sub_questions=1)
     part = SubQuestion(id="sq1", text=QUESTION)
-    assert engine._meaning(state, part, ["p-kiln-wash"]) is False  # the user's words: it stands nowhere
+    assert engine.standing.meaning(state, part, ["p-kiln-wash"]) is False  # the user's words: it stands nowhere
     state.queries = ["kiln wash shelf"]
-    assert engine._meaning(state, part, ["p-kiln-wash"]) is True
+    assert engine.standing.meaning(state, part, ["p-kiln-wash"]) is True

@@ -1,0 +1,108 @@
+"""Whether a part of the question is answered by what was cited for it, or by what other parts cited.
+
+One use case with every judge in its order: the words the part asks about (``Coverage``), whether the
+cited passages stand out by meaning, names no passage writes, a figure when the part asks for one, and,
+when the part's own findings do not answer it, the findings already reported under another part.
+The engine gathers; this decides what the report may claim, and records on the part what its Gaps
+line needs (``missing``, ``no_figure``, ``unmentioned``, ``covered_by``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from deepr_mcp.research.models import Finding, ResearchState, SubQuestion
+from deepr_mcp.research.passage import Passage, PassageSearch
+from deepr_mcp.research.reading.analysis import QuestionAnalysis, asked_of, sides_of
+from deepr_mcp.research.reading.figures import unfigured
+from deepr_mcp.research.retrieval.hybrid import HybridSearch
+from deepr_mcp.research.synthesis.coverage import Coverage, Verdict, figure_checked, settle
+from deepr_mcp.research.synthesis.meaning import by_meaning, named_missing
+from deepr_mcp.research.synthesis.unmentioned import unmentioned
+
+__all__ = ["PartStanding"]
+
+
+class PartStanding:
+    """Judges one part against its cited passages, then against what the other parts cited."""
+
+    def __init__(self, coverage: Coverage, corpus: PassageSearch, search: HybridSearch | None) -> None:
+        self.coverage = coverage
+        self.corpus = corpus
+        self.search = search
+
+    def judge(
+        self,
+        state: ResearchState,
+        sq: SubQuestion,
+        analysis: QuestionAnalysis,
+        hits: Sequence[Passage],
+        findings: list[Finding],
+        meant: frozenset[str],
+        read_by_model: bool,
+    ) -> Verdict:
+        """The part's verdict; sets ``sq.findings`` (none when they are off its topic and other parts
+        exist), ``sq.unmentioned``, ``sq.no_figure``, ``sq.missing`` and ``sq.covered_by``."""
+        by_id = {h.id: h for h in hits}
+        cited = [by_id[pid] for f in findings for pid in f.passage_ids]
+        pool = [f"{h.location} {h.text}" for h in hits]
+        asked = asked_of(sq.text, analysis)
+        sides = sides_of(sq.text)
+        verdict = self.coverage.judge(asked, [f"{h.location} {h.text}" for h in cited], pool, sides)
+        # a part whose cited passages say nothing of what sets it apart is answered by them only in words
+        # it shares with the other parts: they are not listed under it; a question of one part keeps what
+        # was found, as passages near it, beside the Gaps line
+        sq.unmentioned = unmentioned(self.corpus, sq.text, [h.text for h in hits])
+        verdict = settle(
+            verdict,
+            sides=bool(sides),
+            found_by_meaning=any(h.id in meant for h in cited),
+            meaning=self.meaning(state, sq, [h.id for h in cited]),
+            unmentioned=bool(sq.unmentioned),
+            read_by_model=read_by_model,
+        )
+        figured = not unfigured(sq.text, state.question, [f"{f.claim} {f.code or ''}" for f in findings])
+        verdict = figure_checked(verdict, figured=figured, sides=bool(sides))
+        sq.no_figure = verdict.unfigured
+        sq.findings = [] if verdict.off_topic and len(state.sub_questions) > 1 else findings
+        # the Gaps line names only the missing words that carry the part's meaning, not an idiom's
+        sq.missing = verdict.missing if sides else named_missing(self.search, asked, verdict.missing)
+        if not verdict.answered:
+            verdict = self._answered_above(state, sq, asked, pool, verdict)
+        return verdict
+
+    def _answered_above(
+        self, state: ResearchState, sq: SubQuestion, asked: str, pool: list[str], verdict: Verdict
+    ) -> Verdict:
+        """The answer may already be reported under another part, from passages cited there (never for a
+        name no passage writes: a passage cited above does not answer that either)."""
+        earlier = [
+            (f, state.passages[p])
+            for o in state.sub_questions
+            if o is not sq
+            for f in o.findings
+            for p in f.passage_ids
+            if p in state.passages
+        ]
+        above = self.coverage.judge(
+            asked, [f"{c.location} {f.claim} {c.quote}" for f, c in earlier], pool, sides_of(sq.text)
+        )
+        cited_above = [c.passage_id for _, c in earlier]
+        meant_above = not sq.unmentioned and self.meaning(state, sq, cited_above) is not False
+        figured = not unfigured(sq.text, state.question, [f"{f.claim} {f.code or ''}" for f, _ in earlier])
+        if not (above.answered and meant_above and figured):
+            return verdict
+        sq.covered_by = list(dict.fromkeys(c.passage_id for _, c in earlier))
+        sq.missing, sq.no_figure = [], False
+        return above
+
+    def meaning(self, state: ResearchState, sq: SubQuestion, passage_ids: list[str]) -> bool | None:
+        """Whether a cited passage stands out by meaning for the part (``None``: the judge abstains)."""
+        if sides_of(sq.text):  # a comparison's sides are judged by what the evidence names of each
+            return None
+        verdict = by_meaning(self.search, sq.text, state.question, passage_ids)
+        if verdict is False and state.queries:
+            # the agent's phrasings say what the question means in the documents' words: a passage that stands
+            # out for one of them answers it too
+            verdict = any(by_meaning(self.search, q, q, passage_ids) for q in state.queries)
+        return verdict
