@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from deepr_mcp.research.corpus.backfill import embed_pending
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.reading.analysis import analyse
+from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, mmr
 
 DOCS = {
@@ -122,3 +126,45 @@ def test_a_safety_how_to_does_not_trade_its_warnings_for_reference_entries(corpu
     analysis = analyse(QUESTION)
     evidence = Retriever(corpus).retrieve("What does the documentation warn about?", analysis, 2)
     assert any("land beyond the shelf" in p.text for p in evidence.passages)
+
+
+NEAR = {"dust": 0.95, "crawling": 0.8}
+"""A passage's cosine to any question, by a word it holds (0.1 without one)."""
+
+
+class Nearness:
+    """An embedder whose cosines are set by hand: the question is the first axis, and a passage's cosine to it
+    is given by the word it holds (``NEAR``), so which passage is nearest by meaning is the test's choice."""
+
+    name = "nearness@1"
+    dimensions = 2
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        rows = []
+        for text in texts:
+            cosine = 1.0 if query else next((c for w, c in NEAR.items() if w in text.lower()), 0.1)
+            rows.append([cosine, (1 - cosine**2) ** 0.5])
+        return np.array(rows, dtype=np.float32)
+
+
+def test_a_passage_first_by_meaning_and_second_by_words_beats_the_reverse(tmp_path: Path) -> None:
+    """Users ask in their own words, so research counts a candidate's rank by meaning above its rank by words:
+    the passage that says it in the documents' words (second by words, first by meaning) comes first."""
+    (tmp_path / "glaze.md").write_text(
+        "# Glaze\n\n## Crawling\n\nGlaze crawling on pots: glaze crawling shows on pots as bare patches of pots.\n\n"
+        "## Preparing ware\n\nWipe bisque ware clean of dust before dipping it in glaze, so the coat holds.\n\n"
+        "## Firing\n\nThe kiln climbs slowly to cone six and holds there.\n"
+    )
+    corpus = Corpus(tmp_path / "corpus.db")
+    corpus.add_path(tmp_path / "glaze.md")
+    embedder = Nearness()
+    embed_pending(corpus, embedder)
+    analysis = analyse("How do I keep glaze from crawling on my pots?")
+
+    def first(mode: Mode) -> str:
+        retriever = Retriever(corpus, HybridSearch(corpus, embedder), mode)
+        return retriever.retrieve(analysis.question, analysis, 1).passages[0].location
+
+    assert first("lexical") == "Glaze > Crawling"
+    assert first("hybrid") == "Glaze > Preparing ware"
+    assert first("semantic") == "Glaze > Preparing ware"
