@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
 ``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer|``
-``rover|pilgrim|nomad|drifter|rambler``
+``rover|pilgrim|nomad|drifter|rambler|trekker``
 (which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and
 have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
@@ -25,7 +25,9 @@ at the eleventh session's end; ``nomad`` (the sixteenth, written in the eleventh
 at the twelfth session's end; ``drifter`` (the seventeenth, written in the twelfth session the same way, from
 ``nomad``'s brief) was run once at the thirteenth session's end; ``rambler`` (the eighteenth, written in the thirteenth
 session the same way) is kept untouched for the fourteenth session's end: nobody runs it (``--check-*`` only) before
-that session's lead runs it once at its end; a corpus without a file for the set is skipped,
+that session's lead runs it once at its end; ``trekker`` (the nineteenth, written in the fourteenth session the same
+way, from ``rambler``'s brief) is kept untouched for the fifteenth session's end likewise; a corpus without a file for
+the set is skipped,
 with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -725,8 +727,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "none questions) is a dev set, run freely; pilgrim (every corpus's fifteenth but node-api's) was run once at "
         "the end of the eleventh, nomad (the sixteenth, the same corpora) at the end of the twelfth, and drifter (the "
         "seventeenth, the same corpora) at the end of the thirteenth; rambler (the eighteenth, the same corpora) is "
-        "kept for the fourteenth session's end-of-session run, once, by its lead (--check-* before); a corpus without "
-        "the set is skipped",
+        "kept for the fourteenth session's end-of-session run, once, by its lead (--check-* before), and trekker (the "
+        "nineteenth, the same corpora) for the fifteenth session's, likewise; a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

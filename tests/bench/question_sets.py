@@ -151,6 +151,9 @@ node-api file for the same reason."""
 RAMBLER_KINDS = DRIFTER_KINDS
 """Each corpus's rambler set (the thirteenth session, drifter's brief for two helpers): drifter's kinds and sizes, no
 node-api file for the same reason."""
+TREKKER_KINDS = RAMBLER_KINDS
+"""Each corpus's trekker set (the fourteenth session, rambler's brief for two helpers): rambler's kinds and sizes, no
+node-api file for the same reason."""
 
 
 def id_prefixes(code: str) -> dict[str, str]:

@@ -39,7 +39,19 @@ def test_a_row_counts_right_verdicts_per_label_and_ignores_unlabelled_judgements
 
 @pytest.mark.parametrize(
     "refused",
-    ["pristine", "newcomer", "outsider", "stranger", "visitor", "wayfarer", "pilgrim", "nomad", "drifter", "rambler"],
+    [
+        "pristine",
+        "newcomer",
+        "outsider",
+        "stranger",
+        "visitor",
+        "wayfarer",
+        "pilgrim",
+        "nomad",
+        "drifter",
+        "rambler",
+        "trekker",
+    ],
 )
 def test_a_set_written_to_be_run_once_is_refused(refused: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:

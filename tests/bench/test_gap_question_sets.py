@@ -23,6 +23,7 @@ from tests.bench.question_sets import (
     NOMAD_KINDS,
     PILGRIM_KINDS,
     RAMBLER_KINDS,
+    TREKKER_KINDS,
     VISITOR_KINDS,
     WAYFARER_KINDS,
     assert_answerable_in_users_words,
@@ -62,6 +63,7 @@ PLANS = {
     "nomad": Plan("nm", 15, kinds=NOMAD_KINDS, note_says=("next session", "absent"), session="eleventh session"),
     "drifter": Plan("dr", 16, kinds=DRIFTER_KINDS, note_says=("next session", "absent"), session="twelfth session"),
     "rambler": Plan("rb", 17, kinds=RAMBLER_KINDS, note_says=("next session", "absent"), session="thirteenth session"),
+    "trekker": Plan("tk", 18, kinds=TREKKER_KINDS, note_says=("next session", "absent"), session="fourteenth session"),
 }
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
@@ -70,21 +72,22 @@ below cover each file once it lands."""
 
 def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-10:-5] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
-    assert len(QUESTION_SETS) == 18  # then rover, a dev set (test_rover_question_set.py), pilgrim ... rambler
-    assert QUESTION_SETS[-4:] == ("pilgrim", "nomad", "drifter", "rambler")
+    assert QUESTION_SETS[-11:-6] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
+    assert len(QUESTION_SETS) == 19  # then rover, a dev set (test_rover_question_set.py), pilgrim ... trekker
+    assert QUESTION_SETS[-5:] == ("pilgrim", "nomad", "drifter", "rambler", "trekker")
     assert set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
-    assert RAMBLER_KINDS == DRIFTER_KINDS == NOMAD_KINDS == PILGRIM_KINDS
+    assert TREKKER_KINDS == RAMBLER_KINDS == DRIFTER_KINDS == NOMAD_KINDS == PILGRIM_KINDS
     for kinds in (VISITOR_KINDS, WAYFARER_KINDS):
         assert set(kinds) == set(CORPORA)
         assert all(sum(kinds[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA)
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
 
 
-def test_rambler_waits_untouched_for_its_one_run() -> None:
-    """Written to be run once by the fourteenth session's lead at its end: refused by every bench but
-    ``research_quality``'s checks."""
-    assert evidence_stages.UNTOUCHED == ("rambler",) and "rambler" not in evidence_stages.RAN_ONCE
+def test_rambler_and_trekker_wait_untouched_for_their_one_run() -> None:
+    """Written to be run once, rambler by the fourteenth session's lead at its end and trekker by the fifteenth's at
+    its end: refused by every bench but ``research_quality``'s checks."""
+    assert evidence_stages.UNTOUCHED == ("rambler", "trekker")
+    assert "rambler" not in evidence_stages.RAN_ONCE and "trekker" not in evidence_stages.RAN_ONCE
 
 
 @pytest.mark.parametrize("name", ["pilgrim", "nomad", "drifter"])
