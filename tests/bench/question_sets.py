@@ -18,6 +18,21 @@ from bench import quality_metrics as qm
 from bench import research_quality as rq
 from bench.quality_corpora import CORPORA, QUESTION_DIR, QUESTION_SETS, CorpusSpec
 
+RUN_ONCE_SETS = (
+    "pristine",
+    "newcomer",
+    "outsider",
+    "stranger",
+    "visitor",
+    "wayfarer",
+    "pilgrim",
+    "nomad",
+    "drifter",
+    "rambler",
+    "trekker",
+)
+"""The sets written to be run once, written down here apart from ``evidence_stages.RUN_ONCE`` so the tests check
+it, and shared by every test that needs the list."""
 _EIGHT = {"how-to": 3, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1}
 LATE_KINDS = {
     "python3-doc": {"how-to": 3, "safety": 2, "comparison": 2, "concept": 1, "definition": 1, "version": 1},

@@ -6,41 +6,14 @@ import pytest
 
 from bench import evidence_stages
 from bench.quality_corpora import QUESTION_SETS
+from tests.bench.question_sets import RUN_ONCE_SETS
 
 
 def test_every_set_but_those_written_to_be_run_once_may_be_traced() -> None:
-    run_once = {
-        "pristine",
-        "newcomer",
-        "outsider",
-        "stranger",
-        "visitor",
-        "wayfarer",
-        "pilgrim",
-        "nomad",
-        "drifter",
-        "rambler",
-        "trekker",
-    }
-    assert set(evidence_stages.DIAGNOSED) == set(QUESTION_SETS) - run_once
+    assert set(evidence_stages.DIAGNOSED) == set(QUESTION_SETS) - set(RUN_ONCE_SETS)
 
 
-@pytest.mark.parametrize(
-    "refused",
-    [
-        "pristine",
-        "newcomer",
-        "outsider",
-        "stranger",
-        "visitor",
-        "wayfarer",
-        "pilgrim",
-        "nomad",
-        "drifter",
-        "rambler",
-        "trekker",
-    ],
-)
+@pytest.mark.parametrize("refused", RUN_ONCE_SETS)
 def test_a_set_run_once_is_refused_with_the_allowed_names(refused: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         evidence_stages.main(["--set", refused])

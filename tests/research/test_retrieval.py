@@ -150,13 +150,12 @@ class Nearness:
 def test_a_passage_first_by_meaning_and_second_by_words_beats_the_reverse(tmp_path: Path) -> None:
     """Users ask in their own words, so research counts a candidate's rank by meaning above its rank by words:
     the passage that says it in the documents' words (second by words, first by meaning) comes first."""
-    (tmp_path / "glaze.md").write_text(
+    glaze = (
         "# Glaze\n\n## Crawling\n\nGlaze crawling on pots: glaze crawling shows on pots as bare patches of pots.\n\n"
         "## Preparing ware\n\nWipe bisque ware clean of dust before dipping it in glaze, so the coat holds.\n\n"
         "## Firing\n\nThe kiln climbs slowly to cone six and holds there.\n"
     )
-    corpus = Corpus(tmp_path / "corpus.db")
-    corpus.add_path(tmp_path / "glaze.md")
+    corpus = indexed(tmp_path, {"glaze.md": glaze})
     embedder = Nearness()
     embed_pending(corpus, embedder)
     analysis = analyse("How do I keep glaze from crawling on my pots?")
