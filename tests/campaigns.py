@@ -15,9 +15,10 @@ SLOW = {"jobs": {"step_delay_s": 0.15}}
 QUESTION = "Why did the first transatlantic telegraph cable fail?"
 
 
-async def follow(client: Client, campaign_id: str) -> list[dict[str, Any]]:
-    """What a Claude-Desktop-like model does: campaign_wait until it is told to do something else."""
-    answers, since = [], None
+async def follow(client: Client, campaign_id: str, since: int | None = None) -> list[dict[str, Any]]:
+    """What a Claude-Desktop-like model does: campaign_wait until it is told to do something else. ``since``: the
+    version it last saw (a wait without it waits for the next change after whatever is current when it arrives)."""
+    answers: list[dict[str, Any]] = []
     with anyio.fail_after(60):
         while True:
             args: dict[str, Any] = {"campaign_id": campaign_id, "timeout_s": 20}

@@ -78,6 +78,9 @@ async def test_every_replica_hears_every_phase(tmp_path: Path, redis_server: Red
         started = await call(a, "campaign_start", {"question": QUESTION})
         cid, uri = started["campaign_id"], started["resources"]["status"]
         await pause(a, cid)  # held still while B and C subscribe on the other replicas
+        # D's first wait counts from the paused version, so however late it arrives (three servers on a loaded
+        # machine) it returns on the resume, not on whatever phase is current by then
+        paused = (await call(d, "campaign_status", {"campaign_id": cid}))["version"]
         seen_b: list[str] = []
         seen_c: list[str] = []
         with anyio.fail_after(90):
@@ -88,7 +91,7 @@ async def test_every_replica_hears_every_phase(tmp_path: Path, redis_server: Red
                 await ready_b.wait()
                 await ready_c.wait()
                 await call(a, "campaign_resume", {"campaign_id": cid})
-                answers = await follow(d, cid)  # D: campaign_wait on replica 2
+                answers = await follow(d, cid, since=paused)  # D: campaign_wait on replica 2
         truth = [a_["phase"] for a_ in answers]
         assert truth[-1] == "complete" and len(answers) >= 3  # it woke on changes, not only at the end
         for seen in (seen_b, seen_c):
