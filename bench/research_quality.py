@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
 ``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer|``
-``rover|pilgrim|nomad|drifter|rambler|trekker``
+``rover|pilgrim|nomad|drifter|rambler|trekker|wanderer``
 (which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and
 have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
@@ -26,8 +26,9 @@ at the twelfth session's end; ``drifter`` (the seventeenth, written in the twelf
 ``nomad``'s brief) was run once at the thirteenth session's end; ``rambler`` (the eighteenth, written in the thirteenth
 session the same way) was run once at the fourteenth session's end; ``trekker`` (the nineteenth, written in the
 fourteenth session the same way, from ``rambler``'s brief) is kept untouched for the fifteenth session's end: nobody
-runs it (``--check-*`` only) before that session's lead runs it once at its end; a corpus without a file for
-the set is skipped,
+runs it (``--check-*`` only) before that session's lead runs it once at its end; ``wanderer`` (the twentieth, written
+in the fifteenth session the same way, from ``trekker``'s brief) is kept untouched for the sixteenth session's end
+likewise; a corpus without a file for the set is skipped,
 with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -728,8 +729,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "the end of the eleventh, nomad (the sixteenth, the same corpora) at the end of the twelfth, drifter (the "
         "seventeenth, the same corpora) at the end of the thirteenth, and rambler (the eighteenth, the same "
         "corpora) at the end of the fourteenth; trekker (the nineteenth, the same corpora) is kept for the "
-        "fifteenth session's end-of-session run, once, by its lead (--check-* before); a corpus without the set is "
-        "skipped",
+        "fifteenth session's end-of-session run, once, by its lead (--check-* before), and wanderer (the twentieth, "
+        "the same corpora) for the sixteenth session's, likewise; a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

@@ -30,6 +30,7 @@ RUN_ONCE_SETS = (
     "drifter",
     "rambler",
     "trekker",
+    "wanderer",
 )
 """The sets written to be run once, written down here apart from ``evidence_stages.RUN_ONCE`` so the tests check
 it, and shared by every test that needs the list."""
@@ -169,6 +170,9 @@ node-api file for the same reason."""
 TREKKER_KINDS = RAMBLER_KINDS
 """Each corpus's trekker set (the fourteenth session, rambler's brief for two helpers): rambler's kinds and sizes, no
 node-api file for the same reason."""
+WANDERER_KINDS = TREKKER_KINDS
+"""Each corpus's wanderer set (the fifteenth session, trekker's brief for two helpers): trekker's kinds and sizes, no
+node-api file for the same reason."""
 
 
 def id_prefixes(code: str) -> dict[str, str]:
@@ -205,15 +209,16 @@ def assert_planned_set(
     kinds: dict[str, dict[str, int]] = GAPS_KINDS,
     note_says: tuple[str, ...] = (),
     session: str = "eighth session",
+    date: str = "2026-11-27",
 ) -> None:
-    """The corpus's file of the set: a note naming the set, its date and ``session`` (and ``note_says``),
+    """The corpus's file of the set: a note naming the set, its ``date`` and ``session`` (and ``note_says``),
     ``uncovered`` and ``halves`` and the check command; the planned ``kinds`` (none new but ``new_kinds``), ids with
     the prefix, both-parts questions loaded with two halves and no uncovered part, and ``none`` questions loaded with
     no gold and what is absent."""
     path = CORPORA[name].question_set(question_set)
     data = json.loads(path.read_text())
     note = data["note"]
-    assert question_set in note.lower() and "2026-11-27" in note and session in note
+    assert question_set in note.lower() and date in note and session in note
     assert all(words in note for words in note_says)
     assert "uncovered" in note and "halves" in note
     assert f"--corpus {name} --set {question_set} --check-gold --check-questions" in note

@@ -25,6 +25,7 @@ from tests.bench.question_sets import (
     RAMBLER_KINDS,
     TREKKER_KINDS,
     VISITOR_KINDS,
+    WANDERER_KINDS,
     WAYFARER_KINDS,
     assert_answerable_in_users_words,
     assert_planned_set,
@@ -50,6 +51,8 @@ class Plan:
     note_says: tuple[str, ...] = ()
     session: str = "eighth session"
     """The session that wrote it, as its notes say."""
+    date: str = "2026-11-27"
+    """The day it was written, as its notes say."""
 
 
 PLANS = {
@@ -64,6 +67,14 @@ PLANS = {
     "drifter": Plan("dr", 16, kinds=DRIFTER_KINDS, note_says=("next session", "absent"), session="twelfth session"),
     "rambler": Plan("rb", 17, kinds=RAMBLER_KINDS, note_says=("next session", "absent"), session="thirteenth session"),
     "trekker": Plan("tk", 18, kinds=TREKKER_KINDS, note_says=("next session", "absent"), session="fourteenth session"),
+    "wanderer": Plan(
+        "wd",
+        19,
+        kinds=WANDERER_KINDS,
+        note_says=("next session", "absent"),
+        session="fifteenth session",
+        date="2026-11-28",
+    ),
 }
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
@@ -72,22 +83,22 @@ below cover each file once it lands."""
 
 def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-11:-6] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
-    assert len(QUESTION_SETS) == 19  # then rover, a dev set (test_rover_question_set.py), pilgrim ... trekker
-    assert QUESTION_SETS[-5:] == ("pilgrim", "nomad", "drifter", "rambler", "trekker")
+    assert QUESTION_SETS[-12:-7] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
+    assert len(QUESTION_SETS) == 20  # then rover, a dev set (test_rover_question_set.py), pilgrim ... wanderer
+    assert QUESTION_SETS[-6:] == ("pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer")
     assert set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
-    assert TREKKER_KINDS == RAMBLER_KINDS == DRIFTER_KINDS == NOMAD_KINDS == PILGRIM_KINDS
+    assert WANDERER_KINDS == TREKKER_KINDS == RAMBLER_KINDS == DRIFTER_KINDS == NOMAD_KINDS == PILGRIM_KINDS
     for kinds in (VISITOR_KINDS, WAYFARER_KINDS):
         assert set(kinds) == set(CORPORA)
         assert all(sum(kinds[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA)
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
 
 
-def test_trekker_waits_untouched_for_its_one_run() -> None:
-    """Written to be run once, by the fifteenth session's lead at its end: refused by every bench but
-    ``research_quality``'s checks."""
-    assert evidence_stages.UNTOUCHED == ("trekker",)
-    assert "trekker" not in evidence_stages.RAN_ONCE
+def test_trekker_and_wanderer_wait_untouched_for_their_one_run() -> None:
+    """Written to be run once, trekker by the fifteenth session's lead at its end and wanderer by the sixteenth's at
+    its end: refused by every bench but ``research_quality``'s checks."""
+    assert evidence_stages.UNTOUCHED == ("trekker", "wanderer")
+    assert "trekker" not in evidence_stages.RAN_ONCE and "wanderer" not in evidence_stages.RAN_ONCE
 
 
 @pytest.mark.parametrize("name", ["pilgrim", "nomad", "drifter", "rambler"])
@@ -118,7 +129,14 @@ def test_each_file_has_the_planned_size_and_kinds(question_set: str, name: str) 
     plan = PLANS[question_set]
     prefix = id_prefixes(plan.code)[name]
     assert_planned_set(
-        name, question_set, prefix, plan.new_kinds, kinds=plan.kinds, note_says=plan.note_says, session=plan.session
+        name,
+        question_set,
+        prefix,
+        plan.new_kinds,
+        kinds=plan.kinds,
+        note_says=plan.note_says,
+        session=plan.session,
+        date=plan.date,
     )
 
 
