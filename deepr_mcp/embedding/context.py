@@ -1,9 +1,10 @@
 """A follow-up question's vector, leaning on the question before it.
 
-"How big does that folder get?" means nothing alone: after "How do I wipe the folder where npm keeps
-downloaded packages?" it asks about the package cache. Embedding the two clauses as one text lets the
-longer, earlier one outweigh the part actually asked (measured: a file's modification time was searched
-for as its size); adding the earlier clause's vector at a share keeps the part first and its referent near.
+"How hot does that shelf get?" means nothing alone: after "Where should I put the cone pack in the
+kiln?" it asks about the shelf the cones sit on. Embedding the two clauses as one text lets the longer,
+earlier one outweigh the part actually asked (measured on the bench: a part asking when a file last changed
+was searched for as a question about its size); adding the earlier clause's vector at a share keeps the
+part first and its referent near.
 """
 
 from __future__ import annotations

@@ -168,9 +168,9 @@ def test_questions_asking_which_how_or_why_are_not_about_risk(question: str) -> 
 
 
 def test_a_later_part_that_refers_back_is_read_with_the_clause_before_it() -> None:
-    analysis = analyse("Where does the kiln keep its firing logs, and how do I stop it from writing them?")
+    analysis = analyse("Why does the kiln fan roar during a firing, and can I turn it down?")
     first, later = sub_questions(analysis, 5)
-    assert context_of(later, analysis) == "Where does the kiln keep its firing logs?"
+    assert context_of(later, analysis) == "Why does the kiln fan roar during a firing?"
     assert context_of(first, analysis) == ""  # the first clause refers back to nothing
     alone = analyse("How do I glaze a mug, and how do I fire a plate?")
     assert [context_of(part, alone) for part in sub_questions(alone, 5)] == ["", ""]  # no word points back

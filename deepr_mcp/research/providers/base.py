@@ -105,7 +105,7 @@ class FindingsRequest:
     """Numbers of the passages found by meaning: they answer the sub-question though they may share
     none of its words."""
     context: str = ""
-    """The clause before this part when the part refers back to it ("how big does that folder get?"):
+    """The clause before this part when the part refers back to it ("how hot does that shelf get?"):
     what the part means needs it (``reading.analysis.context_of``)."""
 
 

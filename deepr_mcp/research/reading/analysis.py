@@ -310,8 +310,8 @@ _REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those)\b
 def context_of(sub_question: str, analysis: QuestionAnalysis) -> str:
     """The clause before a later part that refers back to it, else "".
 
-    "How do I stop it from writing them at all?" means nothing alone; after "Where does the kiln keep its
-    firing logs?" it asks about turning the logs off. Which clause a part came from is the one sharing
+    "Can I turn it down?" means nothing alone; after "Why does the kiln fan roar during a firing?" it asks
+    about the fan's speed. Which clause a part came from is the one sharing
     most of its words (the first, on a tie)."""
     clauses = analysis.clauses
     if len(clauses) < 2 or not _REFERS_BACK.search(sub_question):

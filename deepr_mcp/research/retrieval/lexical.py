@@ -143,7 +143,7 @@ class Retriever:
         pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, also)
         phrasings = [sub_question, *also]
         vectors = None
-        if self.search is not None:  # a later part that refers back ("how big does that folder get?") leans on it
+        if self.search is not None:  # a later part that refers back ("how hot does that shelf get?") leans on it
             vectors = queries_in_context(self.search.embedder, phrasings, context_of(sub_question, analysis))
         meaning = self.search.nearest(vectors, SEMANTIC_PER_QUERY) if self.search is not None else []
         for hits in meaning:
