@@ -31,6 +31,7 @@ RUN_ONCE_SETS = (
     "rambler",
     "trekker",
     "wanderer",
+    "voyager",
 )
 """The sets written to be run once, written down here apart from ``evidence_stages.RUN_ONCE`` so the tests check
 it, and shared by every test that needs the list."""
@@ -172,6 +173,9 @@ TREKKER_KINDS = RAMBLER_KINDS
 node-api file for the same reason."""
 WANDERER_KINDS = TREKKER_KINDS
 """Each corpus's wanderer set (the fifteenth session, trekker's brief for two helpers): trekker's kinds and sizes, no
+node-api file for the same reason."""
+VOYAGER_KINDS = WANDERER_KINDS
+"""Each corpus's voyager set (the sixteenth session, wanderer's brief for two helpers): wanderer's kinds and sizes, no
 node-api file for the same reason."""
 
 

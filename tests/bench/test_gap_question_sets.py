@@ -25,6 +25,7 @@ from tests.bench.question_sets import (
     RAMBLER_KINDS,
     TREKKER_KINDS,
     VISITOR_KINDS,
+    VOYAGER_KINDS,
     WANDERER_KINDS,
     WAYFARER_KINDS,
     assert_answerable_in_users_words,
@@ -75,6 +76,14 @@ PLANS = {
         session="fifteenth session",
         date="2026-11-28",
     ),
+    "voyager": Plan(
+        "vy",
+        20,
+        kinds=VOYAGER_KINDS,
+        note_says=("next session", "absent"),
+        session="sixteenth session",
+        date="2026-11-28",
+    ),
 }
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
@@ -83,22 +92,23 @@ below cover each file once it lands."""
 
 def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-12:-7] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
-    assert len(QUESTION_SETS) == 20  # then rover, a dev set (test_rover_question_set.py), pilgrim ... wanderer
-    assert QUESTION_SETS[-6:] == ("pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer")
+    assert QUESTION_SETS[-13:-8] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
+    assert len(QUESTION_SETS) == 21  # then rover, a dev set (test_rover_question_set.py), pilgrim ... voyager
+    assert QUESTION_SETS[-7:] == ("pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager")
     assert set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
-    assert WANDERER_KINDS == TREKKER_KINDS == RAMBLER_KINDS == DRIFTER_KINDS == NOMAD_KINDS == PILGRIM_KINDS
+    assert VOYAGER_KINDS == WANDERER_KINDS == TREKKER_KINDS == RAMBLER_KINDS == DRIFTER_KINDS == NOMAD_KINDS
+    assert NOMAD_KINDS == PILGRIM_KINDS
     for kinds in (VISITOR_KINDS, WAYFARER_KINDS):
         assert set(kinds) == set(CORPORA)
         assert all(sum(kinds[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA)
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
 
 
-def test_wanderer_waits_untouched_for_its_one_run() -> None:
-    """Written to be run once, by the sixteenth session's lead at its end: refused by every bench but
-    ``research_quality``'s checks."""
-    assert evidence_stages.UNTOUCHED == ("wanderer",)
-    assert "wanderer" not in evidence_stages.RAN_ONCE
+def test_wanderer_and_voyager_wait_untouched_for_their_one_run() -> None:
+    """Written to be run once, wanderer by the sixteenth session's lead at its end and voyager by the seventeenth's at
+    its end: refused by every bench but ``research_quality``'s checks."""
+    assert evidence_stages.UNTOUCHED == ("wanderer", "voyager")
+    assert "wanderer" not in evidence_stages.RAN_ONCE and "voyager" not in evidence_stages.RAN_ONCE
 
 
 @pytest.mark.parametrize("name", ["pilgrim", "nomad", "drifter", "rambler", "trekker"])
