@@ -31,7 +31,13 @@ from deepr_mcp.research.providers.base import (
     StatedFinding,
 )
 from deepr_mcp.research.providers.local import LocalProvider
-from deepr_mcp.research.reading.analysis import QuestionAnalysis, analyse, is_safety_sub_question, sub_questions
+from deepr_mcp.research.reading.analysis import (
+    QuestionAnalysis,
+    analyse,
+    context_of,
+    is_safety_sub_question,
+    sub_questions,
+)
 from deepr_mcp.research.reading.terms import coverage, terms
 from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, key_terms
@@ -261,6 +267,7 @@ class Engine:
             other_parts=tuple(other.text for other in state.sub_questions if other is not sq),
             part=analyse(sq.text) if len(analysis.clauses) > 1 else None,
             meant=tuple(n for n, h in numbered if h.id in evidence.meant),
+            context=context_of(sq.text, analysis),
         )
         completion = await self._complete(state, GATHER_PREFIX + sq.id, request)
         checked = verify_findings(prompts.parse_findings(completion.text), shown, wanted, floor)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepr_mcp.research.reading.analysis import analyse, clauses, sub_questions, warns
+from deepr_mcp.research.reading.analysis import analyse, clauses, context_of, sub_questions, warns
 
 CASES = [
     ("How do I safely cool a glaze kiln without cracking the shelves?", "how_to", True),
@@ -165,3 +165,13 @@ def test_a_yes_no_question_is_told_from_one_naming_a_risk(question: str, safety:
 )
 def test_questions_asking_which_how_or_why_are_not_about_risk(question: str) -> None:
     assert not warns(analyse(question))
+
+
+def test_a_later_part_that_refers_back_is_read_with_the_clause_before_it() -> None:
+    analysis = analyse("Why does the kiln fan roar during a firing, and can I turn it down?")
+    first, later = sub_questions(analysis, 5)
+    assert context_of(later, analysis) == "Why does the kiln fan roar during a firing?"
+    assert context_of(first, analysis) == ""  # the first clause refers back to nothing
+    alone = analyse("How do I glaze a mug, and how do I fire a plate?")
+    assert [context_of(part, alone) for part in sub_questions(alone, 5)] == ["", ""]  # no word points back
+    assert context_of("How do I stop it?", analyse("How do I stop it?")) == ""  # one clause: nothing before it

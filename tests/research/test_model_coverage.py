@@ -41,7 +41,12 @@ class NothingStandsOut:
 
 def flat_search() -> Any:
     flat = NothingStandsOut()
-    return SimpleNamespace(corpus=flat, embedder=flat, semantic_enabled=True, semantic=lambda qs, k: [[] for _ in qs])
+    return SimpleNamespace(
+        corpus=flat,
+        embedder=flat,
+        semantic_enabled=True,
+        nearest=lambda vectors, k: [[] for _ in vectors],
+    )
 
 
 class CarefulModel:

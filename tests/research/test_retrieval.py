@@ -13,6 +13,7 @@ from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.reading.analysis import analyse
 from deepr_mcp.research.retrieval.hybrid import HybridSearch, Mode
 from deepr_mcp.research.retrieval.lexical import Retriever, mmr
+from tests.research.concepts import ConceptEmbedder
 
 DOCS = {
     "crates.md": """# crates
@@ -167,3 +168,22 @@ def test_a_passage_first_by_meaning_and_second_by_words_beats_the_reverse(tmp_pa
     assert first("lexical") == "Glaze > Crawling"
     assert first("hybrid") == "Glaze > Preparing ware"
     assert first("semantic") == "Glaze > Preparing ware"
+
+
+def test_a_later_part_that_refers_back_is_searched_by_meaning_with_the_clause_before_it(tmp_path: Path) -> None:
+    """ "How do I stop that?" finds by meaning what "that" stands for: in "Why do my mugs split, and how do I stop
+    that?", the cooling that keeps mugs whole, not the shelf where mugs stop."""
+    kiln = (
+        "# Kiln\n\n## Cooling\n\nLet the kiln cool slowly overnight with its door shut so the ware stays whole.\n\n"
+        "## Loading\n\nMugs stop on the top shelf in a row, stacked before they go into the kiln.\n"
+    )
+    corpus = indexed(tmp_path, {"kiln.md": kiln})
+    embedder = ConceptEmbedder()
+    embed_pending(corpus, embedder)
+    retriever = Retriever(corpus, HybridSearch(corpus, embedder), "semantic")
+    asked = analyse("Why do my mugs split, and how do I stop that?")
+    later = asked.clauses[1]
+    assert later == "How do I stop that?"
+    assert retriever.retrieve(later, asked, 1).passages[0].location == "Kiln > Cooling"
+    alone = analyse(later)  # the same words asked alone: nothing to lean on
+    assert retriever.retrieve(later, alone, 1).passages[0].location == "Kiln > Loading"

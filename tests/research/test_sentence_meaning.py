@@ -9,41 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-import numpy as np
-
 from deepr_mcp.config import Settings
 from deepr_mcp.embedding.base import NoEmbedder
 from deepr_mcp.research.providers.factory import make_provider
 from deepr_mcp.research.providers.local import LocalProvider, best_units, findings_text, fused
 from deepr_mcp.research.synthesis.claims import Unit
 from deepr_mcp.research.synthesis.closeness import SentenceCloseness
+from tests.research.concepts import ConceptEmbedder
 from tests.research.requests import findings_request
-
-CONCEPTS = {
-    "split": ("crack", "cracking", "split", "splits", "whole"),
-    "cool": ("cool", "cools", "slowly", "overnight", "shut"),
-    "shelf": ("shelf", "shelves", "stacked", "row"),
-}
-
-
-class ConceptEmbedder:
-    """Texts to unit vectors over ``CONCEPTS`` (plus a constant axis), counting what it embeds."""
-
-    name = "concepts@1"
-    dimensions = len(CONCEPTS) + 1
-
-    def __init__(self) -> None:
-        self.embedded: list[str] = []
-
-    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
-        self.embedded += list(texts)
-        rows = []
-        for text in texts:
-            words = set(text.lower().replace(".", " ").replace("?", " ").split())
-            row = [float(bool(words & set(ws))) for ws in CONCEPTS.values()] + [0.3]
-            rows.append(np.array(row, dtype=np.float32) / np.linalg.norm(row))
-        return np.stack(rows)
-
 
 QUESTION = "How do I stop mugs from cracking?"
 ON_THE_SHELF = "Mugs stop on the top shelf in a row, stacked before they go into the kiln, cracked or not."
@@ -110,7 +83,7 @@ def test_fusion_measures_every_sentence_and_ranks_by_words_meaning_and_place_tog
     scored = scored_units([0.3, 0.9])
     asked: list[str] = []
 
-    def near(question: str, sentences: Sequence[str]) -> list[float]:
+    def near(question: str, sentences: Sequence[str], context: str = "") -> list[float]:
         asked.extend(sentences)
         return [0.8, 0.1]
 
@@ -131,3 +104,21 @@ def test_a_finding_far_below_the_best_by_words_is_kept_when_fused_and_dropped_by
     assert low not in findings_text(req)  # under half the best's score by words: filler by words alone
     fused_text = findings_text(req, SentenceCloseness(ConceptEmbedder()))
     assert f"- {low} [3]" in fused_text  # close in meaning: within the cap
+
+
+def test_a_part_that_refers_back_is_read_with_the_clause_before_it() -> None:
+    """ "How do I stop that?" means nothing alone; after "Why do my mugs split?" it asks how to keep them whole."""
+    near = SentenceCloseness(ConceptEmbedder())
+    alone = near("How do I stop that?", [ON_THE_SHELF, COOL_SLOWLY])
+    leaning = near("How do I stop that?", [ON_THE_SHELF, COOL_SLOWLY], "Why do my mugs split?")
+    assert alone[0] > alone[1]  # nothing of the question's meaning: the shorter vector's constant axis wins
+    assert leaning[1] > leaning[0]  # what "that" stands for: splitting, which cooling slowly prevents
+    assert leaning[1] > alone[1]
+
+
+def test_the_findings_step_reads_a_part_in_its_context() -> None:
+    # passage 1 came from the dense index: it shares no word with the part
+    part = replace(findings_request("How do I stop that?", PASSAGES), max_findings=1, meant=(1,))
+    assert findings_text(part, SentenceCloseness(ConceptEmbedder())) != f"- {COOL_SLOWLY} [1]"
+    leaning = replace(part, context="Why do my mugs split?")
+    assert findings_text(leaning, SentenceCloseness(ConceptEmbedder())) == f"- {COOL_SLOWLY} [1]"

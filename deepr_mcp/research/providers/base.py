@@ -104,6 +104,9 @@ class FindingsRequest:
     meant: tuple[int, ...] = ()
     """Numbers of the passages found by meaning: they answer the sub-question though they may share
     none of its words."""
+    context: str = ""
+    """The clause before this part when the part refers back to it ("how hot does that shelf get?"):
+    what the part means needs it (``reading.analysis.context_of``)."""
 
 
 @dataclass(frozen=True, slots=True)

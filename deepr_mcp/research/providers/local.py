@@ -82,8 +82,8 @@ passages (``retrieval.hybrid.RRF_K``), so the top ranks count for more. Measured
 on 559 bench questions' recorded requests: every K from 5 to 30, and each order counted half or one and a half
 times, gave evidence recall within 0.015 of each other; all three counted once, K 10, is kept."""
 
-Closeness = Callable[[str, Sequence[str]], list[float]]
-"""Cosines of sentences to a question (``synthesis.closeness.SentenceCloseness``)."""
+Closeness = Callable[[str, Sequence[str], str], list[float]]
+"""Cosines of sentences to a question read in its context (``synthesis.closeness.SentenceCloseness``)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -202,7 +202,7 @@ def best_units(request: FindingsRequest, near: Closeness | None = None) -> list[
             scored.append((value, -rank, -unit.index, unit, number))
             by_passage.setdefault(number, []).append((unit, value))
     if near is not None:
-        scored = fused(scored, sub_question, near)
+        scored = fused(scored, sub_question, near, request.context)
     scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
     out: list[tuple[Unit, int, float]] = []
     taken: set[tuple[int, int]] = set()
@@ -234,7 +234,7 @@ def best_units(request: FindingsRequest, near: Closeness | None = None) -> list[
 
 
 def fused(
-    scored: list[tuple[float, int, int, Unit, int]], sub_question: str, near: Closeness
+    scored: list[tuple[float, int, int, Unit, int]], sub_question: str, near: Closeness, context: str = ""
 ) -> list[tuple[float, int, int, Unit, int]]:
     """``scored`` re-valued by reciprocal rank fusion of three orders of its sentences: by words
     (``score_unit``), by meaning (each sentence's cosine to the sub-question) and by place (its passage's
@@ -248,7 +248,7 @@ def fused(
     ``MIN_SCORE`` reads)."""
     if not scored:
         return scored
-    cosines = near(sub_question, [s[3].text or s[3].code or "" for s in scored])
+    cosines = near(sub_question, [s[3].text or s[3].code or "" for s in scored], context)
     indices = range(len(scored))
     fusion = rank_fusion(
         [

@@ -304,6 +304,24 @@ def _resolve(clause: str, analysis: QuestionAnalysis) -> str:
     return _PRONOUN.sub(analysis.entities[0], clause, count=1)
 
 
+_REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those)\b", re.I)
+
+
+def context_of(sub_question: str, analysis: QuestionAnalysis) -> str:
+    """The clause before a later part that refers back to it, else "".
+
+    "Can I turn it down?" means nothing alone; after "Why does the kiln fan roar during a firing?" it asks
+    about the fan's speed. Which clause a part came from is the one sharing
+    most of its words (the first, on a tie)."""
+    clauses = analysis.clauses
+    if len(clauses) < 2 or not _REFERS_BACK.search(sub_question):
+        return ""
+    words = terms(sub_question)
+    shared = [len(words & terms(clause)) for clause in clauses]
+    i = max(range(len(clauses)), key=lambda j: (shared[j], -j))
+    return clauses[i - 1] if i else ""
+
+
 def _distinct(questions: list[tuple[str, int]]) -> list[str]:
     """Drop a sub-question whose words are nearly all in an earlier one (it would retrieve the same).
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
-from typing import Final, Literal, Protocol, TypeVar, get_args
+from typing import Any, Final, Literal, Protocol, TypeVar, get_args
 
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.errors import InvalidInput
@@ -121,7 +121,10 @@ class HybridSearch:
         """One nearest-neighbour ranking per query (empty when no embedder or nothing embedded yet)."""
         if not self.semantic_enabled or not queries:
             return [[] for _ in queries]
-        vectors = self.embedder.embed(list(queries), query=True)
+        return self.nearest(self.embedder.embed(list(queries), query=True), limit)
+
+    def nearest(self, vectors: Any, limit: int) -> list[list[Ranked]]:
+        """One nearest-neighbour ranking per query vector (a row of ``vectors``)."""
         return [list(self.corpus.nearest(self.embedder.name, v, limit)) for v in vectors]
 
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, also: Sequence[str] = ()) -> list[Ranked]:

@@ -31,8 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deepr_mcp.embedding.context import queries_in_context
 from deepr_mcp.research.passage import Passage, PassageSearch
-from deepr_mcp.research.reading.analysis import QuestionAnalysis
+from deepr_mcp.research.reading.analysis import QuestionAnalysis, context_of
 from deepr_mcp.research.reading.terms import GENERIC
 from deepr_mcp.research.retrieval.diversity import mmr
 from deepr_mcp.research.retrieval.feedback import feedback_terms
@@ -141,7 +142,10 @@ class Retriever:
         self._remember_spelling(" ".join(joined))
         pool = self._pool(f"{sub_question} {' '.join(joined)}".strip(), analysis, also)
         phrasings = [sub_question, *also]
-        meaning = self.search.semantic(phrasings, SEMANTIC_PER_QUERY) if self.search is not None else []
+        vectors = None
+        if self.search is not None:  # a later part that refers back ("how hot does that shelf get?") leans on it
+            vectors = queries_in_context(self.search.embedder, phrasings, context_of(sub_question, analysis))
+        meaning = self.search.nearest(vectors, SEMANTIC_PER_QUERY) if self.search is not None else []
         for hits in meaning:
             for hit in hits:
                 if hit.id not in pool:
@@ -160,7 +164,7 @@ class Retriever:
             self._score(pool, weights)
         meant: frozenset[str] = frozenset()
         if self.search is not None:
-            meant = self._fuse(phrasings, pool)
+            meant = self._fuse(vectors, pool)
         if also:
             meant |= self._phrased(also, pool)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
@@ -290,17 +294,16 @@ class Retriever:
         local = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
         return len(pool), dict(local)
 
-    def _fuse(self, phrasings: list[str], pool: dict[str, Candidate]) -> frozenset[str]:
+    def _fuse(self, queries: Any, pool: dict[str, Candidate]) -> frozenset[str]:
         """Each candidate's score becomes the reciprocal-rank fusion of its word rank and its meaning rank, meaning
         weighing ``RESEARCH_MEANING_WEIGHT``; returns the candidates found by meaning (``Evidence.meant``).
 
-        Meaning is the best cosine to any phrasing; a passage not embedded yet keeps its word rank
-        alone. ``semantic`` mode ranks by meaning alone (embedded passages first).
+        Meaning is the best cosine to any phrasing (``queries``: their vectors, one row each); a passage not
+        embedded yet keeps its word rank alone. ``semantic`` mode ranks by meaning alone (embedded passages first).
         """
         assert self.search is not None
         candidates = list(pool.values())
         stored = self.search.corpus.vectors_of(self.search.embedder.name, [c.passage.id for c in candidates])
-        queries = self.search.embedder.embed(phrasings, query=True)
         dense = {pid: float((queries @ vector).max()) for pid, vector in stored.items()}
         meant = self._meant(queries, stored)
         by_meaning = sorted(dense, key=lambda pid: -dense[pid])

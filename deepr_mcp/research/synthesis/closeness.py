@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from deepr_mcp.embedding.base import Embedder
+from deepr_mcp.embedding.context import queries_in_context
 from deepr_mcp.research.synthesis.claims import units
 
 LEAD_CANDIDATES = 4
@@ -66,15 +67,16 @@ class SentenceCloseness:
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
-    def __call__(self, question: str, sentences: Sequence[str]) -> list[float]:
-        """Per sentence (its code spans left out, ``prose``), its cosine to ``question``."""
+    def __call__(self, question: str, sentences: Sequence[str], context: str = "") -> list[float]:
+        """Per sentence (its code spans left out, ``prose``), its cosine to ``question`` (leaning on ``context``,
+        the clause it refers back to, if any: ``embedding.context``)."""
         if not sentences:
             return []
         texts = [prose(s) for s in sentences]
         with self._lock:
             missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         fresh = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
-        query = self.embedder.embed([question], query=True)[0]
+        query = queries_in_context(self.embedder, [question], context)[0]
         with self._lock:
             self._vectors.update(fresh)
             rows = []
