@@ -133,7 +133,7 @@ before any run of it, like ``wayfarer`` in kinds and sizes) was run once at the 
 seventeenth, written in the twelfth session the same way) at the thirteenth session's end; ``rambler`` (the
 eighteenth, written in the thirteenth session the same way) at the fourteenth session's end; ``trekker`` (the
 nineteenth, written in the fourteenth session the same way) was run once at the fifteenth session's end; ``wanderer``
-(the twentieth, written in the fifteenth session the same way) is kept untouched for the sixteenth session's end;
+(the twentieth, written in the fifteenth session the same way) was run once at the sixteenth session's end;
 ``voyager`` (the twenty-first, written in the sixteenth session by two helpers from ``wanderer``'s brief) is kept
 untouched for the seventeenth session's end. node-api has none of the seven (this machine held Node.js 18's pages, not
 the 20 its other sets were written against)."""

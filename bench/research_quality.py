@@ -26,10 +26,10 @@ at the twelfth session's end; ``drifter`` (the seventeenth, written in the twelf
 ``nomad``'s brief) was run once at the thirteenth session's end; ``rambler`` (the eighteenth, written in the thirteenth
 session the same way) was run once at the fourteenth session's end; ``trekker`` (the nineteenth, written in the
 fourteenth session the same way, from ``rambler``'s brief) was run once at the fifteenth session's end; ``wanderer``
-(the twentieth, written in the fifteenth session the same way, from ``trekker``'s brief) is kept untouched for the
-sixteenth session's end: nobody runs it (``--check-*`` only) before that session's lead runs it once at its end;
-``voyager`` (the twenty-first, written in the sixteenth session by two helpers from ``wanderer``'s brief) is kept
-untouched for the seventeenth session's end likewise; a corpus without a file for the set is skipped,
+(the twentieth, written in the fifteenth session the same way, from ``trekker``'s brief) was run once at the
+sixteenth session's end; ``voyager`` (the twenty-first, written in the sixteenth session by two helpers from
+``wanderer``'s brief) is kept untouched for the seventeenth session's end: nobody runs it (``--check-*`` only) before
+that session's lead runs it once at its end; a corpus without a file for the set is skipped,
 with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -729,10 +729,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "none questions) is a dev set, run freely; pilgrim (every corpus's fifteenth but node-api's) was run once at "
         "the end of the eleventh, nomad (the sixteenth, the same corpora) at the end of the twelfth, drifter (the "
         "seventeenth, the same corpora) at the end of the thirteenth, rambler (the eighteenth, the same corpora) at "
-        "the end of the fourteenth, and trekker (the nineteenth, the same corpora) at the end of the fifteenth; "
-        "wanderer (the twentieth, the same corpora) is kept for the sixteenth session's end-of-session run, once, by "
-        "its lead (--check-* before), and voyager (the twenty-first, the same corpora) for the seventeenth "
-        "session's, likewise; a corpus without the set is skipped",
+        "the end of the fourteenth, trekker (the nineteenth, the same corpora) at the end of the fifteenth, and "
+        "wanderer (the twentieth, the same corpora) at the end of the sixteenth; voyager (the twenty-first, the same "
+        "corpora) is kept for the seventeenth session's end-of-session run, once, by its lead (--check-* before); "
+        "a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")
