@@ -61,3 +61,27 @@ def test_with_meaning_measured_a_line_need_not_name_the_code_the_question_spells
 def test_without_meaning_the_named_code_still_decides() -> None:
     answer = answer_text(tmpname_request(close=False))
     assert TMPNAME_LINES[1][0] not in answer and TMPNAME_LINES[0][0].split(")` ")[1] in answer, answer
+
+
+KILN = "How do I stop the kiln lid from cracking the glaze while it cools?"
+KILN_FIRST = "Leave the kiln lid shut until the glaze has cooled below 150 degrees."
+"""The findings step ranked this first, with its passage in view: the answer, in few of the question's words."""
+KILN_CLOSE = (
+    "Glaze cracking while a kiln cools is called crazing, and a lid opened early is one cause of it among several.",
+    "Cooling a kiln with its lid cracked open lets cold air reach the glaze and may crack it as it cools.",
+    "A kiln that cools quickly stresses the glaze, and a cracked lid makes the kiln cool quickly.",
+    "The glaze on the kiln's top shelf cools first when the lid is lifted, and cracks there most often.",
+)
+"""Lines close in meaning to the question that fill the answer's budget without saying what to do."""
+
+
+def kiln_request() -> AnswerRequest:
+    found = [StatedFinding(KILN_FIRST, (1,), None, 0.35)]
+    found += [StatedFinding(line, (n,), None, 0.8) for n, line in enumerate(KILN_CLOSE, start=2)]
+    return AnswerRequest(KILN, analyse(KILN), ((KILN, tuple(found)),), ())
+
+
+def test_the_findings_steps_first_line_is_said_beside_the_closest_ones() -> None:
+    answer = answer_text(kiln_request())
+    assert KILN_FIRST in answer, answer  # beyond the word budget the closest lines filled
+    assert answer.startswith(KILN_CLOSE[0]) or answer.startswith(KILN_CLOSE[1]), answer  # the closest still opens

@@ -265,6 +265,10 @@ def answer_text(request: AnswerRequest) -> str:
             chosen.append(line)
             used_groups.add(-neg_group)
             words += len(line.split())
+    # each part's line the findings step ranked first, with its passages in view, is said too when it answers
+    # well enough, beyond the word budget: the closest in meaning and it disagree, and either may be the answer
+    value_of = {line: value for value, _, _, line in ranked}
+    chosen += [line for line in firsts if line not in chosen and value_of[line] >= ANSWER_MIN_SHARE]
     # the line closest in meaning opens its part (the first part's, even if the word budget left it out),
     # then the part's others in the findings step's order
     group_of = {line: gi for gi, group in enumerate(groups) for line in group}
@@ -272,7 +276,6 @@ def answer_text(request: AnswerRequest) -> str:
     if lead in near and lead not in chosen and any(r[3] == lead for r in eligible):
         chosen.append(lead)
     # parts in the question's order, each opened by its best line (the kind of answer asked, close in meaning)
-    value_of = {line: value for value, _, _, line in ranked}
     chosen.sort(key=lambda line: (group_of[line], -value_of.get(line, 0.0), findings.index(line)))
     chosen = with_contrasts(chosen, findings)
     if analysis.safety:  # a yes/no question opens with its best line, which its caveat may be
