@@ -207,3 +207,28 @@ def test_a_part_lists_as_many_findings_as_the_engine_allows_it() -> None:
         return sum(line.startswith("- ") for line in findings_text(replace(request, max_findings=cap)).splitlines())
 
     assert listed(0) == MAX_FINDINGS < listed(8) == 8
+
+
+KILN_RISK = "Is it safe to open the kiln lid while the glaze is still hot?"
+KILN_PASSAGES = [
+    (1, "kiln.md, Lid", "A hot glaze is glossy while the kiln lid is open. The glaze hardens as the lid closes."),
+    (2, "kiln.md, Loading", "Open the kiln lid to load the glaze ware. The lid handle stays cool when hot."),
+    (3, "kiln.md, Cool", "Warning: glazed pots shatter from thermal shock, so never unload a kiln above 100 degrees."),
+]
+
+
+def test_a_question_about_risk_keeps_the_documents_caution_beyond_the_cap() -> None:
+    """The caveat of a safety question is a finding even when the part's cap (here one) is spent on lines that
+    share more of its words: the cautions that rank below are what the reader must not miss."""
+    from dataclasses import replace
+
+    from deepr_mcp.research.providers import local
+    from tests.research.requests import findings_request
+
+    request = replace(findings_request(KILN_RISK, KILN_PASSAGES), max_findings=1)
+    assert request.safety
+    text = local.findings_text(request)
+    assert text.splitlines()[0].endswith("[1]") or text.splitlines()[0].endswith("[2]"), text
+    assert "never unload a kiln above 100 degrees. [3]" in text, text
+    plain = local.findings_text(replace(request, safety=False))
+    assert "[3]" not in plain, plain  # a question not about risk keeps its cap
