@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
 ``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer|``
-``rover|pilgrim|nomad|drifter|rambler|trekker|wanderer|voyager``
+``rover|pilgrim|nomad|drifter|rambler|trekker|wanderer|voyager|strider``
 (which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and
 have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
@@ -28,8 +28,10 @@ session the same way) was run once at the fourteenth session's end; ``trekker`` 
 fourteenth session the same way, from ``rambler``'s brief) was run once at the fifteenth session's end; ``wanderer``
 (the twentieth, written in the fifteenth session the same way, from ``trekker``'s brief) was run once at the
 sixteenth session's end; ``voyager`` (the twenty-first, written in the sixteenth session by two helpers from
-``wanderer``'s brief) is kept untouched for the seventeenth session's end: nobody runs it (``--check-*`` only) before
-that session's lead runs it once at its end; a corpus without a file for the set is skipped,
+``wanderer``'s brief) was run once at the seventeenth session's end; ``strider`` (the twenty-second, written in the
+seventeenth session by two helpers from ``voyager``'s brief) is kept untouched for the eighteenth session's end:
+nobody runs it (``--check-*`` only) before that session's lead runs it once at its end; a corpus without a file for
+the set is skipped,
 with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -729,10 +731,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "none questions) is a dev set, run freely; pilgrim (every corpus's fifteenth but node-api's) was run once at "
         "the end of the eleventh, nomad (the sixteenth, the same corpora) at the end of the twelfth, drifter (the "
         "seventeenth, the same corpora) at the end of the thirteenth, rambler (the eighteenth, the same corpora) at "
-        "the end of the fourteenth, trekker (the nineteenth, the same corpora) at the end of the fifteenth, and "
-        "wanderer (the twentieth, the same corpora) at the end of the sixteenth; voyager (the twenty-first, the same "
-        "corpora) is kept for the seventeenth session's end-of-session run, once, by its lead (--check-* before); "
-        "a corpus without the set is skipped",
+        "the end of the fourteenth, trekker (the nineteenth, the same corpora) at the end of the fifteenth, "
+        "wanderer (the twentieth, the same corpora) at the end of the sixteenth, and voyager (the twenty-first, the "
+        "same corpora) at the end of the seventeenth; strider (the twenty-second, the same corpora) is kept for the "
+        "eighteenth session's end-of-session run, once, by its lead (--check-* before); a corpus without the set is "
+        "skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

@@ -32,6 +32,7 @@ RUN_ONCE_SETS = (
     "trekker",
     "wanderer",
     "voyager",
+    "strider",
 )
 """The sets written to be run once, written down here apart from ``evidence_stages.RUN_ONCE`` so the tests check
 it, and shared by every test that needs the list."""
@@ -176,6 +177,9 @@ WANDERER_KINDS = TREKKER_KINDS
 node-api file for the same reason."""
 VOYAGER_KINDS = WANDERER_KINDS
 """Each corpus's voyager set (the sixteenth session, wanderer's brief for two helpers): wanderer's kinds and sizes, no
+node-api file for the same reason."""
+STRIDER_KINDS = VOYAGER_KINDS
+"""Each corpus's strider set (the seventeenth session, voyager's brief for two helpers): voyager's kinds and sizes, no
 node-api file for the same reason."""
 
 
