@@ -222,13 +222,13 @@ def test_a_question_about_risk_keeps_the_documents_caution_beyond_the_cap() -> N
     share more of its words: the cautions that rank below are what the reader must not miss."""
     from dataclasses import replace
 
-    from deepr_mcp.research.providers import local
+    from deepr_mcp.research.providers.local import findings_text
     from tests.research.requests import findings_request
 
     request = replace(findings_request(KILN_RISK, KILN_PASSAGES), max_findings=1)
     assert request.safety
-    text = local.findings_text(request)
+    text = findings_text(request)
     assert text.splitlines()[0].endswith("[1]") or text.splitlines()[0].endswith("[2]"), text
     assert "never unload a kiln above 100 degrees. [3]" in text, text
-    plain = local.findings_text(replace(request, safety=False))
+    plain = findings_text(replace(request, safety=False))
     assert "[3]" not in plain, plain  # a question not about risk keeps its cap
