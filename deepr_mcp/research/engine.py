@@ -46,7 +46,7 @@ from deepr_mcp.research.sources import EvidenceSource, gather_from
 from deepr_mcp.research.synthesis import citations
 from deepr_mcp.research.synthesis.closeness import lead_closeness
 from deepr_mcp.research.synthesis.coverage import Coverage, TermCoverage
-from deepr_mcp.research.synthesis.report import beliefs_and_gaps, partial_report, render_report
+from deepr_mcp.research.synthesis.report import answer_findings, beliefs_and_gaps, partial_report, render_report
 from deepr_mcp.research.synthesis.standing import PartStanding
 from deepr_mcp.research.synthesis.verify import Floor, verify_answer, verify_findings
 
@@ -275,11 +275,11 @@ class Engine:
         read_by_model = bool(checked.findings) and (completion.provider or self.provider.name) != LocalProvider.name
         verdict = self.standing.judge(state, sq, analysis, hits, checked.findings, evidence.meant, read_by_model)
         by_id = {h.id: h for h in hits}
-        for finding in sq.findings:
+        for finding in [*sq.findings, *sq.near]:
             for pid in finding.passage_ids:
                 h = by_id[pid]
                 state.cite(h.id, h.source, h.location, h.text[:200])
-        sq.nearest = "" if sq.findings or not hits else _where(hits[0])
+        sq.nearest = "" if sq.findings or sq.near or not hits else _where(hits[0])  # near ones are listed
         if verdict.answered:
             sq.status = "answered"
         else:
@@ -296,6 +296,7 @@ class Engine:
         notes += [
             f"- {f.claim} (confidence {f.confidence:.2f}; passages {', '.join(f.passage_ids)})" for f in sq.findings
         ]
+        notes += [f"- near, not an answer: {f.claim} (passages {', '.join(f.passage_ids)})" for f in sq.near]
         notes += ["", "## Retrieved passages", ""]
         notes += [f"[{n}] {h.source} {h.location} (score {h.score:.3f})\n{h.text}\n" for n, h in numbered]
         self._write(f"notes/{sq.id}.md", "\n".join(notes))
@@ -304,14 +305,12 @@ class Engine:
         state.beliefs, state.gaps = beliefs_and_gaps(state)
         analysis = self._analysis(state)
         embedder = self.retriever.search.embedder if self.retriever.search is not None else None
-        claims = [[f.claim for f in sq.findings] for sq in state.sub_questions]
+        said = [answer_findings(state, sq) for sq in state.sub_questions]
+        claims = [[f.claim for f in found] for found in said]
         near = await anyio.to_thread.run_sync(lead_closeness, embedder, state.question, claims)
         groups = tuple(
-            (
-                sq.text,
-                tuple(StatedFinding(f.claim, tuple(numbers(state, f)), f.code, near.get(f.claim)) for f in sq.findings),
-            )
-            for sq in state.sub_questions
+            (sq.text, tuple(StatedFinding(f.claim, tuple(numbers(state, f)), f.code, near.get(f.claim)) for f in found))
+            for sq, found in zip(state.sub_questions, said, strict=True)
         )
         lines = [f.cited for _, group in groups for f in group]
         request = AnswerRequest(state.question, analysis, groups, tuple(key_words(analysis)))

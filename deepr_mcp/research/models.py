@@ -59,6 +59,10 @@ class SubQuestion(BaseModel):
     """Names it asks about that no passage writes ("FastAPI"): a gap whatever else answers it."""
     no_figure: bool = False
     """It asks for a figure ("how many", "until when") and no finding cited for it gives one: a gap."""
+    near: list[Finding] = Field(default_factory=list)
+    """What the provider drafted for a part whose cited passages share its words but not its meaning: no answer
+    (it is a gap, never in the Answer, never a known fact for the other parts), shown as passages near it, so a
+    reader can judge what the small embedder could not."""
 
 
 class Belief(BaseModel):

@@ -74,10 +74,52 @@ async def test_a_part_sharing_only_words_with_a_passage_is_a_gap(tmp_path: Path)
     rename, undo = state.sub_questions
     assert rename.status == "answered" and "kilnctl mv" in report
     assert undo.status == "unanswered" and not undo.findings and not undo.covered_by
-    assert "undo key" not in report  # the keypad's undo is no answer to undoing a rename
+    answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert "undo key" not in answer  # the keypad's undo is no answer to undoing a rename
     gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
     assert "Can I undo the renaming later if I made a mistake?" in gaps
     assert "no passage found clearly answers it" in gaps
+
+
+async def test_what_was_drafted_for_a_part_judged_off_its_topic_is_shown_as_near_not_as_an_answer(
+    tmp_path: Path,
+) -> None:
+    """The small embedder's verdict can be wrong (on the bench, a quarter of the parts the documents answer were
+    judged off their topic), so what the provider drafted for such a part stays in the report, under a heading that
+    says no passage clearly answers it, while the Answer and the other parts never lean on it."""
+    corpus = embedded_corpus(tmp_path, DOC)
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    state = await Engine(corpus, LocalProvider(), search=search).run(new_state(QUESTION))
+    report = state.report or ""
+    rename, undo = state.sub_questions
+    assert [f.claim for f in undo.near] == [KEYPAD.split("\n\n", 1)[1]]
+    findings = report.split("## Findings", 1)[1].split("\n## ", 1)[0]
+    heading = "### Passages near “Can I undo the renaming later if I made a mistake?” (none clearly answers it)"
+    near = findings.split(heading)
+    assert len(near) == 2 and "The keypad's undo key reverts the last digit" in near[1]
+    assert "### Can I undo the renaming later" not in report  # never under its own heading, as if answered
+    assert rename.status == "answered" and "undo key" not in report.split("## Findings", 1)[0]  # nor in the Answer
+    assert "the nearest was" not in report  # the near passages are listed: the Gaps line does not point elsewhere
+
+
+async def test_a_question_none_of_whose_parts_is_answered_says_so_and_gives_the_nearest_passages(
+    tmp_path: Path,
+) -> None:
+    """Every part judged a gap: the Answer says no passage clearly answers the question and gives what was drafted
+    nearest to it, as for a question of one part, instead of claiming the corpus holds nothing."""
+    corpus = embedded_corpus(tmp_path, DOC)
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    question = "How do I print a firing program on paper, and can I send it to a friend by email?"
+    state = await Engine(corpus, LocalProvider(), search=search).run(new_state(question))
+    report = state.report or ""
+    assert all(sq.status in ("weak", "unanswered") and not sq.findings for sq in state.sub_questions)
+    assert any(sq.near for sq in state.sub_questions)
+    answer = report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    assert answer.strip().startswith(f"_{NOT_ANSWERED}_") and "[1]" in answer
+    assert "holds no evidence" not in answer
+    gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
+    assert "How do I print a firing program on paper?" in gaps and "email" in gaps
+    assert "## Findings\n\n## " not in report  # no empty section when the Answer says everything
 
 
 def test_the_judge_abstains_on_a_corpus_too_small_to_stand_anything_out(tmp_path: Path) -> None:

@@ -102,6 +102,13 @@ def unanswered(state: ResearchState) -> bool:
     return bool(parts) and all(sq.status in ("weak", "unanswered") for sq in parts)
 
 
+def answer_findings(state: ResearchState, sq: SubQuestion) -> list[Finding]:
+    """What the Answer may draw on for a part: its findings, and, when no part of the question is answered, what was
+    drafted for a part judged off its topic (``sq.near``): the Answer then says no passage clearly answers it and
+    gives the passages nearest to it, as for a question of one part."""
+    return sq.findings or (sq.near if unanswered(state) else [])
+
+
 def near_heading(state: ResearchState, sq: SubQuestion) -> str:
     """The heading of findings kept for a part they do not answer: it says so, so that the part is not
     both answered under its own heading and named under Gaps."""
@@ -185,15 +192,18 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
             out += [*_fenced(finding.code), ""]
             break
     out += ["## Findings", ""]
+    heading = len(out)
     for sq in state.sub_questions:
         # a sub-question is shown when it adds findings or was never researched; covered and
         # unanswered ones are named in the plan and under Gaps, not as empty sections
         # a reference entry reads as its sentence, its fields after it ("... (Default: true; Type: Boolean)")
-        shown = [(f, new_sentences(without_fields(f.claim) or f.claim, stated)) for f in sq.findings]
+        unanswered_part = sq.status in ("weak", "unanswered")
+        kept = sq.findings or (sq.near if unanswered_part else [])  # near: drafted, judged no answer, shown as such
+        shown = [(f, new_sentences(without_fields(f.claim) or f.claim, stated)) for f in kept]
         rest = [(f, fields_last(f.claim) if text == without_fields(f.claim) else text) for f, text in shown]
         rest = [(f, text) for f, text in rest if text and not any(adds_nothing(f.claim, s) for s in stated)]
         if rest:
-            out += [f"### {near_heading(state, sq) if sq.status in ('weak', 'unanswered') else sq.text}", ""]
+            out += [f"### {near_heading(state, sq) if unanswered_part else sq.text}", ""]
             for finding, text in rest:
                 out.append(f"- {text} {cite(state, finding)}")
                 if finding.code:
@@ -203,6 +213,8 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
             out += [f"### {sq.text}", "", "_Not researched: the campaign stopped before this sub-question._", ""]
         elif sq.status == "answered" and (where := _cited(state, [*sq.covered_by, *_ids(sq.findings)])):
             out += [f"### {sq.text}", "", f"_Answered above: see {where}._", ""]
+    if len(out) == heading:  # every finding is in the Answer already: no empty section
+        del out[heading - 2 : heading]
     if state.gaps:
         out += ["## Gaps", "", "What the documents do not answer:", ""]
         out += [f"- {_gap_line(g)}" for g in state.gaps] + [""]

@@ -41,8 +41,8 @@ class PartStanding:
         meant: frozenset[str],
         read_by_model: bool,
     ) -> Verdict:
-        """The part's verdict; sets ``sq.findings`` (none when they are off its topic and other parts
-        exist), ``sq.unmentioned``, ``sq.no_figure``, ``sq.missing`` and ``sq.covered_by``."""
+        """The part's verdict; sets ``sq.findings`` (none when they are off its topic and other parts exist:
+        then they are ``sq.near``), ``sq.unmentioned``, ``sq.no_figure``, ``sq.missing`` and ``sq.covered_by``."""
         by_id = {h.id: h for h in hits}
         cited = [by_id[pid] for f in findings for pid in f.passage_ids]
         pool = [f"{h.location} {h.text}" for h in hits]
@@ -64,7 +64,8 @@ class PartStanding:
         figured = not unfigured(sq.text, state.question, [f"{f.claim} {f.code or ''}" for f in findings])
         verdict = figure_checked(verdict, figured=figured, sides=bool(sides))
         sq.no_figure = verdict.unfigured
-        sq.findings = [] if verdict.off_topic and len(state.sub_questions) > 1 else findings
+        off_topic = verdict.off_topic and len(state.sub_questions) > 1
+        sq.findings, sq.near = ([], findings) if off_topic else (findings, [])
         # the Gaps line names only the missing words that carry the part's meaning, not an idiom's
         sq.missing = verdict.missing if sides else named_missing(self.search, asked, verdict.missing)
         if not verdict.answered:
