@@ -33,6 +33,7 @@ RUN_ONCE_SETS = (
     "wanderer",
     "voyager",
     "strider",
+    "roamer",
 )
 """The sets written to be run once, written down here apart from ``evidence_stages.RUN_ONCE`` so the tests check
 it, and shared by every test that needs the list."""
@@ -180,6 +181,9 @@ VOYAGER_KINDS = WANDERER_KINDS
 node-api file for the same reason."""
 STRIDER_KINDS = VOYAGER_KINDS
 """Each corpus's strider set (the seventeenth session, voyager's brief for two helpers): voyager's kinds and sizes, no
+node-api file for the same reason."""
+ROAMER_KINDS = STRIDER_KINDS
+"""Each corpus's roamer set (the eighteenth session, strider's brief for two helpers): strider's kinds and sizes, no
 node-api file for the same reason."""
 
 

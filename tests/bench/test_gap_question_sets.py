@@ -23,6 +23,7 @@ from tests.bench.question_sets import (
     NOMAD_KINDS,
     PILGRIM_KINDS,
     RAMBLER_KINDS,
+    ROAMER_KINDS,
     STRIDER_KINDS,
     TREKKER_KINDS,
     VISITOR_KINDS,
@@ -60,6 +61,8 @@ class Plan:
 LATE_NOTE = ("next session", "absent")
 """What the note of a set written from a brief for the next session's end says."""
 SECOND_DAY = "2026-11-28"
+ROAMER_NOTE = ("nineteenth session", "absent")
+"""What roamer's notes say: they name the session whose lead runs it (the nineteenth) rather than "next session"."""
 
 PLANS = {
     "outsider": Plan("os", 9, {"both-parts"}),
@@ -74,6 +77,7 @@ PLANS = {
     "wanderer": Plan("wd", 19, kinds=WANDERER_KINDS, note_says=LATE_NOTE, session="fifteenth session", date=SECOND_DAY),
     "voyager": Plan("vy", 20, kinds=VOYAGER_KINDS, note_says=LATE_NOTE, session="sixteenth session", date=SECOND_DAY),
     "strider": Plan("sd", 21, kinds=STRIDER_KINDS, note_says=LATE_NOTE, session="seventeenth session", date=SECOND_DAY),
+    "roamer": Plan("rm", 22, kinds=ROAMER_KINDS, note_says=ROAMER_NOTE, session="eighteenth session", date=SECOND_DAY),
 }
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
@@ -82,11 +86,13 @@ below cover each file once it lands."""
 
 def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-14:-9] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
-    assert len(QUESTION_SETS) == 22  # then rover, a dev set (test_rover_question_set.py), pilgrim ... strider
-    assert QUESTION_SETS[-8:] == ("pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider")
+    assert QUESTION_SETS[-15:-10] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
+    assert len(QUESTION_SETS) == 23  # then rover, a dev set (test_rover_question_set.py), pilgrim ... roamer
+    late = ("pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider", "roamer")
+    assert QUESTION_SETS[-9:] == late
     assert set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
-    assert STRIDER_KINDS == VOYAGER_KINDS == WANDERER_KINDS == TREKKER_KINDS == RAMBLER_KINDS == DRIFTER_KINDS
+    assert ROAMER_KINDS == STRIDER_KINDS == VOYAGER_KINDS == WANDERER_KINDS == TREKKER_KINDS == RAMBLER_KINDS
+    assert RAMBLER_KINDS == DRIFTER_KINDS
     assert DRIFTER_KINDS == NOMAD_KINDS
     assert NOMAD_KINDS == PILGRIM_KINDS
     for kinds in (VISITOR_KINDS, WAYFARER_KINDS):
@@ -95,16 +101,18 @@ def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
 
 
-def test_strider_waits_untouched_for_its_one_run() -> None:
-    """Written to be run once, by the eighteenth session's lead at its end: refused by every bench but
-    ``research_quality``'s checks; voyager had its run at the seventeenth session's end."""
-    assert evidence_stages.UNTOUCHED == ("strider",)
-    assert "strider" not in evidence_stages.RAN_ONCE and "voyager" in evidence_stages.RAN_ONCE
+def test_roamer_waits_untouched_for_its_one_run() -> None:
+    """Written to be run once, by the nineteenth session's lead at its end: refused by every bench but
+    ``research_quality``'s checks; strider had its run at the eighteenth session's end."""
+    assert evidence_stages.UNTOUCHED == ("roamer",)
+    assert "roamer" not in evidence_stages.RAN_ONCE and "strider" in evidence_stages.RAN_ONCE
 
 
-@pytest.mark.parametrize("name", ["pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager"])
+@pytest.mark.parametrize(
+    "name", ["pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider"]
+)
 def test_the_sets_run_once_have_had_their_run_and_are_still_never_traced(name: str) -> None:
-    """Run once by the eleventh to seventeenth sessions' leads at their ends: benches that never tune may now read them
+    """Run once by the eleventh to eighteenth sessions' leads at their ends: benches that never tune may now read them
     as a check, and ``evidence_stages`` still refuses to trace them."""
     assert name in evidence_stages.RAN_ONCE and name not in evidence_stages.UNTOUCHED
     assert name not in evidence_stages.DIAGNOSED

@@ -105,6 +105,7 @@ def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:
         "wanderer": questions / "npm-docs-wanderer.json",
         "voyager": questions / "npm-docs-voyager.json",
         "strider": questions / "npm-docs-strider.json",
+        "roamer": questions / "npm-docs-roamer.json",
     }
     assert tuple(expected) == QUESTION_SETS and spec.question_files == expected
     for name, path in expected.items():
@@ -132,7 +133,7 @@ def test_a_set_registered_before_its_file_is_written_is_one_the_corpus_lacks(tmp
     files = {**real.question_files, "wayfarer": tmp_path / "pdf-manuals-wayfarer.json"}
     spec = CorpusSpec(real.name, real.generator, real.packages, files, real.locate, real.version)
     before = [*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor"]
-    later = ["rover", "pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider"]
+    later = ["rover", "pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider", "roamer"]
     assert not spec.has_set("wayfarer") and spec.sets() == [*before, *later]
     with pytest.raises(ValueError, match="pdf-manuals has no 'wayfarer' question set; it has: tuned, heldout"):
         rq.question_file(spec, rq.parse_args(["--set", "wayfarer"]))
@@ -164,7 +165,7 @@ def test_an_unknown_set_is_refused_with_the_allowed_names(capsys: pytest.Capture
     assert "invalid choice: 'heldout2'" in err and all(name in err for name in QUESTION_SETS)
     allowed = (
         "allowed: tuned, heldout, fresh, untouched, unseen, blind, sealed, pristine, newcomer, outsider, stranger, "
-        "visitor, wayfarer, rover, pilgrim, nomad, drifter, rambler, trekker, wanderer, voyager, strider$"
+        "visitor, wayfarer, rover, pilgrim, nomad, drifter, rambler, trekker, wanderer, voyager, strider, roamer$"
     )
     with pytest.raises(ValueError, match=allowed):
         CORPORA["zsh-doc"].question_set("held-out")
