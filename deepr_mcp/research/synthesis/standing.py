@@ -95,6 +95,7 @@ class PartStanding:
             return verdict
         sq.covered_by = list(dict.fromkeys(c.passage_id for _, c in earlier))
         sq.missing, sq.no_figure = [], False
+        sq.near = []  # answered above: nothing near it is listed, so none of its passages is cited
         return above
 
     def meaning(self, state: ResearchState, sq: SubQuestion, passage_ids: list[str]) -> bool | None:
