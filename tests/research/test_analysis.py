@@ -81,6 +81,25 @@ def test_a_later_clause_names_what_it_refers_to() -> None:
     assert planned == ["What is a cone pack?", "How do I read a cone pack?"]
 
 
+def test_a_clause_that_only_says_what_happened_is_no_part() -> None:
+    """Split at ", but when" only where the text before asks: a statement of what happened is the question's
+    setting, and as a part of its own it would be searched for and could be named as a gap nobody asked about."""
+    question = "I glazed a set of mugs, but when I fired them the glaze ran onto the shelf. Why?"
+    assert clauses(question) == [question]
+    assert sub_questions(analyse(question), 5) == [question]
+    asked = "If I open the kiln early, will the pots crack, and how long should I wait?"
+    assert clauses(asked) == ["If I open the kiln early, will the pots crack?", "How long should I wait?"]
+    assert len(clauses("In which year was cone 6 introduced and what does it mean?")) == 2
+
+
+def test_they_after_two_things_names_both_and_a_relative_that_is_no_pronoun() -> None:
+    question = "Should I use a chain whip or a lockring tool, and can they scratch the cassette?"
+    planned = sub_questions(analyse(question), 5)
+    assert planned[-1] == "Can a chain whip and a lockring tool scratch the cassette?"
+    planned = sub_questions(analyse("What is a cone pack, and how do I leave out the cones that bend early?"), 5)
+    assert planned == ["What is a cone pack?", "How do I leave out the cones that bend early?"]
+
+
 def test_what_a_thing_is_for_names_the_thing_not_the_for() -> None:
     question = "What is that big kiln log book good for, and should I keep it by the kiln?"
     analysis = analyse(question)

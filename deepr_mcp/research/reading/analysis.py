@@ -158,11 +158,29 @@ _QUESTION_START = r"(?:how|what|why|when|where|which|is|are|does|do|can|should)\
 """The words an English question (or a question joined to another) opens with."""
 _CLAUSES = re.compile(r"(?:[,;]\s*|\s+)(?:and|but|also)\s+(?=" + _QUESTION_START + ")", re.I)
 _ASKS = re.compile(_QUESTION_START, re.I)
+_ASKING = re.compile(
+    r"\b(?:how|what|why|when|where|which|who|whom|whose)\b"
+    r"|(?:^|[,;:]\s*)(?:is|are|was|were|does|do|did|can|could|should|would|will|may|might|has|have)\b",
+    re.I,
+)
+"""What makes a sentence ask: a question word, or a verb that opens it (or a clause after a comma: "If I log out,
+is my login gone")."""
 
 
 def clauses(question: str) -> list[str]:
-    """A compound question's separate questions: "Why did X fail, and how is Y done?" -> two."""
-    parts = [p.strip(" ,;") for p in _CLAUSES.split(" ".join(question.split()).rstrip("?.! "))]
+    """A compound question's separate questions: "Why did X fail, and how is Y done?" -> two.
+
+    A split is kept only where the text before it asks something: "I glazed some mugs, but when I fired them the
+    glaze ran. Why?" is one question whose first clause says what happened, not a part to answer."""
+    text = " ".join(question.split()).rstrip("?.! ")
+    parts: list[str] = []
+    start = 0
+    for match in _CLAUSES.finditer(text):
+        before = text[start : match.start()]
+        if _ASKING.search(re.split(r"(?<=[.!?])\s+", before)[-1]):
+            parts.append(before)
+            start = match.end()
+    parts = [p.strip(" ,;") for p in (*parts, text[start:])]
     parts = [p for p in parts if len(p.split()) >= 2]
     return [(p if i == 0 else p[0].upper() + p[1:]) + "?" for i, p in enumerate(parts)]
 
@@ -296,12 +314,23 @@ def sub_questions(analysis: QuestionAnalysis, limit: int) -> list[str]:
 _PRONOUN = re.compile(r"\b(?:it|they|them|this|that)\b(?!\s+(?:is|are|was|were)\b\s+\w+ing)", re.I)
 
 
+_RELATIVE = re.compile(r"\b(?:the|a|an|those|these)\s+[\w.-]+\s+$", re.I)
+"""The words before a relative "that" ("the files that match"): a noun with its article, not a verb or a preposition."""
+
+
 def _resolve(clause: str, analysis: QuestionAnalysis) -> str:
     """A later clause's "it" stands for what the question is about: "what does it do?" alone
-    retrieves nothing, "what does the cone pack do?" does."""
-    if not analysis.entities or code_names(clause) or not _PRONOUN.search(clause):
+    retrieves nothing, "what does the cone pack do?" does. "They" after a comparison stands for both things
+    compared; "that" after a noun ("the files that match") is no pronoun."""
+    if not analysis.entities or code_names(clause):
         return clause
-    return _PRONOUN.sub(analysis.entities[0], clause, count=1)
+    for match in _PRONOUN.finditer(clause):
+        if match.group().lower() == "that" and _RELATIVE.search(clause[: match.start()]):
+            continue
+        plural = match.group().lower() in ("they", "them") and len(analysis.entities) >= 2
+        named = " and ".join(analysis.entities[:2]) if plural else analysis.entities[0]
+        return clause[: match.start()] + named + clause[match.end() :]
+    return clause
 
 
 _REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those)\b", re.I)
