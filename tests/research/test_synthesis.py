@@ -232,3 +232,31 @@ def test_a_question_about_risk_keeps_the_documents_caution_beyond_the_cap() -> N
     assert "never unload a kiln above 100 degrees. [3]" in text, text
     plain = findings_text(replace(request, safety=False))
     assert "[3]" not in plain, plain  # a question not about risk keeps its cap
+
+
+def test_the_passage_ranked_first_may_give_one_line_more_than_the_others() -> None:
+    """Retrieval's best passage often holds the answer over three sentences (the step, its option, its catch);
+    every other passage gives at most two lines, so that one long passage does not fill the part."""
+    from dataclasses import replace
+
+    from deepr_mcp.research.providers.local import findings_text
+    from tests.research.requests import findings_request
+
+    pause = " The studio opens at nine on weekdays. "
+    first = pause.join(
+        [
+            "Dip the stoneware mug in the glaze bucket for three seconds.",
+            "Wipe the glaze off the foot of the stoneware mug with a damp sponge.",
+            "Let the glazed stoneware mug dry for a day before the glaze firing.",
+        ]
+    )
+    second = pause.join(
+        [
+            "Brush three coats of glaze onto a stoneware mug for an even colour.",
+            "A stoneware mug glazed too thickly may crawl in the glaze firing.",
+            "Pour glaze inside the stoneware mug first, then tip it out.",
+        ]
+    )
+    request = findings_request("How do I glaze a stoneware mug?", [(1, "Glazing", first), (2, "Brushing", second)])
+    lines = findings_text(replace(request, max_findings=6)).splitlines()
+    assert sorted(line[-3:] for line in lines) == ["[1]", "[1]", "[1]", "[2]", "[2]"], lines
