@@ -34,6 +34,7 @@ RUN_ONCE_SETS = (
     "voyager",
     "strider",
     "roamer",
+    "ranger",
 )
 """The sets written to be run once, written down here apart from ``evidence_stages.RUN_ONCE`` so the tests check
 it, and shared by every test that needs the list."""
@@ -184,6 +185,9 @@ STRIDER_KINDS = VOYAGER_KINDS
 node-api file for the same reason."""
 ROAMER_KINDS = STRIDER_KINDS
 """Each corpus's roamer set (the eighteenth session, strider's brief for two helpers): strider's kinds and sizes, no
+node-api file for the same reason."""
+RANGER_KINDS = ROAMER_KINDS
+"""Each corpus's ranger set (the nineteenth session, roamer's brief for two helpers): roamer's kinds and sizes, no
 node-api file for the same reason."""
 
 

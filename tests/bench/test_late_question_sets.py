@@ -106,6 +106,7 @@ def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:
         "voyager": questions / "npm-docs-voyager.json",
         "strider": questions / "npm-docs-strider.json",
         "roamer": questions / "npm-docs-roamer.json",
+        "ranger": questions / "npm-docs-ranger.json",
     }
     assert tuple(expected) == QUESTION_SETS and spec.question_files == expected
     for name, path in expected.items():
@@ -133,7 +134,19 @@ def test_a_set_registered_before_its_file_is_written_is_one_the_corpus_lacks(tmp
     files = {**real.question_files, "wayfarer": tmp_path / "pdf-manuals-wayfarer.json"}
     spec = CorpusSpec(real.name, real.generator, real.packages, files, real.locate, real.version)
     before = [*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor"]
-    later = ["rover", "pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider", "roamer"]
+    later = [
+        "rover",
+        "pilgrim",
+        "nomad",
+        "drifter",
+        "rambler",
+        "trekker",
+        "wanderer",
+        "voyager",
+        "strider",
+        "roamer",
+        "ranger",
+    ]
     assert not spec.has_set("wayfarer") and spec.sets() == [*before, *later]
     with pytest.raises(ValueError, match="pdf-manuals has no 'wayfarer' question set; it has: tuned, heldout"):
         rq.question_file(spec, rq.parse_args(["--set", "wayfarer"]))
@@ -165,7 +178,8 @@ def test_an_unknown_set_is_refused_with_the_allowed_names(capsys: pytest.Capture
     assert "invalid choice: 'heldout2'" in err and all(name in err for name in QUESTION_SETS)
     allowed = (
         "allowed: tuned, heldout, fresh, untouched, unseen, blind, sealed, pristine, newcomer, outsider, stranger, "
-        "visitor, wayfarer, rover, pilgrim, nomad, drifter, rambler, trekker, wanderer, voyager, strider, roamer$"
+        "visitor, wayfarer, rover, pilgrim, nomad, drifter, rambler, trekker, wanderer, voyager, strider, roamer, "
+        "ranger$"
     )
     with pytest.raises(ValueError, match=allowed):
         CORPORA["zsh-doc"].question_set("held-out")
