@@ -169,3 +169,17 @@ def test_a_gaps_line_names_the_words_that_carry_the_question_not_an_idiom() -> N
     assert weighty(embedder, question, ["hood", "glaze"]) == ["glaze"]
     assert weighty(embedder, "What is the noise level of heat pumps?", ["noise level"]) == ["noise level"]
     assert weighty(embedder, "How efficient are gas boilers in cold climates?", ["gas boilers"]) == ["gas boilers"]
+
+
+async def test_a_part_too_bare_to_stand_alone_is_judged_by_meaning_leaning_on_the_question(tmp_path: Path) -> None:
+    """ "Why would I use it?" after a question names nothing: alone its vector is near no passage, so the meaning
+    judge called the part a gap while the findings above answer it. With at most one word of its own, it is read
+    leaning on the whole question; a part with words of its own is still judged on them (the undo test above)."""
+    corpus = embedded_corpus(tmp_path, DOC)
+    search = HybridSearch(corpus, shared_embedder("minilm"))
+    question = "How do I rename many firing programs at once with a pattern, and why would I use one?"
+    state = await Engine(corpus, LocalProvider(), search=search).run(new_state(question))
+    rename, bare = state.sub_questions
+    assert bare.text == "Why would I use one?"
+    assert rename.status == "answered" and bare.status == "answered"
+    assert "## Gaps" not in (state.report or "")

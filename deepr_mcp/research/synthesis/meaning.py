@@ -15,7 +15,10 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+import numpy as np
+
 from deepr_mcp.embedding.base import Embedder
+from deepr_mcp.embedding.context import queries_in_context
 from deepr_mcp.research.retrieval.lexical import MEANT_SPREAD
 
 COVER_SPREAD = MEANT_SPREAD
@@ -41,13 +44,17 @@ class MeaningJudge:
     def __init__(self, corpus: SpreadCorpus, embedder: Embedder) -> None:
         self.corpus, self.embedder = corpus, embedder
 
-    def standing(self, texts: Sequence[str], passage_ids: Sequence[str]) -> dict[str, float]:
-        """Per embedded passage, its lowest standing (deviations above the mean) over ``texts``."""
+    def standing(self, texts: Sequence[str], passage_ids: Sequence[str], context: str = "") -> dict[str, float]:
+        """Per embedded passage, its lowest standing (deviations above the mean) over ``texts``, the first read
+        leaning on ``context`` (what a bare part means in: ``embedding.context``)."""
         vectors = self.corpus.vectors_of(self.embedder.name, passage_ids)
         if not vectors or not texts:
             return {}
         out = {pid: float("inf") for pid in vectors}
-        for query in self.embedder.embed(list(texts), query=True):
+        queries = queries_in_context(self.embedder, texts[:1], context)
+        if len(texts) > 1:
+            queries = np.vstack([queries, self.embedder.embed(list(texts[1:]), query=True)])
+        for query in queries:
             mean, deviation = self.corpus.cosine_spread(self.embedder.name, query)
             if deviation <= 0:
                 return {}
@@ -55,23 +62,24 @@ class MeaningJudge:
                 out[pid] = min(out[pid], (float(query @ vector) - mean) / deviation)
         return out
 
-    def answers(self, part: str, question: str, passage_ids: Sequence[str]) -> bool | None:
-        """Whether a passage stands out for ``part`` and for ``question``; None when the judge cannot tell
-        (none of them embedded, or a corpus too small to stand anything out)."""
+    def answers(self, part: str, question: str, passage_ids: Sequence[str], context: str = "") -> bool | None:
+        """Whether a passage stands out for ``part`` (read leaning on ``context``) and for ``question``; None when
+        the judge cannot tell (none of them embedded, or a corpus too small to stand anything out)."""
         if self.corpus.embedding_status(self.embedder.name).get("embedded", 0) < MIN_PASSAGES:
             return None
-        standing = self.standing(list(dict.fromkeys([part, question])), passage_ids)
+        standing = self.standing(list(dict.fromkeys([part, question])), passage_ids, context)
         if not standing:
             return None
         return max(standing.values()) >= COVER_SPREAD
 
 
-def by_meaning(search: Any, part: str, question: str, passage_ids: Sequence[str]) -> bool | None:
-    """Whether a passage answers ``part`` by meaning, with retrieval's ``HybridSearch`` (None when
-    research runs without an embedder, or on a corpus that keeps no spread of its cosines)."""
+def by_meaning(search: Any, part: str, question: str, passage_ids: Sequence[str], context: str = "") -> bool | None:
+    """Whether a passage answers ``part`` (read leaning on ``context``) by meaning, with retrieval's
+    ``HybridSearch`` (None when research runs without an embedder, or on a corpus that keeps no spread of its
+    cosines)."""
     if search is None or not hasattr(search.corpus, "cosine_spread"):
         return None
-    return MeaningJudge(search.corpus, search.embedder).answers(part, question, passage_ids)
+    return MeaningJudge(search.corpus, search.embedder).answers(part, question, passage_ids, context)
 
 
 def weighty(embedder: Embedder, part: str, phrases: Sequence[str]) -> list[str]:
