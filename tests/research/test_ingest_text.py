@@ -231,26 +231,3 @@ def test_a_pathological_markdown_page_is_read_as_text(page: str, tmp_path: Path)
     path.write_text(page)
     (section,) = sections_of(path, path.read_bytes())
     assert section.text.strip() and set(section.text.replace(" ", "")) <= set(page.replace(" ", ""))
-
-
-def test_a_markdown_table_reads_as_rows_of_cells_like_an_html_one(tmp_path: Path) -> None:
-    """A GFM table's pipes and delimiter row are markup: its rows come out as the HTML reader writes them,
-    cells joined by " | ", inline markup read as text; an escaped pipe stays inside its cell. A line with
-    pipes but no delimiter row under it is prose."""
-    page = tmp_path / "kiln-flags.md"
-    page.write_text(
-        "# Flags\n\nThe kiln takes these flags:\n"
-        "| Flag | Default | Description |\n| --- | :-: | --- |\n"
-        "| `--cone` | null | The **cone** to fire to, as a number \\| a name. See [cones](cones.md). |\n"
-        "| `--vent` | false | Opens the damper. |\n\n"
-        "Glaze | bisque is no table.\n",
-        encoding="utf-8",
-    )
-    (text,) = by_location_of(page).values()
-    assert text == (
-        "The kiln takes these flags:\n\n"
-        "Flag | Default | Description\n"
-        "`--cone` | null | The cone to fire to, as a number | a name. See cones.\n"
-        "`--vent` | false | Opens the damper.\n\n"
-        "Glaze | bisque is no table."
-    )

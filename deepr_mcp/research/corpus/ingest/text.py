@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import re
 
-from markdown_it import MarkdownIt
-
 from deepr_mcp.research.corpus.ingest.markdown_inline import InlineText, is_reference_definition
 from deepr_mcp.research.corpus.ingest.model import Section, Sections, fence
 
@@ -24,10 +22,6 @@ _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})\s*([\w+#.-]*)")
 """A fence at any indentation: one inside a list item is indented with the item's text."""
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-_TABLE_RULE = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
-"""A GFM table's delimiter row ("| --- | :-: |"), under its header row: the two open a table."""
-_TABLES = MarkdownIt("commonmark").enable("table")
-"""Splits a GFM table into cells as GitHub does (an escaped pipe, or one in a code span, stays in its cell)."""
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<body>.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _FIELD = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):[ \t]*(?P<value>.*?)[ \t]*$")
 
@@ -86,12 +80,6 @@ def markdown_sections(text: str) -> list[Section]:
             previous, in_list = "", False
             i += 1
             continue
-        if "|" in line and i + 1 < len(lines) and "-" in lines[i + 1] and _TABLE_RULE.match(lines[i + 1]):
-            end_paragraph()
-            rows, i = table_rows(lines, i, inline)
-            out.lines += ["", *rows, ""]
-            previous, in_list = "", False
-            continue
         after_blank = not prose and (not out.lines or not out.lines[-1].strip())
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         if line.strip() and re.fullmatch(r" {0,3}(=+|-+)\s*", nxt) and not _LIST_ITEM.match(line):
@@ -120,23 +108,6 @@ def markdown_sections(text: str) -> list[Section]:
     end_paragraph()
     out.flush()
     return out.sections
-
-
-def table_rows(lines: list[str], start: int, inline: InlineText) -> tuple[list[str], int]:
-    """A GFM table from its header row at ``start``: its rows as the HTML reader writes a table's (cells read
-    as text and joined by " | ", the delimiter row and the outer pipes left out), and the line after it.
-    The table ends at a blank line or a line with no pipe."""
-    end = start + 2
-    while end < len(lines) and lines[end].strip() and "|" in lines[end]:
-        end += 1
-    tokens = _TABLES.parse("\n".join(lines[start:end]))
-    rows: list[list[str]] = []
-    for token in tokens:
-        if token.type == "tr_open":
-            rows.append([])
-        elif token.type == "inline" and rows:
-            rows[-1].append(" ".join(inline.text(token.content).split()))
-    return [" | ".join(cells) for cells in rows if any(cells)], end
 
 
 _RST_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
