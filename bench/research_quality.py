@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
 ``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer|``
-``rover|pilgrim|nomad|drifter|rambler|trekker|wanderer|voyager|strider|roamer|ranger``
+``rover|pilgrim|nomad|drifter|rambler|trekker|wanderer|voyager|strider|roamer|ranger|scout``
 (which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and
 have each decided a keep/revert,
 ``untouched`` was written after both were used and run once at the end of the next session;
@@ -32,8 +32,10 @@ sixteenth session's end; ``voyager`` (the twenty-first, written in the sixteenth
 seventeenth session by two helpers from ``voyager``'s brief) was run once at the eighteenth session's end; ``roamer``
 (the twenty-third, written in the eighteenth session by two helpers from ``strider``'s brief) was run once at the
 nineteenth session's end; ``ranger`` (the twenty-fourth, written in the nineteenth session by two helpers from
-``roamer``'s brief) is kept untouched for the twentieth session's end: nobody runs it (``--check-*`` only) before
-that session's lead runs it once at its end; a corpus without a file for the set is skipped,
+``roamer``'s brief) was run once at the twentieth session's end; ``scout`` (the twenty-fifth, written in the twentieth
+session by two helpers from ``ranger``'s brief) is kept untouched for the twenty-first session's end: nobody runs it
+(``--check-*`` only) before that session's lead runs it once at its end; a corpus without a file for the set is
+skipped,
 with a line saying so;
 ``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
@@ -736,9 +738,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "the end of the fourteenth, trekker (the nineteenth, the same corpora) at the end of the fifteenth, "
         "wanderer (the twentieth, the same corpora) at the end of the sixteenth, voyager (the twenty-first, the "
         "same corpora) at the end of the seventeenth, strider (the twenty-second, the same corpora) at the end "
-        "of the eighteenth, and roamer (the twenty-third, the same corpora) at the end of the nineteenth; ranger "
-        "(the twenty-fourth, the same corpora) is kept for the twentieth session's end-of-session run, once, by its "
-        "lead (--check-* before); a corpus without the set is skipped",
+        "of the eighteenth, roamer (the twenty-third, the same corpora) at the end of the nineteenth, and ranger "
+        "(the twenty-fourth, the same corpora) at the end of the twentieth; scout (the twenty-fifth, the same "
+        "corpora) is kept for the twenty-first session's end-of-session run, once, by its lead (--check-* before); "
+        "a corpus without the set is skipped",
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

@@ -35,6 +35,7 @@ RUN_ONCE_SETS = (
     "strider",
     "roamer",
     "ranger",
+    "scout",
 )
 """The sets written to be run once, written down here apart from ``evidence_stages.RUN_ONCE`` so the tests check
 it, and shared by every test that needs the list."""
@@ -188,6 +189,9 @@ ROAMER_KINDS = STRIDER_KINDS
 node-api file for the same reason."""
 RANGER_KINDS = ROAMER_KINDS
 """Each corpus's ranger set (the nineteenth session, roamer's brief for two helpers): roamer's kinds and sizes, no
+node-api file for the same reason."""
+SCOUT_KINDS = RANGER_KINDS
+"""Each corpus's scout set (the twentieth session, ranger's brief for two helpers): ranger's kinds and sizes, no
 node-api file for the same reason."""
 
 

@@ -25,6 +25,7 @@ from tests.bench.question_sets import (
     RAMBLER_KINDS,
     RANGER_KINDS,
     ROAMER_KINDS,
+    SCOUT_KINDS,
     STRIDER_KINDS,
     TREKKER_KINDS,
     VISITOR_KINDS,
@@ -66,6 +67,8 @@ ROAMER_NOTE = ("nineteenth session", "absent")
 """What roamer's notes say: they name the session whose lead runs it (the nineteenth) rather than "next session"."""
 RANGER_NOTE = ("twentieth session", "absent")
 """What ranger's notes say: they name the session whose lead runs it (the twentieth) rather than "next session"."""
+SCOUT_NOTE = ("twenty-first session", "absent")
+"""What scout's notes say: they name the session whose lead runs it (the twenty-first) rather than "next session"."""
 
 PLANS = {
     "outsider": Plan("os", 9, {"both-parts"}),
@@ -82,6 +85,7 @@ PLANS = {
     "strider": Plan("sd", 21, kinds=STRIDER_KINDS, note_says=LATE_NOTE, session="seventeenth session", date=SECOND_DAY),
     "roamer": Plan("rm", 22, kinds=ROAMER_KINDS, note_says=ROAMER_NOTE, session="eighteenth session", date=SECOND_DAY),
     "ranger": Plan("rg", 23, kinds=RANGER_KINDS, note_says=RANGER_NOTE, session="nineteenth session", date=SECOND_DAY),
+    "scout": Plan("sc", 24, kinds=SCOUT_KINDS, note_says=SCOUT_NOTE, session="twentieth session", date=SECOND_DAY),
 }
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
@@ -90,12 +94,13 @@ below cover each file once it lands."""
 
 def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-16:-11] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
-    assert len(QUESTION_SETS) == 24  # then rover, a dev set (test_rover_question_set.py), pilgrim ... ranger
+    assert QUESTION_SETS[-17:-12] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
+    assert len(QUESTION_SETS) == 25  # then rover, a dev set (test_rover_question_set.py), pilgrim ... scout
     late = ("pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider", "roamer", "ranger")
-    assert QUESTION_SETS[-10:] == late
+    assert QUESTION_SETS[-11:] == (*late, "scout")
     assert set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
-    assert RANGER_KINDS == ROAMER_KINDS == STRIDER_KINDS == VOYAGER_KINDS == WANDERER_KINDS == TREKKER_KINDS
+    assert SCOUT_KINDS == RANGER_KINDS == ROAMER_KINDS == STRIDER_KINDS == VOYAGER_KINDS == WANDERER_KINDS
+    assert WANDERER_KINDS == TREKKER_KINDS
     assert TREKKER_KINDS == RAMBLER_KINDS
     assert RAMBLER_KINDS == DRIFTER_KINDS
     assert DRIFTER_KINDS == NOMAD_KINDS
@@ -106,18 +111,18 @@ def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
 
 
-def test_ranger_waits_untouched_for_its_one_run() -> None:
-    """Written to be run once, by the twentieth session's lead at its end: refused by every bench but
-    ``research_quality``'s checks; roamer had its run at the nineteenth session's end."""
-    assert evidence_stages.UNTOUCHED == ("ranger",)
-    assert "ranger" not in evidence_stages.RAN_ONCE and "roamer" in evidence_stages.RAN_ONCE
+def test_scout_waits_untouched_for_its_one_run() -> None:
+    """Written to be run once, by the twenty-first session's lead at its end: refused by every bench but
+    ``research_quality``'s checks; ranger had its run at the twentieth session's end."""
+    assert evidence_stages.UNTOUCHED == ("scout",)
+    assert "scout" not in evidence_stages.RAN_ONCE and "ranger" in evidence_stages.RAN_ONCE
 
 
 @pytest.mark.parametrize(
-    "name", ["pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider", "roamer"]
+    "name", ["pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider", "roamer", "ranger"]
 )
 def test_the_sets_run_once_have_had_their_run_and_are_still_never_traced(name: str) -> None:
-    """Run once by the eleventh to nineteenth sessions' leads at their ends: benches that never tune may now read them
+    """Run once by the eleventh to twentieth sessions' leads at their ends: benches that never tune may now read them
     as a check, and ``evidence_stages`` still refuses to trace them."""
     assert name in evidence_stages.RAN_ONCE and name not in evidence_stages.UNTOUCHED
     assert name not in evidence_stages.DIAGNOSED

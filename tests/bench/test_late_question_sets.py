@@ -107,6 +107,7 @@ def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:
         "strider": questions / "npm-docs-strider.json",
         "roamer": questions / "npm-docs-roamer.json",
         "ranger": questions / "npm-docs-ranger.json",
+        "scout": questions / "npm-docs-scout.json",
     }
     assert tuple(expected) == QUESTION_SETS and spec.question_files == expected
     for name, path in expected.items():
@@ -168,7 +169,7 @@ def test_an_unknown_set_is_refused_with_the_allowed_names(capsys: pytest.Capture
     allowed = (
         "allowed: tuned, heldout, fresh, untouched, unseen, blind, sealed, pristine, newcomer, outsider, stranger, "
         "visitor, wayfarer, rover, pilgrim, nomad, drifter, rambler, trekker, wanderer, voyager, strider, roamer, "
-        "ranger$"
+        "ranger, scout$"
     )
     with pytest.raises(ValueError, match=allowed):
         CORPORA["zsh-doc"].question_set("held-out")

@@ -43,7 +43,7 @@ the same time as python3-doc's and npm-docs'): the tests below cover each file o
 
 def test_the_five_corpora_and_the_newcomer_set() -> None:
     assert list(CORPORA) == ["python3-doc", "npm-docs", "zsh-doc", "pdf-manuals", "node-api"]
-    assert QUESTION_SETS[8] == "newcomer" and len(QUESTION_SETS) == 24  # outsider ... ranger came after
+    assert QUESTION_SETS[8] == "newcomer" and len(QUESTION_SETS) == 25  # outsider ... scout came after
     assert (NODE.generator, NODE.packages) == ("Node.js doc tool HTML", ("nodejs",))
     assert all(spec.question_files["newcomer"].name.endswith("newcomer.json") for spec in CORPORA.values())
     assert {"python3-doc", "npm-docs", "node-api"} <= set(corpora_with("newcomer")) == set(WRITTEN)
@@ -64,6 +64,7 @@ def test_the_five_corpora_and_the_newcomer_set() -> None:
         "strider",
         "roamer",
         "ranger",
+        "scout",
     )
     assert {name for name in QUESTION_SETS if NODE.has_set(name)} <= set(LATER_SETS)
     with pytest.raises(ValueError, match="node-api has no 'tuned' question set; it has: newcomer"):

@@ -23,7 +23,7 @@ ROVER_SIZE = 8
 
 
 def test_rover_comes_last_for_every_corpus_and_is_a_dev_set() -> None:
-    assert QUESTION_SETS[-11] == LATER_SETS[-11] == "rover"  # then pilgrim ... ranger, each to be run once
+    assert QUESTION_SETS[-12] == LATER_SETS[-12] == "rover"  # then pilgrim ... scout, each to be run once
     assert CORPORA["python3-doc"].question_files["rover"] == QUESTION_DIR.parent / "research_questions_rover.json"
     for name in ("npm-docs", "zsh-doc", "pdf-manuals", "node-api"):
         assert CORPORA[name].question_files["rover"] == QUESTION_DIR / f"{name}-rover.json"
