@@ -15,8 +15,6 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-import numpy as np
-
 from deepr_mcp.embedding.base import Embedder
 from deepr_mcp.embedding.context import queries_in_context
 from deepr_mcp.research.retrieval.lexical import MEANT_SPREAD
@@ -51,10 +49,7 @@ class MeaningJudge:
         if not vectors or not texts:
             return {}
         out = {pid: float("inf") for pid in vectors}
-        queries = queries_in_context(self.embedder, texts[:1], context)
-        if len(texts) > 1:
-            queries = np.vstack([queries, self.embedder.embed(list(texts[1:]), query=True)])
-        for query in queries:
+        for query in queries_in_context(self.embedder, list(texts), context):
             mean, deviation = self.corpus.cosine_spread(self.embedder.name, query)
             if deviation <= 0:
                 return {}
