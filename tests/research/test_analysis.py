@@ -194,3 +194,42 @@ def test_a_later_part_that_refers_back_is_read_with_the_clause_before_it() -> No
     alone = analyse("How do I glaze a mug, and how do I fire a plate?")
     assert [context_of(part, alone) for part in sub_questions(alone, 5)] == ["", ""]  # no word points back
     assert context_of("How do I stop it?", analyse("How do I stop it?")) == ""  # one clause: nothing before it
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # a purpose clause after the right side is said of both sides
+        (
+            "Should I log the heat with kiln.read() or kiln.poll() to watch a firing?",
+            ["What does kiln.read() do?", "What does kiln.poll() do?"],
+        ),
+        # a one-word right side pairs with the name the left side ends on
+        (
+            "Should I look the cone up in a chart with table[cone] or table.get(cone)?",
+            ["What is table[cone]?", "What does table.get(cone) do?"],
+        ),
+        (
+            "Should I keep glaze notes in a paper notebook or spreadsheets?",
+            ["What is a paper notebook?", "What are spreadsheets?"],
+        ),
+    ],
+)
+def test_the_sides_of_a_choice_are_the_things_chosen_between(question: str, parts: list[str]) -> None:
+    assert sub_questions(analyse(question), 5) == [question, *parts]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # "or" inside a purpose clause joins its objects: no choice of things, no "What are glazes?" part
+        "Should I use the mixer to blend slips or glazes?",
+        # "A, or will B?" asks whether, with an alternative outcome
+        "Can I stack the shelves while the kiln is warm, or will they crack?",
+        "Can I just fire the bisque once, or is there a better way?",
+    ],
+)
+def test_an_or_that_offers_no_choice_of_things_adds_no_parts(question: str) -> None:
+    analysis = analyse(question)
+    assert analysis.type != "comparison"
+    assert sub_questions(analysis, 5) == [question]

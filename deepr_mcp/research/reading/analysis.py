@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from deepr_mcp.research.reading.coordination import parallel_sides
 from deepr_mcp.research.reading.figures import without_asking
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.text.tokenizer import STOP_WORDS
@@ -72,7 +73,7 @@ _HOW_TO = re.compile(
 _COMPARE = [
     re.compile(r"^(?:what (?:is|are) )?(?:the )?differences? between (?P<a>.+?) and (?P<b>.+)$", re.I),
     re.compile(r"^how (?:does|do) (?P<a>.+?) (?:differ from|compare (?:to|with)) (?P<b>.+)$", re.I),
-    re.compile(r"^(?:should|do|would|can) (?:i|you|we) \w+ (?P<a>.+?) or (?P<b>.+)$", re.I),
+    _CHOICE := re.compile(r"^(?:should|do|would|can) (?:i|you|we) \w+ (?P<a>.+?) or (?P<b>.+)$", re.I),
     re.compile(r"^(?:when|why) \w+ (?:i|you|we) \w+ (?P<a>.+?) (?:over|instead of|rather than) (?P<b>.+)$", re.I),
     re.compile(r"^(?P<a>.+?) (?:vs\.?|versus) (?P<b>.+)$", re.I),
 ]
@@ -202,6 +203,9 @@ def analyse(question: str) -> QuestionAnalysis:
     for pattern in _COMPARE:
         if match := pattern.match(text):
             a, b = _side(match.group("a")), _side(match.group("b"))
+            if pattern is _CHOICE and not (sides := parallel_sides(a, b)):
+                continue  # "use the module to make tokens or passwords": the "or" offers no choice of things
+            a, b = sides if pattern is _CHOICE else (a, b)
             if a and b and _strip_article(a).lower() != _strip_article(b).lower():
                 analysis.type = "comparison"
                 analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]

@@ -1,0 +1,45 @@
+"""The two things an English "A or B" offers to choose between, read as the parallel phrases they are.
+
+"Should I <verb> A or B?" is read as a comparison, and each side becomes a part of its own ("What does
+B do?"). The words around "or" belong to one side or the other only by English structure, which a
+pattern cannot see: the left side runs back to the verb, the right side on to the end. Four rules of
+the language put the boundaries where they are:
+
+- a purpose clause after B ("... or B to measure elapsed time") is said of both sides, not part of B;
+- "or" inside a purpose clause of A ("use the module to make tokens or passwords") joins that clause's
+  objects: the question chooses nothing, it asks about one thing;
+- "A, or is it B?" / "A, or will B?" asks whether, with an alternative outcome, not which thing;
+- conjuncts are parallel: a right side of one word, a name, pairs with the name the left side ends on
+  ("look things up in a table with t[k] or t.get(k)" chooses between ``t[k]`` and ``t.get(k)``). Longer
+  sides are left whole: how far back a phrase runs ("the top shelf of the kiln or the floor") is grammar.
+"""
+
+from __future__ import annotations
+
+import re
+
+_AUXILIARY = re.compile(
+    r"^(?:will|would|could|can|does|do|did|is|are|was|were|should|might|may|must|has|have|am|there)\b", re.I
+)
+_PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+[a-z]\w*\b.*$", re.I)
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|their|its|his|her|this|that|these|those)$", re.I)
+SLACK = 2
+"""Words the left side may have beyond a one-word right side before it is read as running back into the
+question's own words ("things up in a table with t[k]"): a name, its article and one adjective."""
+
+
+def parallel_sides(a: str, b: str) -> tuple[str, str] | None:
+    """The two things ``a`` "or" ``b`` chooses between, or None when the "or" offers no choice of things."""
+    b = b.split(",", 1)[0].strip()
+    if not a or not b or _AUXILIARY.match(b) or _PURPOSE.search(a):
+        return None
+    b = _PURPOSE.sub("", b).strip()
+    left, right = a.split(), b.split()
+    if len(right) == 1 and len(left) > 1 + SLACK:
+        start = len(left) - 1
+        for back in range(SLACK, 0, -1):  # "a paper notebook" pairs with "spreadsheets": its article goes with it
+            if _ARTICLE.match(left[start - back]):
+                start -= back
+                break
+        left = left[start:]
+    return (" ".join(left), b) if left and right else None
