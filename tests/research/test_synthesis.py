@@ -260,3 +260,26 @@ def test_the_passage_ranked_first_may_give_one_line_more_than_the_others() -> No
     request = findings_request("How do I glaze a stoneware mug?", [(1, "Glazing", first), (2, "Brushing", second)])
     lines = findings_text(replace(request, max_findings=6)).splitlines()
     assert sorted(line[-3:] for line in lines) == ["[1]", "[1]", "[1]", "[2]", "[2]"], lines
+
+
+def test_a_field_list_alone_is_no_finding() -> None:
+    """A settings page's "Default: ... Type: ..." lines share the question's words and say nothing alone: they are left
+    out, while a field list that runs into its sentence is kept with it."""
+    from tests.research.requests import local_findings
+
+    fields_only = '* Default: "vent the kiln chamber after firing"\n* Type: Kiln chamber vent schedule'
+    with_sentence = (
+        "* Default: false\n* Type: Boolean\n\nWhen set, the kiln controller vents the chamber after a firing."
+    )
+    guide = "Venting the kiln chamber after a firing clears the fumes of the glaze."
+    text = local_findings(
+        "How do I vent the kiln chamber after a firing?",
+        [
+            (1, "config.md, chamber-vent", fields_only),
+            (2, "guide.md, Venting", guide),
+            (3, "config.md, vent", with_sentence),
+        ],
+    )
+    assert "Type: Kiln chamber vent schedule" not in text, text
+    assert "clears the fumes of the glaze. [2]" in text, text
+    assert "the kiln controller vents the chamber after a firing. [3]" in text, text

@@ -43,6 +43,7 @@ from deepr_mcp.research.synthesis.relevance import (
     pointer,
     stray_change_note,
 )
+from deepr_mcp.research.synthesis.shape import only_fields
 
 _ADMONITION = re.compile(r"^(?:" + "|".join(ADMONITIONS) + r")\b\s*:?", re.I)
 _ANAPHOR = re.compile(r"^(?:it|this|these|they|that|such|its|their)\b", re.I)
@@ -194,8 +195,8 @@ def best_units(request: FindingsRequest, near: Closeness | None = None) -> list[
         found = units(text)
         recipes |= {(number, found[i].index) for i in off_task(action, [u.text for u in found])}
         for unit in whole_warnings(found):
-            if not unit.text or (len(unit.text) < MIN_SENTENCE_CHARS and not unit.code):
-                continue
+            if not unit.text or (not unit.code and (len(unit.text) < MIN_SENTENCE_CHARS or only_fields(unit.text))):
+                continue  # too short to say anything, or a field list alone ("Default: false Type: Boolean")
             if pointer(unit.text):
                 continue  # "See the section on ...": it points elsewhere, not even a neighbour
             value = score_unit(unit, rank, cover, want, focus, idf)

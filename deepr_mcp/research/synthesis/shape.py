@@ -62,6 +62,13 @@ def without_fields(text: str) -> str:
     return text[field_run(text) :].strip()
 
 
+def only_fields(text: str) -> bool:
+    """Whether a line is a field list and nothing else ("Default: false Type: Boolean"): alone it says nothing,
+    so it is no finding. A line closed by a stop holds a sentence its fields run into, and is kept."""
+    body = text.strip()
+    return bool(field_run(body)) and not without_fields(body) and not _ENDS.search(body)
+
+
 def is_sentence(text: str) -> bool:
     """Whether a line is written as a statement: neither a field list nor a row of names, and either
     closed by a stop (its code spans read as words) or a list item with an auxiliary verb."""
