@@ -13,13 +13,10 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 - ``report``: the final report holds it (what ``research_quality`` counts as recall).
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
-another part) is counted where it is found. Every set used for decisions may be traced (tuned, held out,
-fresh, untouched, unseen, blind, sealed); ``pristine``, ``newcomer``, ``outsider``, ``stranger``, ``visitor`` and
-``wayfarer`` (``DIAGNOSED`` leaves them out) are refused: each was written to be run once (``newcomer``, ``outsider``,
-``stranger``, ``visitor`` and ``wayfarer`` on every corpus, ``node-api`` among them, a corpus nobody tuned on; each
-has had its one run, ``wayfarer`` at the tenth session's end), and tracing it would tune on it. The dev set ``rover``
-(``none`` questions only) may be traced, but a ``none`` question has no gold and is left out. A corpus without a file
-for the chosen set is skipped, with a line saying so.
+another part) is counted where it is found. Only the dev sets may be traced (``DIAGNOSED``, the sets of
+``bench/question_sets.py`` whose role is ``DEV``: the sets used for decisions and ``rover``); a set written to be run
+once is refused, whether or not it has had its run: tracing it would tune on it. A ``none`` question has no gold and
+is left out. A corpus without a file for the chosen set is skipped, with a line saying so.
 """
 
 from __future__ import annotations
@@ -34,55 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from bench import quality_metrics as qm
-from bench.quality_corpora import CORPORA, QUESTION_SETS, chosen_names, having
+from bench.quality_corpora import CORPORA, chosen_names, having
+from bench.question_sets import DEV_SETS
 from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
 from bench.retrieval_recall import gold_passages
 
 STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
-RUN_ONCE = (
-    "pristine",
-    "newcomer",
-    "outsider",
-    "stranger",
-    "visitor",
-    "wayfarer",
-    "pilgrim",
-    "nomad",
-    "drifter",
-    "rambler",
-    "trekker",
-    "wanderer",
-    "voyager",
-    "strider",
-    "roamer",
-    "ranger",
-    "scout",
-)
-"""Sets written to be run once and never traced: ``pristine`` has had its one run; ``newcomer`` (every corpus's ninth,
-``node-api``'s first), ``outsider`` (every corpus's tenth), ``stranger`` (every corpus's eleventh) and ``visitor``
-(every corpus's twelfth) have had theirs, each at the end of a session, and so has ``wayfarer`` (every corpus's
-thirteenth), at the tenth session's end, ``pilgrim`` (the fifteenth), at the eleventh session's end, ``nomad``
-(the sixteenth), at the twelfth session's end, ``drifter`` (the seventeenth, written in the twelfth session by two
-helpers from ``nomad``'s brief), at the thirteenth session's end, ``rambler`` (the eighteenth, written in the
-thirteenth session by two helpers from the same brief), at the fourteenth session's end, ``trekker`` (the
-nineteenth, written in the fourteenth session by two helpers from ``rambler``'s brief), at the fifteenth session's
-end, ``wanderer`` (the twentieth, written in the fifteenth session by two helpers from ``trekker``'s brief), at the
-sixteenth session's end, ``voyager`` (the twenty-first, written in the sixteenth session by two helpers from
-``wanderer``'s brief), at the seventeenth session's end, ``strider`` (the twenty-second, written in the
-seventeenth session by two helpers from ``voyager``'s brief), at the eighteenth session's end, ``roamer`` (the
-twenty-third, written in the eighteenth session by two helpers from ``strider``'s brief), at the nineteenth session's
-end, and ``ranger`` (the twenty-fourth, written in the nineteenth session by two helpers from ``roamer``'s brief), at
-the twentieth session's end; ``scout`` (the twenty-fifth, written in the twentieth session by two helpers from
-``ranger``'s brief) waits for the twenty-first session's lead, at that session's end. They stay untraced so that
-nothing is tuned on them."""
-UNTOUCHED: tuple[str, ...] = ("scout",)
-"""The sets of ``RUN_ONCE`` that have not had their one run yet: no bench but ``research_quality --check-*`` may read
-them (``search_recall`` refuses them too) until the lead runs them."""
-RAN_ONCE = tuple(s for s in RUN_ONCE if s not in UNTOUCHED)
-"""The sets of ``RUN_ONCE`` that have had their one run: a bench that never tunes may read them as a check."""
-DIAGNOSED = tuple(s for s in QUESTION_SETS if s not in RUN_ONCE)
-"""The sets this may trace: each has decided a keep/revert already, so seeing where its gold is lost tunes on
-nothing new."""
+DIAGNOSED = DEV_SETS
+"""The sets this may trace: each has decided a keep/revert already or is run freely, so seeing where its gold is lost
+tunes on nothing new."""
 
 
 def trace(corpus: Any, question: str) -> dict[str, Any]:

@@ -9,31 +9,11 @@ own doc tool). A Debian package that is missing is installed with apt-get when t
 unpacked there. Nothing here touches the product: this module only finds the files;
 ``research_quality`` ingests them.
 
-The first four corpora have eight question sets: ``tuned`` (work on these), ``heldout`` (run at the
-end of a session; used once for a keep/revert decision, so no longer untouched), ``fresh`` (written
-2026-11-26 after that; it too has now decided a keep/revert), ``untouched`` (written after both had
-been used; run once at the end of the next session, so now used too), ``unseen`` (written at the
-start of the fifth session, run once at its end: used too now), ``blind`` (written at the start of the
-sixth session, run once on that session's starting engine: used too now) and ``sealed`` (written in the
-sixth session after that run; run once on that session's final code) and ``pristine`` (written after
-that run, in the same session; run once at its end). ``node-api`` was added on 2026-11-27 as a corpus
-the engine was never tuned on, with one set, ``newcomer`` (run by nobody before the lead's
-end-of-session run). The same day the first four corpora got a ``newcomer`` set too, written in the seventh
-session before any run of it, to measure that session's final engine (python3-doc and npm-docs by one helper,
-zsh-doc and pdf-manuals by another): a set registered here whose file is not in the checkout yet is a set the
-corpus does not have (``has_set``), so the bench skips it with a line saying so. The tenth set, ``outsider``, was
-registered for all five corpora on 2026-11-27 in the eighth session, written by three helpers before any run of it, to
-check that session's change to how the engine judges each part of a question answered (issue 33); the lead runs it
-once at the end of that session. It brings the ``both-parts`` kind: two asks, both answered by the docs. The
-eleventh, ``stranger``, was registered the same way later in the eighth session (again three helpers, before any run
-of it), an untouched check of the same change; the lead runs it once at the end of that session. The twelfth,
-``visitor``, was registered the same way at the end of the eighth session (three helpers, before any run of it, rich
-in two-part and both-parts questions) and is kept untouched for the next session: nobody runs it before that
-session's lead runs it once at its end, to check that session's change to how each part is judged answered. The
-thirteenth, ``wayfarer``, was registered the same way in the ninth session (three helpers, before any run of it) and is
-kept untouched for the next session: nobody runs it before that session's lead runs it once at its end. It brings the
-``none`` kind: a question the documents do not answer at all (no gold; ``absent`` says what they do not say), which
-the report should admit.
+Each corpus has a question file per set it has; the sets, their order and what each is for (dev, run once, or
+untouched until its one run) are registered in ``bench/question_sets.py``. The first four corpora have every set;
+``node-api`` (added on 2026-11-27, with ``newcomer``, as a corpus the engine was never tuned on) registers the sets
+written since. A set registered whose file is not in the checkout (not written yet, or not written for that corpus)
+is a set the corpus does not have (``has_set``): the bench skips it with a line saying so.
 
 Kept out on purpose (held for outside evaluation): postgresql-doc, git-doc, r-doc-pdf, MetaTool.
 """
@@ -49,6 +29,8 @@ import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench.question_sets import QUESTION_SETS
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = Path(__file__).resolve().parent
@@ -66,9 +48,7 @@ class CorpusSpec:
     packages: tuple[str, ...]
     """Debian packages that provide it (empty for the npm registry corpus)."""
     question_files: dict[str, Path] = field(hash=False)
-    """Its file for each question set it has (names of ``QUESTION_SETS``): the first four corpora have all thirteen
-    sets, a corpus added later only the sets written since (``node-api``: ``newcomer``, ``outsider``, ``stranger``,
-    ``visitor`` and ``wayfarer``)."""
+    """Its file for each question set it registers (names of ``QUESTION_SETS``), written or not."""
     locate: Callable[[CorpusSpec], Path]
     """Returns the folder to ingest, fetching or installing what is missing."""
     version: Callable[[CorpusSpec], str]
@@ -105,50 +85,6 @@ def having(specs: list[CorpusSpec], sets: list[str]) -> list[CorpusSpec]:
         if spec not in kept:
             print(f"{spec.name}: skipped, it has {wanted} (it has: {', '.join(spec.sets())})", file=sys.stderr)
     return kept
-
-
-FIRST_SETS = ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine")
-"""The eight sets the first four corpora had before ``newcomer``, in the order they were written (each later one
-untouched when written)."""
-LATER_SETS = (
-    "newcomer",
-    "outsider",
-    "stranger",
-    "visitor",
-    "wayfarer",
-    "rover",
-    "pilgrim",
-    "nomad",
-    "drifter",
-    "rambler",
-    "trekker",
-    "wanderer",
-    "voyager",
-    "strider",
-    "roamer",
-    "ranger",
-    "scout",
-)
-"""The sets written for every corpus, ``node-api`` included (its only ones). ``rover`` (the tenth session) holds
-only ``none`` questions, the docs' silences, to work on honesty with: a dev set, run as often as needed, while
-``wayfarer``'s ``none`` questions were the untouched check. ``pilgrim`` (the fifteenth, written in the tenth session
-before any run of it, like ``wayfarer`` in kinds and sizes) was run once at the eleventh session's end; ``nomad``
-(the sixteenth, written in the eleventh session the same way) at the twelfth session's end; ``drifter`` (the
-seventeenth, written in the twelfth session the same way) at the thirteenth session's end; ``rambler`` (the
-eighteenth, written in the thirteenth session the same way) at the fourteenth session's end; ``trekker`` (the
-nineteenth, written in the fourteenth session the same way) was run once at the fifteenth session's end; ``wanderer``
-(the twentieth, written in the fifteenth session the same way) was run once at the sixteenth session's end;
-``voyager`` (the twenty-first, written in the sixteenth session by two helpers from ``wanderer``'s brief) was run once
-at the seventeenth session's end; ``strider`` (the twenty-second, written in the seventeenth session by two helpers
-from ``voyager``'s brief) was run once at the eighteenth session's end; ``roamer`` (the twenty-third, written in the
-eighteenth session by two helpers from ``strider``'s brief) was run once at the nineteenth session's end; ``ranger``
-(the twenty-fourth, written in the nineteenth session by two helpers from ``roamer``'s brief) was run once at the
-twentieth session's end; ``scout`` (the twenty-fifth, written in the twentieth session by two helpers from
-``ranger``'s brief) is kept untouched for the twenty-first session's end. node-api has none of the eleven (this
-machine held Node.js 18's pages, not the 20 its other sets were written against)."""
-QUESTION_SETS = (*FIRST_SETS, *LATER_SETS)
-"""Every question set's name, in the order they were written; a corpus has some of them
-(``CorpusSpec.question_files``)."""
 
 
 def set_files(tuned: Path, separator: str) -> dict[str, Path]:
@@ -322,6 +258,8 @@ def node_api(spec: CorpusSpec) -> Path:
 PYTHON_HTML = Path("/usr/share/doc/python3/html")
 ZSH_HTML = Path("/usr/share/doc/zsh-common/html")
 QUESTION_DIR = BENCH / "research_questions"
+NODE_API_SETS = QUESTION_SETS[QUESTION_SETS.index("newcomer") :]
+"""The sets node-api registers: those written since it came, with ``newcomer``."""
 
 CORPORA: dict[str, CorpusSpec] = {
     spec.name: spec
@@ -362,7 +300,7 @@ CORPORA: dict[str, CorpusSpec] = {
             "node-api",
             "Node.js doc tool HTML",
             ("nodejs",),
-            {name: QUESTION_DIR / f"node-api-{name}.json" for name in LATER_SETS},
+            {name: QUESTION_DIR / f"node-api-{name}.json" for name in NODE_API_SETS},
             node_api,
             debian_html_version(NODE_API),
         ),

@@ -2,42 +2,11 @@
 
 Run: ``.venv/bin/python -m bench.research_quality`` (all corpora, tuned questions; the first run
 fetches and ingests what is missing). Options: ``--corpus NAME|all``,
-``--set tuned|heldout|fresh|untouched|unseen|blind|sealed|pristine|newcomer|outsider|stranger|visitor|wayfarer|``
-``rover|pilgrim|nomad|drifter|rambler|trekker|wanderer|voyager|strider|roamer|ranger|scout``
-(which question set; default tuned, the one to work on: ``heldout`` and ``fresh`` run at the end of a session and
-have each decided a keep/revert,
-``untouched`` was written after both were used and run once at the end of the next session;
-``unseen``, ``blind``, ``sealed`` and ``pristine`` were each written after the sets before them had been run, and are
-run once, in the session that wrote them (a set is run that way only once: before, only its
-``--check-*`` commands run); ``newcomer`` is the only set of ``node-api``, a corpus nobody tuned on, and the ninth
-set of the other four (written in the seventh session before any run of it), run once by the lead at the end of that
-session; ``outsider``, the tenth set of all five corpora (written in the eighth session before any run of it, to
-check that session's change to how each part of a question is judged answered), is run once by the lead at the end of
-that session; ``stranger``, the eleventh (written later in that session the same way, before any run of it, an
-untouched check of the same change), likewise; ``visitor``, the twelfth (written at the end of that session the same
-way, rich in two-part and both-parts questions), is kept untouched for the next session: nobody runs it (``--check-*``
-only) before that session's lead runs it once at its end, to check that session's change; ``wayfarer``, the
-thirteenth (written in the ninth session the same way, before any run of it, with ``none`` questions the documents do
-not answer at all), is kept untouched for the next session likewise; ``rover`` (written in the tenth session, only
-``none`` questions) is a dev set for honesty about what the docs do not say, run as often as needed; ``pilgrim``
-(the fifteenth, written in the tenth session like ``wayfarer``, before any run of it; no node-api file) was run once
-at the eleventh session's end; ``nomad`` (the sixteenth, written in the eleventh session the same way) was run once
-at the twelfth session's end; ``drifter`` (the seventeenth, written in the twelfth session the same way, from
-``nomad``'s brief) was run once at the thirteenth session's end; ``rambler`` (the eighteenth, written in the thirteenth
-session the same way) was run once at the fourteenth session's end; ``trekker`` (the nineteenth, written in the
-fourteenth session the same way, from ``rambler``'s brief) was run once at the fifteenth session's end; ``wanderer``
-(the twentieth, written in the fifteenth session the same way, from ``trekker``'s brief) was run once at the
-sixteenth session's end; ``voyager`` (the twenty-first, written in the sixteenth session by two helpers from
-``wanderer``'s brief) was run once at the seventeenth session's end; ``strider`` (the twenty-second, written in the
-seventeenth session by two helpers from ``voyager``'s brief) was run once at the eighteenth session's end; ``roamer``
-(the twenty-third, written in the eighteenth session by two helpers from ``strider``'s brief) was run once at the
-nineteenth session's end; ``ranger`` (the twenty-fourth, written in the nineteenth session by two helpers from
-``roamer``'s brief) was run once at the twentieth session's end; ``scout`` (the twenty-fifth, written in the twentieth
-session by two helpers from ``ranger``'s brief) is kept untouched for the twenty-first session's end: nobody runs it
-(``--check-*`` only) before that session's lead runs it once at its end; a corpus without a file for the set is
-skipped,
-with a line saying so;
-``--heldout`` and ``--fresh`` are kept as aliases of ``--set heldout`` and ``--set fresh``),
+``--set NAME`` (which question set, default tuned, the one to work on; ``bench/question_sets.py`` registers every
+set and its role: a dev set is run as often as needed, and a set written to be run once is run by nobody
+(``--check-*`` only) before the lead runs it once, every mode, at the end of the session its entry names; a corpus
+without a file for the set is skipped, with a line saying so; ``--heldout`` and ``--fresh`` are kept as aliases of
+``--set heldout`` and ``--set fresh``),
 ``--modes`` (a subset of the modes below), ``--limit N`` and ``--only ID`` (repeatable), ``--show``
 (every output and the gold phrases it missed), ``--json PATH``, ``--timeout S`` per question and
 mode, ``--max-minutes M`` for the whole run, ``--reindex``, ``--cold-vectors`` (embed the corpus again: semantic and
@@ -57,12 +26,9 @@ Each is ingested once, as ``corpus add`` would, into
 ingest code indexes again (carrying over the vectors of passages whose heading and text the previous ingest
 stored alike: ``bench.carried_vectors``), ``--reindex`` forces it.
 
-Questions: ``bench/research_questions.json`` (+ ``_heldout``, ``_fresh``, ``_untouched``, ``_unseen``,
-``_blind``, ``_sealed``, ``_pristine``, ``_newcomer``, ``_outsider``, ``_stranger``, ``_visitor``, ``_wayfarer``) for
-python3-doc, ``bench/research_questions/<corpus>.json`` (+ ``-heldout``, ``-fresh``, ``-untouched``, ``-unseen``,
-``-blind``, ``-sealed``, ``-pristine``, ``-newcomer``, ``-outsider``, ``-stranger``, ``-visitor``, ``-wayfarer``) for
-the next three and ``bench/research_questions/node-api-newcomer.json``, ``-outsider.json``, ``-stranger.json``,
-``-visitor.json`` and ``-wayfarer.json``, each with a type, 2-5 gold evidence phrases copied from the documentation's
+Questions: ``bench/research_questions.json`` (+ ``_<set>``) for python3-doc, ``bench/research_questions/<corpus>.json``
+(+ ``-<set>``) for the next three and ``bench/research_questions/node-api-<set>.json`` for the sets written since
+node-api came, each with a type, 2-5 gold evidence phrases copied from the documentation's
 prose, ``warning`` phrases for a safety question (the caveat the docs give), ``uncovered`` for the part of a two-part
 question the docs do not answer and ``halves`` for the two asks of a both-parts question, both answered by the docs.
 A ``none`` question is one the docs do not answer at all: no gold and no pages, and ``absent`` says in a few words what
@@ -120,6 +86,7 @@ from typing import Any
 from bench import quality_metrics as qm
 from bench.carried_vectors import carry, previous_cache
 from bench.quality_corpora import CACHE, CORPORA, QUESTION_SETS, CorpusSpec, having
+from bench.question_sets import set_help
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = Path(__file__).with_name("research_questions.json")
@@ -726,22 +693,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     which.add_argument(
         "--set",
         choices=QUESTION_SETS,
-        help="which question set (default tuned, the one to work on); heldout and fresh run only at the end of a "
-        "session; untouched, unseen, blind and sealed have each been run once; pristine is run by nobody until the end "
-        "of the session that wrote it, once (--check-* before); newcomer (node-api's only set, and every "
-        "corpus's ninth), outsider (every corpus's tenth) and stranger (every corpus's eleventh) are each run once by "
-        "the lead at the end of the session that wrote it; visitor (every corpus's twelfth) was run once at the end "
-        "of the next session; wayfarer (every corpus's thirteenth) was run once at the end of the tenth; rover (only "
-        "none questions) is a dev set, run freely; pilgrim (every corpus's fifteenth but node-api's) was run once at "
-        "the end of the eleventh, nomad (the sixteenth, the same corpora) at the end of the twelfth, drifter (the "
-        "seventeenth, the same corpora) at the end of the thirteenth, rambler (the eighteenth, the same corpora) at "
-        "the end of the fourteenth, trekker (the nineteenth, the same corpora) at the end of the fifteenth, "
-        "wanderer (the twentieth, the same corpora) at the end of the sixteenth, voyager (the twenty-first, the "
-        "same corpora) at the end of the seventeenth, strider (the twenty-second, the same corpora) at the end "
-        "of the eighteenth, roamer (the twenty-third, the same corpora) at the end of the nineteenth, and ranger "
-        "(the twenty-fourth, the same corpora) at the end of the twentieth; scout (the twenty-fifth, the same "
-        "corpora) is kept for the twenty-first session's end-of-session run, once, by its lead (--check-* before); "
-        "a corpus without the set is skipped",
+        help=set_help(),
     )
     which.add_argument("--heldout", action="store_true", help="alias of --set heldout")
     which.add_argument("--fresh", action="store_true", help="alias of --set fresh")

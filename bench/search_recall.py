@@ -9,8 +9,8 @@ Hybrid search fuses the word ranking (FTS5 BM25) and the meaning ranking (the em
 passages) by reciprocal rank, a rank by meaning weighing ``--weights`` against 1 for words. The product
 uses ``retrieval.hybrid.MEANING_WEIGHT``. ``--sets used`` (the default) takes the sets already used
 for decisions; ``run-once`` takes the sets written to be run once by ``research_quality`` that have had
-that run (``evidence_stages.RAN_ONCE``), none of them ever used to tune search. They were run here once,
-after the weight was chosen on the used sets. A set not run yet (``evidence_stages.UNTOUCHED``) is refused,
+that run (``question_sets.RAN_ONCE``), none of them ever used to tune search. They were run here once,
+after the weight was chosen on the used sets. A set not run yet (``question_sets.UNTOUCHED``) is refused,
 by group or by name: reading it here would look at it before its one run.
 """
 
@@ -22,8 +22,9 @@ import sys
 from collections import defaultdict
 from typing import Any
 
-from bench.evidence_stages import DIAGNOSED, RAN_ONCE, UNTOUCHED
-from bench.quality_corpora import CORPORA, QUESTION_SETS, chosen_names, having
+from bench.evidence_stages import DIAGNOSED
+from bench.quality_corpora import CORPORA, chosen_names, having
+from bench.question_sets import QUESTION_SETS, RAN_ONCE, UNTOUCHED
 from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
 from bench.retrieval_recall import gold_passages
 

@@ -17,28 +17,8 @@ from bench import evidence_stages
 from bench import quality_metrics as qm
 from bench import research_quality as rq
 from bench.quality_corpora import CORPORA, QUESTION_DIR, QUESTION_SETS, CorpusSpec
+from bench.question_sets import RUN_ONCE
 
-RUN_ONCE_SETS = (
-    "pristine",
-    "newcomer",
-    "outsider",
-    "stranger",
-    "visitor",
-    "wayfarer",
-    "pilgrim",
-    "nomad",
-    "drifter",
-    "rambler",
-    "trekker",
-    "wanderer",
-    "voyager",
-    "strider",
-    "roamer",
-    "ranger",
-    "scout",
-)
-"""The sets written to be run once, written down here apart from ``evidence_stages.RUN_ONCE`` so the tests check
-it, and shared by every test that needs the list."""
 _EIGHT = {"how-to": 3, "safety": 2, "comparison": 1, "concept": 1, "two-part": 1}
 LATE_KINDS = {
     "python3-doc": {"how-to": 3, "safety": 2, "comparison": 2, "concept": 1, "definition": 1, "version": 1},
@@ -56,9 +36,8 @@ def raw_questions(path: Path) -> list[dict]:
 
 
 def corpora_with(question_set: str) -> dict[str, CorpusSpec]:
-    """The bench corpora that have this set, its file written (``node-api`` has only ``newcomer``, ``outsider``,
-    ``stranger`` and ``visitor``, the others all twelve: a file written in parallel counts once it is in the
-    checkout)."""
+    """The bench corpora that have this set, its file written (``node-api`` has only some of the sets written since
+    ``newcomer``: a file written in parallel counts once it is in the checkout)."""
     return {name: spec for name, spec in CORPORA.items() if spec.has_set(question_set)}
 
 
@@ -161,38 +140,9 @@ WAYFARER_KINDS = {
 """Each corpus's wayfarer set (its writers' brief, the ninth session): the same sizes, with two ``none`` questions per
 corpus (the docs do not answer them at all: the report should say so), one two-part and one both-parts."""
 PILGRIM_KINDS = {name: kinds for name, kinds in WAYFARER_KINDS.items() if name != "node-api"}
-"""Each corpus's pilgrim set (the tenth session, one brief for two helpers): wayfarer's kinds and sizes; no node-api
-file (the machine that wrote it held Node.js 18's pages, not the 20 the other node-api sets were written against)."""
-NOMAD_KINDS = PILGRIM_KINDS
-"""Each corpus's nomad set (the eleventh session, pilgrim's brief for two helpers): pilgrim's kinds and sizes, no
-node-api file for the same reason."""
-DRIFTER_KINDS = NOMAD_KINDS
-"""Each corpus's drifter set (the twelfth session, nomad's brief for two helpers): nomad's kinds and sizes, no
-node-api file for the same reason."""
-RAMBLER_KINDS = DRIFTER_KINDS
-"""Each corpus's rambler set (the thirteenth session, drifter's brief for two helpers): drifter's kinds and sizes, no
-node-api file for the same reason."""
-TREKKER_KINDS = RAMBLER_KINDS
-"""Each corpus's trekker set (the fourteenth session, rambler's brief for two helpers): rambler's kinds and sizes, no
-node-api file for the same reason."""
-WANDERER_KINDS = TREKKER_KINDS
-"""Each corpus's wanderer set (the fifteenth session, trekker's brief for two helpers): trekker's kinds and sizes, no
-node-api file for the same reason."""
-VOYAGER_KINDS = WANDERER_KINDS
-"""Each corpus's voyager set (the sixteenth session, wanderer's brief for two helpers): wanderer's kinds and sizes, no
-node-api file for the same reason."""
-STRIDER_KINDS = VOYAGER_KINDS
-"""Each corpus's strider set (the seventeenth session, voyager's brief for two helpers): voyager's kinds and sizes, no
-node-api file for the same reason."""
-ROAMER_KINDS = STRIDER_KINDS
-"""Each corpus's roamer set (the eighteenth session, strider's brief for two helpers): strider's kinds and sizes, no
-node-api file for the same reason."""
-RANGER_KINDS = ROAMER_KINDS
-"""Each corpus's ranger set (the nineteenth session, roamer's brief for two helpers): roamer's kinds and sizes, no
-node-api file for the same reason."""
-SCOUT_KINDS = RANGER_KINDS
-"""Each corpus's scout set (the twentieth session, ranger's brief for two helpers): ranger's kinds and sizes, no
-node-api file for the same reason."""
+"""Each corpus's set from pilgrim on (the tenth session's brief for two helpers, which every later set's helpers
+followed, adapted, as ``research_questions/WRITING.md`` now): wayfarer's kinds and sizes; no node-api file (the machine
+that wrote pilgrim held Node.js 18's pages, not the 20 the other node-api sets were written against)."""
 
 
 def id_prefixes(code: str) -> dict[str, str]:
@@ -218,7 +168,7 @@ def assert_registered_for_every_corpus(question_set: str, position: int) -> None
         assert CORPORA[name].question_files[question_set] == QUESTION_DIR / f"{name}-{question_set}.json"
     written = {name for name, spec in CORPORA.items() if spec.question_files[question_set].is_file()}
     assert set(corpora_with(question_set)) == written
-    assert question_set in evidence_stages.RUN_ONCE and question_set not in evidence_stages.DIAGNOSED
+    assert question_set in RUN_ONCE and question_set not in evidence_stages.DIAGNOSED
 
 
 def assert_planned_set(

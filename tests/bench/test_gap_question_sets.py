@@ -1,11 +1,12 @@
-"""The eighth session's three sets for issue 33 (every part of a question answered with a citation or named as a
-gap), written to one brief: ``outsider`` (the tenth, which brought ``both-parts``), ``stranger`` (the eleventh, the
-same kinds) and ``visitor`` (the twelfth, richer in two-part questions); and the ninth session's ``wayfarer`` (the
-thirteenth, which brings ``none``: questions the docs do not answer at all; kept untouched for the next session). One
-file per corpus each; the same checks for every file, from one table: the planned sizes and kinds, the note, ids
-with the set's prefix, well formed and new against every other set, gold in the corpus and questions in a user's
-words. A corpus whose file is still being written by another helper is skipped, with a line saying so. Nothing here
-runs the engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
+"""The sets written to be run once from the eighth session on: its three for issue 33 (every part of a question
+answered with a citation or named as a gap), written to one brief: ``outsider`` (which brought ``both-parts``),
+``stranger`` (the same kinds) and ``visitor`` (richer in two-part questions); the ninth session's ``wayfarer`` (which
+brought ``none``: questions the docs do not answer at all); and every set since ``pilgrim``, written to pilgrim's
+brief. One file per corpus each; the same checks for every file, planned from the set's entry in
+``bench/question_sets.py`` (its id code, place, session and day) and its brief's kinds: the planned sizes and kinds,
+the note, ids with the set's prefix, well formed and new against every other set, gold in the corpus and questions in
+a user's words. A corpus whose file is still being written by another helper is skipped, with a line saying so.
+Nothing here runs the engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
 ``research_quality --check-gold`` does. ``test_outsider_question_set.py`` tests the kind and metrics outsider brought.
 """
 
@@ -17,20 +18,11 @@ import pytest
 
 from bench import evidence_stages
 from bench.quality_corpora import CORPORA, QUESTION_SETS
+from bench.question_sets import RAN_ONCE, RUN_ONCE, SETS, UNTOUCHED, QuestionSet, ordinal
 from tests.bench.question_sets import (
-    DRIFTER_KINDS,
     GAPS_KINDS,
-    NOMAD_KINDS,
     PILGRIM_KINDS,
-    RAMBLER_KINDS,
-    RANGER_KINDS,
-    ROAMER_KINDS,
-    SCOUT_KINDS,
-    STRIDER_KINDS,
-    TREKKER_KINDS,
     VISITOR_KINDS,
-    VOYAGER_KINDS,
-    WANDERER_KINDS,
     WAYFARER_KINDS,
     assert_answerable_in_users_words,
     assert_planned_set,
@@ -60,79 +52,64 @@ class Plan:
     """The day it was written, as its notes say."""
 
 
-LATE_NOTE = ("next session", "absent")
-"""What the note of a set written from a brief for the next session's end says."""
-SECOND_DAY = "2026-11-28"
-ROAMER_NOTE = ("nineteenth session", "absent")
-"""What roamer's notes say: they name the session whose lead runs it (the nineteenth) rather than "next session"."""
-RANGER_NOTE = ("twentieth session", "absent")
-"""What ranger's notes say: they name the session whose lead runs it (the twentieth) rather than "next session"."""
-SCOUT_NOTE = ("twenty-first session", "absent")
-"""What scout's notes say: they name the session whose lead runs it (the twenty-first) rather than "next session"."""
+KINDS = {"outsider": GAPS_KINDS, "stranger": GAPS_KINDS, "visitor": VISITOR_KINDS, "wayfarer": WAYFARER_KINDS}
+"""Each brief's kinds and sizes up to wayfarer; every set after it was written to pilgrim's (``PILGRIM_KINDS``)."""
+NEW_KINDS = {"outsider": {"both-parts"}, "wayfarer": {"none"}}
+"""The kinds a set brought that no earlier set had."""
+NAMED_FROM = 18
+"""The first session whose sets' notes name the session that runs them; earlier, a set run at a later session's end
+says it waits for the "next session"."""
 
-PLANS = {
-    "outsider": Plan("os", 9, {"both-parts"}),
-    "stranger": Plan("st", 10),
-    "visitor": Plan("vi", 11, kinds=VISITOR_KINDS, note_says=("next session",)),
-    "wayfarer": Plan("wf", 12, {"none"}, kinds=WAYFARER_KINDS, note_says=LATE_NOTE, session="ninth session"),
-    "pilgrim": Plan("pg", 14, kinds=PILGRIM_KINDS, note_says=LATE_NOTE, session="tenth session"),
-    "nomad": Plan("nm", 15, kinds=NOMAD_KINDS, note_says=LATE_NOTE, session="eleventh session"),
-    "drifter": Plan("dr", 16, kinds=DRIFTER_KINDS, note_says=LATE_NOTE, session="twelfth session"),
-    "rambler": Plan("rb", 17, kinds=RAMBLER_KINDS, note_says=LATE_NOTE, session="thirteenth session"),
-    "trekker": Plan("tk", 18, kinds=TREKKER_KINDS, note_says=LATE_NOTE, session="fourteenth session"),
-    "wanderer": Plan("wd", 19, kinds=WANDERER_KINDS, note_says=LATE_NOTE, session="fifteenth session", date=SECOND_DAY),
-    "voyager": Plan("vy", 20, kinds=VOYAGER_KINDS, note_says=LATE_NOTE, session="sixteenth session", date=SECOND_DAY),
-    "strider": Plan("sd", 21, kinds=STRIDER_KINDS, note_says=LATE_NOTE, session="seventeenth session", date=SECOND_DAY),
-    "roamer": Plan("rm", 22, kinds=ROAMER_KINDS, note_says=ROAMER_NOTE, session="eighteenth session", date=SECOND_DAY),
-    "ranger": Plan("rg", 23, kinds=RANGER_KINDS, note_says=RANGER_NOTE, session="nineteenth session", date=SECOND_DAY),
-    "scout": Plan("sc", 24, kinds=SCOUT_KINDS, note_says=SCOUT_NOTE, session="twentieth session", date=SECOND_DAY),
-}
+
+def planned(entry: QuestionSet) -> Plan:
+    """What the set's brief planned, from its table entry (``bench/question_sets.py``)."""
+    kinds = KINDS.get(entry.name, PILGRIM_KINDS)
+    waits: tuple[str, ...] = ()
+    if entry.run_at != entry.written:
+        waits = (f"{ordinal(entry.run_at or 0)} session" if entry.written >= NAMED_FROM else "next session",)
+    absent = ("absent",) if any("none" in k for k in kinds.values()) else ()
+    return Plan(
+        entry.code,
+        QUESTION_SETS.index(entry.name),
+        NEW_KINDS.get(entry.name, set()),
+        kinds=kinds,
+        note_says=waits + absent,
+        session=f"{ordinal(entry.written)} session",
+        date=entry.day,
+    )
+
+
+PLANS = {s.name: planned(s) for s in SETS[QUESTION_SETS.index("outsider") :] if s.name in RUN_ONCE}
+"""Every set written to be run once from outsider on (the dev set rover has tests of its own)."""
 WRITTEN = [(set_, name) for set_ in PLANS for name, spec in CORPORA.items() if spec.has_set(set_)]
 """Each set's corpora whose file is in the checkout (three helpers write a set's files at the same time): the tests
 below cover each file once it lands."""
 
 
-def test_the_four_sets_come_last_in_the_order_they_were_written() -> None:
-    assert QUESTION_SETS[8:11] == ("newcomer", "outsider", "stranger")
-    assert QUESTION_SETS[-17:-12] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer")
-    assert len(QUESTION_SETS) == 25  # then rover, a dev set (test_rover_question_set.py), pilgrim ... scout
-    late = ("pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider", "roamer", "ranger")
-    assert QUESTION_SETS[-11:] == (*late, "scout")
+def test_the_sets_from_newcomer_on_come_in_the_order_they_were_written() -> None:
+    assert QUESTION_SETS[8:14] == ("newcomer", "outsider", "stranger", "visitor", "wayfarer", "rover")
+    assert list(PLANS)[:5] == ["outsider", "stranger", "visitor", "wayfarer", "pilgrim"]  # then one each session
     assert set(PILGRIM_KINDS) == set(CORPORA) - {"node-api"}
-    assert SCOUT_KINDS == RANGER_KINDS == ROAMER_KINDS == STRIDER_KINDS == VOYAGER_KINDS == WANDERER_KINDS
-    assert WANDERER_KINDS == TREKKER_KINDS
-    assert TREKKER_KINDS == RAMBLER_KINDS
-    assert RAMBLER_KINDS == DRIFTER_KINDS
-    assert DRIFTER_KINDS == NOMAD_KINDS
-    assert NOMAD_KINDS == PILGRIM_KINDS
     for kinds in (VISITOR_KINDS, WAYFARER_KINDS):
         assert set(kinds) == set(CORPORA)
         assert all(sum(kinds[name].values()) == (10 if name in ("python3-doc", "node-api") else 8) for name in CORPORA)
     assert all(WAYFARER_KINDS[name]["none"] == 2 for name in CORPORA)
 
 
-def test_scout_waits_untouched_for_its_one_run() -> None:
-    """Written to be run once, by the twenty-first session's lead at its end: refused by every bench but
-    ``research_quality``'s checks; ranger had its run at the twentieth session's end."""
-    assert evidence_stages.UNTOUCHED == ("scout",)
-    assert "scout" not in evidence_stages.RAN_ONCE and "ranger" in evidence_stages.RAN_ONCE
-
-
-@pytest.mark.parametrize(
-    "name", ["pilgrim", "nomad", "drifter", "rambler", "trekker", "wanderer", "voyager", "strider", "roamer", "ranger"]
-)
-def test_the_sets_run_once_have_had_their_run_and_are_still_never_traced(name: str) -> None:
-    """Run once by the eleventh to twentieth sessions' leads at their ends: benches that never tune may now read them
-    as a check, and ``evidence_stages`` still refuses to trace them."""
-    assert name in evidence_stages.RAN_ONCE and name not in evidence_stages.UNTOUCHED
+@pytest.mark.parametrize("name", UNTOUCHED)
+def test_a_set_not_run_yet_waits_untouched_for_its_one_run(name: str) -> None:
+    """Written to be run once, by the lead of the session its entry names, at that session's end: refused by every
+    bench but ``research_quality``'s checks until then."""
+    assert name in RUN_ONCE and name not in RAN_ONCE
     assert name not in evidence_stages.DIAGNOSED
 
 
-def test_wayfarer_has_had_its_one_run_and_is_still_never_traced() -> None:
-    """Run once by the tenth session's lead at its end: benches that never tune may now read it as a check, and
-    ``evidence_stages`` still refuses to trace it."""
-    assert "wayfarer" in evidence_stages.RAN_ONCE and "wayfarer" not in evidence_stages.UNTOUCHED
-    assert "wayfarer" not in evidence_stages.DIAGNOSED
+@pytest.mark.parametrize("name", RAN_ONCE)
+def test_the_sets_run_once_have_had_their_run_and_are_still_never_traced(name: str) -> None:
+    """Run once by a session's lead at its end: benches that never tune may now read them as a check, and
+    ``evidence_stages`` still refuses to trace them."""
+    assert name in RUN_ONCE and name not in UNTOUCHED
+    assert name not in evidence_stages.DIAGNOSED
 
 
 @pytest.mark.parametrize("question_set", PLANS)
@@ -144,7 +121,7 @@ def test_every_corpus_registers_the_set_in_its_place(question_set: str) -> None:
 def test_each_file_has_the_planned_size_and_kinds(question_set: str, name: str) -> None:
     """Outsider and stranger: ``question_sets.GAPS_KINDS`` (both-parts new in outsider); visitor: ``VISITOR_KINDS``,
     no kind new, its note saying it waits for the next session; wayfarer: ``WAYFARER_KINDS``, ``none`` new, its note
-    saying what ``absent`` means."""
+    saying what ``absent`` means; every later set: ``PILGRIM_KINDS``, its note saying when it runs."""
     plan = PLANS[question_set]
     prefix = id_prefixes(plan.code)[name]
     assert_planned_set(

@@ -1,10 +1,10 @@
 """The late question sets, untouched, unseen, blind, sealed and pristine (issue 29 item 7): well formed, new
 against every other set, answerable from the corpus, and picked only by an explicit ``--set``. Nothing here runs the
 engine or retrieval: the gold is checked against the bench's cached passages, read-only, as
-``research_quality --check-gold`` does. The ninth to thirteenth sets, ``newcomer``, ``outsider``, ``stranger``,
-``visitor`` and ``wayfarer``, are tested in ``test_newcomer_question_set.py`` and ``test_gap_question_sets.py``
-(outsider's new kind and metrics in ``test_outsider_question_set.py``); here they are only the last names every first
-corpus registers, and a set registered before its file is written is one the corpus does not have yet.
+``research_quality --check-gold`` does. The sets from ``newcomer`` on are tested in ``test_newcomer_question_set.py``,
+``test_gap_question_sets.py`` and ``test_rover_question_set.py`` (outsider's new kind and metrics in
+``test_outsider_question_set.py``); here they are only names every first corpus registers, and a set registered
+before its file is written is one the corpus does not have yet.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 from bench import quality_metrics as qm
 from bench import research_quality as rq
-from bench.quality_corpora import CORPORA, FIRST_SETS, LATER_SETS, QUESTION_DIR, QUESTION_SETS, CorpusSpec
+from bench.quality_corpora import CORPORA, QUESTION_DIR, QUESTION_SETS, CorpusSpec
 from tests.bench.question_sets import (
     LATE_KINDS,
     assert_answerable_in_users_words,
@@ -39,7 +39,7 @@ def other_questions(spec: CorpusSpec, late: str) -> list[dict]:
 def test_every_first_corpus_has_the_late_set_of_the_planned_size_and_kinds(late: str) -> None:
     assert set(KINDS) == set(corpora_with(late)) == set(CORPORA) - {"node-api"}
     for name, spec in corpora_with(late).items():
-        assert tuple(spec.question_files) == QUESTION_SETS, name  # the eight, then newcomer ... wayfarer
+        assert tuple(spec.question_files) == QUESTION_SETS, name  # every set, in order
         path = spec.question_set(late)
         others = {p for s, p in spec.question_files.items() if s != late}
         assert path not in others and path.is_file(), name
@@ -83,32 +83,9 @@ def test_set_picks_each_set_and_the_old_flags_are_aliases() -> None:
     questions = QUESTION_DIR
     assert rq.question_file(spec, rq.parse_args([])) == questions / "npm-docs.json"
     expected = {
-        "tuned": questions / "npm-docs.json",
-        "heldout": questions / "npm-docs-heldout.json",
-        "fresh": questions / "npm-docs-fresh.json",
-        "untouched": questions / "npm-docs-untouched.json",
-        "unseen": questions / "npm-docs-unseen.json",
-        "blind": questions / "npm-docs-blind.json",
-        "sealed": questions / "npm-docs-sealed.json",
-        "pristine": questions / "npm-docs-pristine.json",
-        "newcomer": questions / "npm-docs-newcomer.json",
-        "outsider": questions / "npm-docs-outsider.json",
-        "stranger": questions / "npm-docs-stranger.json",
-        "visitor": questions / "npm-docs-visitor.json",
-        "wayfarer": questions / "npm-docs-wayfarer.json",
-        "rover": questions / "npm-docs-rover.json",
-        "pilgrim": questions / "npm-docs-pilgrim.json",
-        "nomad": questions / "npm-docs-nomad.json",
-        "drifter": questions / "npm-docs-drifter.json",
-        "rambler": questions / "npm-docs-rambler.json",
-        "trekker": questions / "npm-docs-trekker.json",
-        "wanderer": questions / "npm-docs-wanderer.json",
-        "voyager": questions / "npm-docs-voyager.json",
-        "strider": questions / "npm-docs-strider.json",
-        "roamer": questions / "npm-docs-roamer.json",
-        "ranger": questions / "npm-docs-ranger.json",
-        "scout": questions / "npm-docs-scout.json",
+        name: questions / ("npm-docs.json" if name == "tuned" else f"npm-docs-{name}.json") for name in QUESTION_SETS
     }
+    assert expected["heldout"] == questions / "npm-docs-heldout.json"
     assert tuple(expected) == QUESTION_SETS and spec.question_files == expected
     for name, path in expected.items():
         args = rq.parse_args(["--set", name])
@@ -134,9 +111,8 @@ def test_a_set_registered_before_its_file_is_written_is_one_the_corpus_lacks(tmp
     real = CORPORA["pdf-manuals"]
     files = {**real.question_files, "wayfarer": tmp_path / "pdf-manuals-wayfarer.json"}
     spec = CorpusSpec(real.name, real.generator, real.packages, files, real.locate, real.version)
-    before = [*FIRST_SETS, "newcomer", "outsider", "stranger", "visitor"]
-    later = list(LATER_SETS[LATER_SETS.index("rover") :])  # the sets after wayfarer (the list is pinned in
-    # test_newcomer_question_set, so it is not written out again here)
+    before = list(QUESTION_SETS[: QUESTION_SETS.index("wayfarer")])  # tuned ... visitor
+    later = list(QUESTION_SETS[QUESTION_SETS.index("wayfarer") + 1 :])  # rover, pilgrim ... (test_question_set_table)
     assert not spec.has_set("wayfarer") and spec.sets() == [*before, *later]
     with pytest.raises(ValueError, match="pdf-manuals has no 'wayfarer' question set; it has: tuned, heldout"):
         rq.question_file(spec, rq.parse_args(["--set", "wayfarer"]))
@@ -166,10 +142,6 @@ def test_an_unknown_set_is_refused_with_the_allowed_names(capsys: pytest.Capture
         rq.parse_args(["--set", "heldout2"])
     err = capsys.readouterr().err
     assert "invalid choice: 'heldout2'" in err and all(name in err for name in QUESTION_SETS)
-    allowed = (
-        "allowed: tuned, heldout, fresh, untouched, unseen, blind, sealed, pristine, newcomer, outsider, stranger, "
-        "visitor, wayfarer, rover, pilgrim, nomad, drifter, rambler, trekker, wanderer, voyager, strider, roamer, "
-        "ranger, scout$"
-    )
+    allowed = f"allowed: {', '.join(QUESTION_SETS)}$"  # every set, in order
     with pytest.raises(ValueError, match=allowed):
         CORPORA["zsh-doc"].question_set("held-out")
