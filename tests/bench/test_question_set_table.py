@@ -80,10 +80,13 @@ def test_sessions_are_named_in_words() -> None:
     )
 
 
-def test_set_is_offered_every_set_with_a_help_saying_each_role(capsys: pytest.CaptureFixture[str]) -> None:
+def test_set_is_offered_every_set_with_a_help_saying_each_role(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100000")  # no line wrapped, not even at a hyphen ("twenty-first")
     with pytest.raises(SystemExit):
         rq.parse_args(["--help"])
-    shown = " ".join(capsys.readouterr().out.split())
+    shown = capsys.readouterr().out
     assert "--set {" + ",".join(QUESTION_SETS) + "}" in shown
     assert f"run as often as needed: {', '.join(DEV_SETS)};" in shown
     for s in SETS:
