@@ -112,7 +112,7 @@ SETS = (
                 "by two helpers from strider's brief, kept as WRITING.md; its notes name the session that runs it"),
     QuestionSet("ranger", "rg", 19, "2026-11-28", Role.RAN_ONCE, 20,
                 "by two helpers from WRITING.md"),
-    QuestionSet("scout", "sc", 20, "2026-11-28", Role.UNTOUCHED, 21,
+    QuestionSet("scout", "sc", 20, "2026-11-28", Role.RAN_ONCE, 21,
                 "by two helpers from WRITING.md"),
 )
 # fmt: on
