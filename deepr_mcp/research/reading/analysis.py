@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from deepr_mcp.research.reading.coordination import parallel_sides
+from deepr_mcp.research.reading.coordination import AUXILIARY, parallel_sides
 from deepr_mcp.research.reading.figures import without_asking
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.text.tokenizer import STOP_WORDS
@@ -35,13 +35,12 @@ _SAFETY = re.compile(
     re.I,
 )
 """English for a question about risk: warnings must be surfaced (no topic's own names for its dangers)."""
-_AUXILIARY = r"(?:will|would|could|can|does|do|did|is|are|was|were|should|might|may|must|has|have|am)"
-_LATER_CLAUSE = r",\s*(?:and|or|but)\s+" + _AUXILIARY + r"\b[^.?!]*\?"
+_LATER_CLAUSE = r",\s*(?:and|or|but)\s+" + AUXILIARY + r"\b[^.?!]*\?"
 """A clause asking whether, after the first one: "Can I run my bash scripts with zsh, or will something break?"."""
 _ANOTHER_WHETHER = re.compile(_LATER_CLAUSE, re.I)
 _YES_NO = re.compile(
     r"(?:^|[.?!]\s+)(?:(?:if|when|before|after|once|while)\b[^.?!,]*,\s*)?(?:(?:and|or|but|so)\s+)?"
-    + _AUXILIARY
+    + AUXILIARY
     + r"\b[^.?!]*\?|"
     + _LATER_CLAUSE,
     re.I,
@@ -203,9 +202,10 @@ def analyse(question: str) -> QuestionAnalysis:
     for pattern in _COMPARE:
         if match := pattern.match(text):
             a, b = _side(match.group("a")), _side(match.group("b"))
-            if pattern is _CHOICE and not (sides := parallel_sides(a, b)):
-                continue  # "use the module to make tokens or passwords": the "or" offers no choice of things
-            a, b = sides if pattern is _CHOICE else (a, b)
+            if pattern is _CHOICE:
+                if (sides := parallel_sides(a, b)) is None:
+                    continue  # "use the module to make tokens or passwords": the "or" offers no choice of things
+                a, b = sides
             if a and b and _strip_article(a).lower() != _strip_article(b).lower():
                 analysis.type = "comparison"
                 analysis.entities = [a, b, *[c for c in codes if c not in (a, b)]]

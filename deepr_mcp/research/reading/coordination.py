@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 
-_AUXILIARY = re.compile(
-    r"^(?:will|would|could|can|does|do|did|is|are|was|were|should|might|may|must|has|have|am|there)\b", re.I
-)
+AUXILIARY = r"(?:will|would|could|can|does|do|did|is|are|was|were|should|might|may|must|has|have|am)"
+"""English auxiliaries and modal verbs (a closed class): a clause they open asks whether."""
+_ASKS_WHETHER = re.compile(r"^(?:" + AUXILIARY + r"|there)\b", re.I)
 _PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+[a-z]\w*\b.*$", re.I)
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|their|its|his|her|this|that|these|those)$", re.I)
 SLACK = 2
@@ -31,7 +31,7 @@ question's own words ("things up in a table with t[k]"): a name, its article and
 def parallel_sides(a: str, b: str) -> tuple[str, str] | None:
     """The two things ``a`` "or" ``b`` chooses between, or None when the "or" offers no choice of things."""
     b = b.split(",", 1)[0].strip()
-    if not a or not b or _AUXILIARY.match(b) or _PURPOSE.search(a):
+    if not a or not b or _ASKS_WHETHER.match(b) or _PURPOSE.search(a):
         return None
     b = _PURPOSE.sub("", b).strip()
     left, right = a.split(), b.split()
