@@ -213,6 +213,9 @@ def test_a_later_part_that_refers_back_is_read_with_the_clause_before_it() -> No
             "Should I keep glaze notes in a paper notebook or spreadsheets?",
             ["What is a paper notebook?", "What are spreadsheets?"],
         ),
+        # the question's verb said again on the right is said of both sides; a focusing adverb stands before one
+        ("Should I use a slip or use a glaze?", ["What is a slip?", "What is a glaze?"]),
+        ("Should I use cone packs or just pyrometers?", ["What are cone packs?", "What are pyrometers?"]),
     ],
 )
 def test_the_sides_of_a_choice_are_the_things_chosen_between(question: str, parts: list[str]) -> None:
@@ -227,6 +230,12 @@ def test_the_sides_of_a_choice_are_the_things_chosen_between(question: str, part
         # "A, or will B?" asks whether, with an alternative outcome
         "Can I stack the shelves while the kiln is warm, or will they crack?",
         "Can I just fire the bisque once, or is there a better way?",
+        # a right side opening with a preposition: two ways or places of doing one thing, no "What is in ...?"
+        "Should I fire the mugs in the big kiln or just in the small one?",
+        "Should I install the controller for the whole studio or only inside my own room?",
+        # a right side opening with a verb and its object: two courses of action, no "What is write them ...?"
+        "Should I keep glaze notes in a binder, or just write them on the pot?",
+        "Should I buy a kiln or just rent one?",
     ],
 )
 def test_an_or_that_offers_no_choice_of_things_adds_no_parts(question: str) -> None:

@@ -72,7 +72,7 @@ _HOW_TO = re.compile(
 _COMPARE = [
     re.compile(r"^(?:what (?:is|are) )?(?:the )?differences? between (?P<a>.+?) and (?P<b>.+)$", re.I),
     re.compile(r"^how (?:does|do) (?P<a>.+?) (?:differ from|compare (?:to|with)) (?P<b>.+)$", re.I),
-    _CHOICE := re.compile(r"^(?:should|do|would|can) (?:i|you|we) \w+ (?P<a>.+?) or (?P<b>.+)$", re.I),
+    _CHOICE := re.compile(r"^(?:should|do|would|can) (?:i|you|we) (?P<verb>\w+) (?P<a>.+?) or (?P<b>.+)$", re.I),
     re.compile(r"^(?:when|why) \w+ (?:i|you|we) \w+ (?P<a>.+?) (?:over|instead of|rather than) (?P<b>.+)$", re.I),
     re.compile(r"^(?P<a>.+?) (?:vs\.?|versus) (?P<b>.+)$", re.I),
 ]
@@ -203,7 +203,7 @@ def analyse(question: str) -> QuestionAnalysis:
         if match := pattern.match(text):
             a, b = _side(match.group("a")), _side(match.group("b"))
             if pattern is _CHOICE:
-                if (sides := parallel_sides(a, b)) is None:
+                if (sides := parallel_sides(a, b, match.group("verb"))) is None:
                     continue  # "use the module to make tokens or passwords": the "or" offers no choice of things
                 a, b = sides
             if a and b and _strip_article(a).lower() != _strip_article(b).lower():
