@@ -367,6 +367,7 @@ _PARENTHETICAL = re.compile(r"\([^)]*\)")
 SUB_QUESTION_WORDS = 3
 """Headings of fewer words ("Answer", "Key findings") are the report's own sections, not sub-questions."""
 GAP_NAMES_JACCARD = 0.8
+_NEAR_HEADING = "Passages near"
 """A gaps line names a sub-question when its words overlap the heading's this much (or hold it whole)."""
 
 
@@ -377,11 +378,13 @@ def gaps_contradicting(report: str) -> list[str]:
     section holds at least one cited claim (as ``parse_report`` reads claims). A line of the gaps
     section (a bullet or a sentence, its parenthetical remarks and citation markers dropped) names
     a heading when, after
-    ``normalise``, it contains the heading's words or their token sets overlap by Jaccard >= 0.8.
+    ``normalise``, it contains the heading's words or their token sets overlap by Jaccard >= 0.8 (a heading of
+    passages shown near a part, "Passages near “part” (none clearly answers it)", answers nothing).
     Each such line is one contradiction: the report says it has no answer to what it answered. So is
     a line "The documents say nothing about X" when a cited claim of the report holds every word of X."""
     claims = parse_report(report).claims
-    sections = {normalise(c.section).strip() for c in claims if c.section}
+    # a section of passages shown near a part ("Passages near “part” (none clearly answers it)") answers nothing
+    sections = {normalise(c.section).strip() for c in claims if c.section and not c.section.startswith(_NEAR_HEADING)}
     answered = {h for h in sections if len(h.split()) >= SUB_QUESTION_WORDS}
     cited = frozenset(word for c in claims for word in tokens(c.text))
     if not claims:

@@ -261,6 +261,18 @@ def test_gaps_for_unanswered_sub_questions_and_short_section_names_are_no_contra
     assert qm.gaps_contradicting(summary_only) == []  # "Answer" is a report section, not a sub-question
 
 
+def test_a_gap_for_a_part_shown_only_with_passages_near_it_is_no_contradiction() -> None:
+    part = "My kiln log is a zipped file with notes at the top and I want the controller to read all of it?"
+    report = (
+        f"## Answer\n\nThe controller reads plain logs. [1]\n\n## Findings\n\n"
+        f"### Passages near “{part}” (none clearly answers it)\n\n- The controller reads plain logs. [1]\n\n"
+        f"## Gaps\n\n- {part} (no passage found clearly answers it)\n\n## Sources\n\n[1] kiln.md (passage p1)\n"
+    )
+    assert qm.gaps_contradicting(report) == []
+    answered = report.replace("Passages near “", "").replace("” (none clearly answers it)", "")
+    assert qm.gaps_contradicting(answered) == [f"- {part} (no passage found clearly answers it)"]
+
+
 def test_longest_shared_run_finds_consecutive_words_only() -> None:
     haystack = "|".join(qm.normalise(t) for t in ["Use the credential helper to cache passwords.", "Push often."])
     assert qm.longest_shared_run("how do I cache passwords on push", haystack) == ["cache", "passwords"]

@@ -233,3 +233,21 @@ async def test_a_gaps_line_names_what_is_missing_in_the_words_of_one_sentence(tm
     gaps = report.split("## Gaps", 1)[1].split("\n## ", 1)[0]
     named = re.findall(r"say nothing about (.+?) \(asked", gaps)
     assert named and not any(re.search(r"[.?!]\s", phrase) for phrase in named)
+
+
+def test_a_gaps_line_never_calls_unsaid_what_a_passage_shown_near_another_part_writes() -> None:
+    # neither part is answered; the passage shown near the second writes "formula": "the documents say nothing
+    # about formula" under the first would be false on the same page
+    from deepr_mcp.research.models import Finding, SubQuestion
+    from deepr_mcp.research.synthesis.report import beliefs_and_gaps
+
+    glaze = SubQuestion(id="s1", text="Which firing curve does the kiln use for a glaze formula?", status="unanswered")
+    glaze.missing = ["glaze formula", "curve"]
+    cones = SubQuestion(id="s2", text="How many cones can the formula take?", status="unanswered")
+    near = Finding(claim="Each glaze formula is mixed by weight before firing.", passage_ids=["p1"], confidence=0.3)
+    cones.near = [near]
+    state = ResearchState(question="Which curve? How many cones?", sub_questions=[glaze, cones])
+    _, gaps = beliefs_and_gaps(state)
+    glaze_gap = next(g for g in gaps if g.sub_question == glaze.text)
+    assert glaze_gap.missing == ["curve"]  # no passage shown writes it: still named
+    assert "glaze formula" not in glaze_gap.reason

@@ -55,7 +55,9 @@ def merge_duplicates(state: ResearchState) -> None:
 
 def settle_with_findings(state: ResearchState) -> None:
     """A sub-question whose missing words a kept finding states is answered by that finding after
-    all: a Gaps line never says the documents are silent on what the report itself cites."""
+    all: a Gaps line never says the documents are silent on what the report itself cites. A passage
+    shown near another unanswered part answers nothing, but it writes its words: they are not named as
+    unsaid either (the part stays a gap, in the plainer words of ``gap_reason``)."""
     kept = [f for sq in state.sub_questions for f in sq.findings]
     for sq in state.sub_questions:
         if sq.status not in ("weak", "unanswered") or not sq.missing:
@@ -65,6 +67,15 @@ def settle_with_findings(state: ResearchState) -> None:
         if stating:
             sq.status, sq.missing = "answered", []
             sq.covered_by = list(dict.fromkeys(p for f in stating for p in f.passage_ids))
+    shown = terms(" ".join(f"{f.claim} {f.code or ''}" for sq in state.sub_questions for f in shown_findings(sq)))
+    for sq in state.sub_questions:
+        if sq.status in ("weak", "unanswered"):
+            sq.missing = [phrase for phrase in sq.missing if not terms(phrase) <= shown]
+
+
+def shown_findings(sq: SubQuestion) -> list[Finding]:
+    """What the report lists under a part: its findings, or for a part judged unanswered the passages near it."""
+    return sq.findings or (sq.near if sq.status in ("weak", "unanswered") else [])
 
 
 def _silent_on(missing: list[str]) -> str:
@@ -198,7 +209,7 @@ def render_report(state: ResearchState, answer: str, *, partial_note: str | None
         # unanswered ones are named in the plan and under Gaps, not as empty sections
         # a reference entry reads as its sentence, its fields after it ("... (Default: true; Type: Boolean)")
         unanswered_part = sq.status in ("weak", "unanswered")
-        kept = sq.findings or (sq.near if unanswered_part else [])  # near: drafted, judged no answer, shown as such
+        kept = shown_findings(sq)  # near: drafted, judged no answer, shown as such
         shown = [(f, new_sentences(without_fields(f.claim) or f.claim, stated)) for f in kept]
         rest = [(f, fields_last(f.claim) if text == without_fields(f.claim) else text) for f, text in shown]
         rest = [(f, text) for f, text in rest if text and not any(adds_nothing(f.claim, s) for s in stated)]
