@@ -114,7 +114,7 @@ SETS = (
                 "by two helpers from WRITING.md"),
     QuestionSet("scout", "sc", 20, "2026-11-28", Role.RAN_ONCE, 21,
                 "by two helpers from WRITING.md"),
-    QuestionSet("hiker", "hk", 21, "2026-11-28", Role.UNTOUCHED, 22,
+    QuestionSet("hiker", "hk", 21, "2026-11-28", Role.RAN_ONCE, 22,
                 "zsh-doc, pdf-manuals by a 21st-session helper; python3-doc, npm-docs by the 22nd lead (2026-11-29)"),
 )
 # fmt: on
