@@ -10,7 +10,9 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 - ``ranked``: ... a sentence (unit) the local provider ranks holds it, before its cap and floor;
 - ``drafted``: ... the provider's findings text holds it;
 - ``kept``: ... a finding kept after verification and the part's checks holds it;
-- ``report``: the final report holds it (what ``research_quality`` counts as recall).
+- ``report``: the final report holds it (what ``research_quality`` counts as recall);
+- ``answer``: the report's Answer section holds it (the answer first, not only somewhere in the findings: between
+  ``report`` and ``answer`` is what the Answer leaves out).
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
 another part) is counted where it is found. Only the dev sets may be traced (``DIAGNOSED``, the sets of
@@ -36,7 +38,7 @@ from bench.question_sets import DEV_SETS
 from bench.research_quality import find_corpus, load_questions, open_corpus, ready_corpus
 from bench.retrieval_recall import gold_passages
 
-STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report")
+STAGES = ("pool", "top", "shown", "ranked", "drafted", "kept", "report", "answer")
 DIAGNOSED = DEV_SETS
 """The sets this may trace: each has decided a keep/revert already or is run freely, so seeing where its gold is lost
 tunes on nothing new."""
@@ -111,6 +113,7 @@ def stages_of(run: dict[str, Any], gold: dict[str, set[str]], phrases: list[str]
             "shown": bool(ids & run["shown"]),
             **{k: norm in texts[k] for k in texts},
             "report": reported,
+            "answer": bool(qm.answer_holds_gold(run["report"], [phrase])),
         }
         for i in range(len(STAGES) - 2, -1, -1):  # found later, so it passed every earlier stage
             held[STAGES[i]] = held[STAGES[i]] or held[STAGES[i + 1]]

@@ -1,4 +1,5 @@
-"""``bench.evidence_stages`` traces the dev sets only and refuses those written to be run once."""
+"""``bench.evidence_stages`` traces the dev sets only and refuses those written to be run once; where a phrase
+stops."""
 
 from __future__ import annotations
 
@@ -19,3 +20,22 @@ def test_a_set_run_once_is_refused_with_the_allowed_names(refused: str, capsys: 
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert f"invalid choice: '{refused}'" in err and all(name in err for name in evidence_stages.DIAGNOSED)
+
+
+def test_a_phrase_in_the_findings_but_not_the_answer_stops_at_the_report_stage() -> None:
+    run = {
+        "pool": {"p1", "p2"},
+        "top": {"p1", "p2"},
+        "shown": {"p1", "p2"},
+        "ranked": ["Let the kiln cool overnight.", "Vent the lid at 600 degrees."],
+        "drafted": ["- Let the kiln cool overnight. [1]", "- Vent the lid at 600 degrees. [2]"],
+        "kept": ["Let the kiln cool overnight.", "Vent the lid at 600 degrees."],
+        "report": (
+            "## Answer\n\nLet the kiln cool overnight. [1]\n\n## Findings\n\n- Vent the lid at 600 degrees. [2]\n"
+        ),
+    }
+    gold = {"cool overnight": {"p1"}, "vent the lid": {"p2"}, "glaze the rim": set()}
+    answered, found, missed = evidence_stages.stages_of(run, gold, ["cool overnight", "vent the lid", "glaze the rim"])
+    assert all(answered.values())
+    assert found["report"] and not found["answer"]
+    assert not any(missed.values())
