@@ -367,8 +367,10 @@ _PARENTHETICAL = re.compile(r"\([^)]*\)")
 SUB_QUESTION_WORDS = 3
 """Headings of fewer words ("Answer", "Key findings") are the report's own sections, not sub-questions."""
 GAP_NAMES_JACCARD = 0.8
-_NEAR_HEADING = "Passages near"
 """A gaps line names a sub-question when its words overlap the heading's this much (or hold it whole)."""
+NEAR_HEADING = "Passages near"
+"""How a report heads the passages it shows near a part it does not answer ("Passages near “part” (none clearly
+answers it)"): such a section names the part, and answers nothing."""
 
 
 def gaps_contradicting(report: str) -> list[str]:
@@ -384,7 +386,7 @@ def gaps_contradicting(report: str) -> list[str]:
     a line "The documents say nothing about X" when a cited claim of the report holds every word of X."""
     claims = parse_report(report).claims
     # a section of passages shown near a part ("Passages near “part” (none clearly answers it)") answers nothing
-    sections = {normalise(c.section).strip() for c in claims if c.section and not c.section.startswith(_NEAR_HEADING)}
+    sections = {normalise(c.section).strip() for c in claims if c.section and not c.section.startswith(NEAR_HEADING)}
     answered = {h for h in sections if len(h.split()) >= SUB_QUESTION_WORDS}
     cited = frozenset(word for c in claims for word in tokens(c.text))
     if not claims:
@@ -437,7 +439,7 @@ def report_parts(report: str) -> list[str]:
         if heading and section == "findings":
             text = heading.group(1)
             quoted = _NEAR.search(text)  # "Passages near “part” (none clearly answers it)"
-            if quoted or not text.startswith("Passages near"):
+            if quoted or not text.startswith(NEAR_HEADING):
                 parts.append(quoted.group(1) if quoted else text)
             continue
         bullet = _BULLET.match(line)

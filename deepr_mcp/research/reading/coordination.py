@@ -29,8 +29,9 @@ AUXILIARY = r"(?:will|would|could|can|does|do|did|is|are|was|were|should|might|m
 """English auxiliaries and modal verbs (a closed class): a clause they open asks whether."""
 _ASKS_WHETHER = re.compile(r"^(?:" + AUXILIARY + r"|there)\b", re.I)
 _PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+[a-z]\w*\b.*$", re.I)
-_ARTICLE = re.compile(r"^(?:the|a|an|my|our|your|their|its|his|her|this|that|these|those)$", re.I)
-_OBJECT = re.compile(_ARTICLE.pattern[:-2] + r"|some|any|every|each|all|no|one|two|\d+|it|them|him|us|me)$", re.I)
+ARTICLES = r"the|a|an|my|our|your|their|its|his|her|this|that|these|those"
+_ARTICLE = re.compile(rf"^(?:{ARTICLES})$", re.I)
+_OBJECT = re.compile(rf"^(?:{ARTICLES}|some|any|every|each|all|no|one|two|\d+|it|them|him|us|me)$", re.I)
 """Determiners and object pronouns (closed classes), which open a verb's object: the word before one is a verb."""
 _FOCUS = re.compile(r"^(?:just|only|simply|merely|rather|instead|maybe|perhaps)\s+", re.I)
 """Focusing adverbs ("or just B"): they stand before the alternative, not in it."""
