@@ -118,6 +118,8 @@ SETS = (
                 "zsh-doc, pdf-manuals by a 21st-session helper; python3-doc, npm-docs by the 22nd lead (2026-11-29)"),
     QuestionSet("walker", "wk", 22, "2026-11-29", Role.UNTOUCHED, 23,
                 "by four helpers from WRITING.md (python3-doc, npm-docs: late hiker files, ids and notes changed)"),
+    QuestionSet("trotter", "tr", 23, "2026-11-29", Role.UNTOUCHED, 24,
+                "by four helpers from WRITING.md, asked at the session's start (all four delivered within 50 minutes)"),
 )
 # fmt: on
 """Every question set, in the order they were written."""
