@@ -116,7 +116,7 @@ SETS = (
                 "by two helpers from WRITING.md"),
     QuestionSet("hiker", "hk", 21, "2026-11-28", Role.RAN_ONCE, 22,
                 "zsh-doc, pdf-manuals by a 21st-session helper; python3-doc, npm-docs by the 22nd lead (2026-11-29)"),
-    QuestionSet("walker", "wk", 22, "2026-11-29", Role.UNTOUCHED, 23,
+    QuestionSet("walker", "wk", 22, "2026-11-29", Role.RAN_ONCE, 23,
                 "by four helpers from WRITING.md (python3-doc, npm-docs: late hiker files, ids and notes changed)"),
     QuestionSet("trotter", "tr", 23, "2026-11-29", Role.UNTOUCHED, 24,
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 50 minutes)"),
