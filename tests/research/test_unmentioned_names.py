@@ -15,7 +15,7 @@ from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.reading.names import names
-from deepr_mcp.research.synthesis.unmentioned import unmentioned
+from deepr_mcp.research.synthesis.unmentioned import neighbours, unmentioned
 from tests.research.documents import corpus_of
 
 MANUAL = """# Kiln manual
@@ -62,6 +62,29 @@ def test_a_name_no_passage_writes_is_unmentioned_and_one_that_any_passage_writes
     asked = "Is the Brandwerk kiln hotter than the Stoneware firing in my Kiln manual?"
     assert unmentioned(corpus, asked) == ["Brandwerk"]  # "Stoneware" and "Kiln" are written, in any case
     assert unmentioned(corpus, asked, gathered=["The Brandwerk reaches 1300 degrees."]) == []  # a web source has it
+
+
+def test_a_name_of_several_words_is_unmentioned_when_they_never_stand_together(corpus: Corpus) -> None:
+    """The manual writes "cooling" and "shelves", never next to each other, and "glaze firing" together: the
+    "Cooling Shelves" are unmentioned though each of their words is written, a "Glaze Firing" is not."""
+    assert unmentioned(corpus, "Do the Cooling Shelves from my supplier fit?") == ["Cooling Shelves"]
+    assert unmentioned(corpus, "Does a slower Glaze Firing crack fewer pots?") == []
+    # a source gathered from elsewhere that writes the words together mentions the name too
+    assert unmentioned(corpus, "Do the Cooling Shelves fit?", gathered=["Cooling shelves are sold apart."]) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Recycle Bin", [["recycle", "bin"]]),
+        ("Windows Task Scheduler", [["windows", "task"], ["task", "scheduler"]]),
+        ("Brandwerk", []),  # one word: judged by its word alone
+        ("Ctrl-C", []),  # one word written with a hyphen
+        ("Python 3", []),  # a version's digit is no word of a name
+    ],
+)
+def test_a_name_is_checked_by_its_neighbouring_words(name: str, expected: list[list[str]]) -> None:
+    assert neighbours(name) == expected
 
 
 def test_a_corpus_that_holds_nothing_or_cannot_count_words_names_nothing(tmp_path: Path) -> None:
@@ -113,3 +136,13 @@ async def test_a_question_whose_names_the_documents_write_has_no_such_gap(corpus
     state = await Engine(corpus, LocalProvider()).run(new_state("How hot is a Stoneware glaze firing?"))
     assert not any("Stoneware" in g.missing for g in state.gaps)
     assert "1240 degrees" in (state.report or "")
+
+
+async def test_a_question_about_a_name_whose_words_never_stand_together_names_it_under_gaps(corpus: Corpus) -> None:
+    """Every word of "Cooling Shelves" is in the manual, under other topics: the report does not pass off the
+    passages on cooling and on shelves as its answer, it says the documents name no such thing."""
+    state = await Engine(corpus, LocalProvider()).run(new_state("Do the Cooling Shelves from my supplier fit?"))
+    gaps = (state.report or "").split("## Gaps", 1)[1].split("\n## ", 1)[0]
+    line = next(line for line in gaps.splitlines() if line.startswith("- The documents say nothing about"))
+    assert "Cooling Shelves" in line
+    assert [sq.unmentioned for sq in state.sub_questions] == [["Cooling Shelves"]]  # a gap words alone prove

@@ -20,3 +20,9 @@ def match_expression(query: str, *, headings_only: bool = False) -> str | None:
         return None
     expression = " OR ".join(f'"{w}"' for w in unique)
     return f"location : ({expression})" if headings_only else expression
+
+
+def phrase_expression(words: list[str]) -> str | None:
+    """An FTS5 phrase: the words next to each other, in order (``None`` without a word)."""
+    tokens = [w for word in words for w in re.findall(r"\w+", word.lower())]
+    return f'"{" ".join(tokens)}"' if tokens else None

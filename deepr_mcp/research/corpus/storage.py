@@ -25,7 +25,7 @@ from deepr_mcp.research.corpus import changes as corpus_changes
 from deepr_mcp.research.corpus import failures
 from deepr_mcp.research.corpus.batch import Batch, PendingDocument, store
 from deepr_mcp.research.corpus.changes import CorpusChange
-from deepr_mcp.research.corpus.fts import match_expression
+from deepr_mcp.research.corpus.fts import match_expression, phrase_expression
 from deepr_mcp.research.corpus.ingest import (
     ESCAPED,
     EXTRACTOR_VERSION,
@@ -49,6 +49,7 @@ from deepr_mcp.research.corpus.vectors import VectorIndex
 from deepr_mcp.research.passage import Passage
 
 __all__ = ["AddReport", "Corpus", "Document", "FileResult", "match_expression"]
+_COUNT_MATCHES = "SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?"
 
 log = logging.getLogger(__name__)
 
@@ -326,15 +327,19 @@ class Corpus(outbox.LockedOutbox, CorpusVectors):
 
     def document_frequency(self, word: str) -> int:
         """How many passages hold ``word`` (as FTS5 matches it): corpus-wide rarity for re-ranking."""
-        expression = match_expression(word)
+        return self._matching(match_expression(word))
+
+    def phrase_frequency(self, words: list[str]) -> int:
+        """How many passages hold ``words`` next to each other, in order ("recycle bin")."""
+        return self._matching(phrase_expression(words))
+
+    def _matching(self, expression: str | None) -> int:
         if expression is None:
             return 0
         with self._lock:
             cached = self._df_cache.get(expression)
             if cached is None:
-                cached = self._db.execute(
-                    "SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?", (expression,)
-                ).fetchone()[0]
+                (cached,) = self._db.execute(_COUNT_MATCHES, (expression,)).fetchone()
                 if len(self._df_cache) > 50_000:
                     self._df_cache.clear()
                 self._df_cache[expression] = cached

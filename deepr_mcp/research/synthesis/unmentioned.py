@@ -7,12 +7,17 @@ them, however near their passages about servers stand. So a part with a name (``
 that no passage of the corpus holds, nor any passage gathered for it from elsewhere, is unanswered
 and the name goes under Gaps; what the documents say nearby is still shown, as near, not as the
 answer ("my Flask app" in a question they otherwise answer hedges that answer, it does not hide it).
+
+A name of several words is the words together: documents that write "recycle" and "bin" in other places,
+but never "recycle bin", say nothing about the Recycle Bin. Such a name is unmentioned when no two of its
+neighbouring words stand together in any passage ("Windows Task Scheduler" is mentioned by "Task Scheduler").
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 from deepr_mcp.research.corpus.fts import match_expression
@@ -25,18 +30,36 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.lower()))
 
 
+def neighbours(name: str) -> list[list[str]]:
+    """Each two neighbouring words of a name written with spaces, when all are words (not "Ctrl-C"'s "c" nor a
+    version's digit): "Windows Task Scheduler" -> [windows, task], [task, scheduler]."""
+    words = name.lower().split()
+    if any(len(re.findall(r"[a-z]", w)) < 2 for w in words):
+        return []
+    return [[a, b] for a, b in pairwise(words)]
+
+
+def _together(pair: list[str], text: str) -> bool:
+    return re.search(r"\b" + r"\W+".join(map(re.escape, pair)) + r"\b", text, re.I) is not None
+
+
 def unmentioned(corpus: Any, text: str, gathered: Sequence[str] = ()) -> list[str]:
     """The names of ``text`` with a word no passage of ``corpus`` holds and no ``gathered`` text uses (stop
-    words say nothing either way). Empty for a corpus that cannot count its words or holds no passage: it
-    would call every name unmentioned."""
+    words say nothing either way), or of several words no two neighbours of which stand together in a passage
+    or a gathered text. Empty for a corpus that cannot count its words or holds no passage: it would call every
+    name unmentioned."""
     count = getattr(corpus, "document_frequency", None)
     total = getattr(corpus, "passage_count", None)
     if count is None or total is None or total() == 0:
         return []
+    together = getattr(corpus, "phrase_frequency", None)
     seen = set().union(*(_words(t) for t in gathered)) if gathered else set()
     out = []
     for name in names(text):
         telling = [w for w in _words(name) if match_expression(w) is not None]
         if any(w not in seen and count(w) == 0 for w in telling):
             out.append(name)
+        elif together is not None and (pairs := neighbours(name)):
+            if not any(together(pair) or any(_together(pair, t) for t in gathered) for pair in pairs):
+                out.append(name)
     return out
