@@ -146,3 +146,10 @@ async def test_a_question_about_a_name_whose_words_never_stand_together_names_it
     line = next(line for line in gaps.splitlines() if line.startswith("- The documents say nothing about"))
     assert "Cooling Shelves" in line
     assert [sq.unmentioned for sq in state.sub_questions] == [["Cooling Shelves"]]  # a gap words alone prove
+
+
+def test_a_name_spelled_like_fts5_syntax_is_only_words(corpus: Corpus) -> None:
+    """Whatever a user types stays words in the phrase query: FTS5's operators, quotes and stars are not syntax."""
+    asked = 'Does the Cooling NEAR Shelves AND OR "Glaze* Firing" work?'
+    assert unmentioned(corpus, asked) == ["Cooling NEAR Shelves AND OR"]
+    assert unmentioned(corpus, "Is the Kiln's Elements Pro' line hot?") == ["Kiln's Elements Pro"]
