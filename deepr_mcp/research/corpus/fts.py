@@ -22,7 +22,12 @@ def match_expression(query: str, *, headings_only: bool = False) -> str | None:
     return f"location : ({expression})" if headings_only else expression
 
 
+def phrase_tokens(text: str) -> str:
+    """``text`` as the index's word tokens, lower case, one space apart: "API's Docs" -> "api s docs"."""
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
 def phrase_expression(words: list[str]) -> str | None:
     """An FTS5 phrase: the words next to each other, in order (``None`` without a word)."""
-    tokens = [w for word in words for w in re.findall(r"\w+", word.lower())]
-    return f'"{" ".join(tokens)}"' if tokens else None
+    tokens = phrase_tokens(" ".join(words))
+    return f'"{tokens}"' if tokens else None

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from deepr_mcp.research.corpus.fts import match_expression
+from deepr_mcp.research.corpus.fts import match_expression, phrase_tokens
 from deepr_mcp.research.reading.names import names
 
 __all__ = ["unmentioned"]
@@ -39,10 +39,6 @@ def neighbours(name: str) -> list[list[str]]:
     return [[a, b] for a, b in pairwise(words)]
 
 
-def _together(pair: list[str], text: str) -> bool:
-    return re.search(r"\b" + r"\W+".join(map(re.escape, pair)) + r"\b", text, re.I) is not None
-
-
 def unmentioned(corpus: Any, text: str, gathered: Sequence[str] = ()) -> list[str]:
     """The names of ``text`` with a word no passage of ``corpus`` holds and no ``gathered`` text uses (stop
     words say nothing either way), or of several words no two neighbours of which stand together in a passage
@@ -54,12 +50,14 @@ def unmentioned(corpus: Any, text: str, gathered: Sequence[str] = ()) -> list[st
         return []
     together = getattr(corpus, "phrase_frequency", None)
     seen = set().union(*(_words(t) for t in gathered)) if gathered else set()
+    written = [f" {phrase_tokens(t)} " for t in gathered]  # tokenised as the index does, so both checks agree
     out = []
     for name in names(text):
         telling = [w for w in _words(name) if match_expression(w) is not None]
         if any(w not in seen and count(w) == 0 for w in telling):
             out.append(name)
         elif together is not None and (pairs := neighbours(name)):
-            if not any(together(pair) or any(_together(pair, t) for t in gathered) for pair in pairs):
+            phrases = [f" {phrase_tokens(' '.join(pair))} " for pair in pairs]
+            if not any(together(pair) or any(p in w for w in written) for pair, p in zip(pairs, phrases, strict=True)):
                 out.append(name)
     return out
