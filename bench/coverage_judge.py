@@ -17,7 +17,8 @@ It prints, per corpus: how many covered parts the judge calls answered, how many
 calls gaps, and the AUC of the statistic it thresholds (the chance a covered part's statistic exceeds
 an uncovered half's: 0.5 is a coin, 1.0 separates them at some threshold). A better judge (a token-level
 model, a cross-encoder, the client's own model) should raise the AUC, not just move the threshold.
-The sets written to be run once (``question_sets.RUN_ONCE``) are refused: it reads the dev sets only.
+The sets written to be run once (``question_sets.RUN_ONCE``) are refused, unless traced since (``TRACED``): it
+reads the dev sets only.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ registers the sets written since it came, with ``newcomer``. Each entry's role d
   ``--check-questions`` only) before the lead of session ``run_at`` runs it once, every mode, at that session's end;
   every other bench refuses it;
 - ``Role.RAN_ONCE``: had that one run at the end of session ``run_at``: a bench that never tunes may read it as a
-  check (``search_recall --sets run-once``), and it is still never traced.
+  check (``search_recall --sets run-once``), and it is still never traced;
+- ``Role.TRACED``: had that one run, and later sessions' dev runs have traced it since: a dev set now
+  (``DEV_SETS``), and no longer a check.
 
 Registering a set: add its entry at the end of ``SETS`` (role ``UNTOUCHED``) and its question files
 (``research_questions/WRITING.md``). After its one run: change its role to ``RAN_ONCE``. ``python -m
@@ -29,6 +31,7 @@ class Role(Enum):
     DEV = "dev set"
     UNTOUCHED = "untouched"
     RAN_ONCE = "ran once"
+    TRACED = "ran once, then traced"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +61,8 @@ class QuestionSet:
         if self.run_at is None:
             return self.role.value
         verb = "untouched until" if self.role is Role.UNTOUCHED else "run once at"
-        return f"{verb} the {ordinal(self.run_at)} session's end"
+        since = ", a dev set since" if self.role is Role.TRACED else ""
+        return f"{verb} the {ordinal(self.run_at)} session's end{since}"
 
 
 # fmt: off
@@ -78,21 +82,21 @@ SETS = (
                 "run once on the sixth session's start code (0e204c6), before its changes"),
     QuestionSet("sealed", "se", 6, "2026-11-26", Role.DEV, None,
                 "written after blind's run; run once on the sixth session's final code"),
-    QuestionSet("pristine", "pr", 6, "2026-11-26", Role.RAN_ONCE, 6,
+    QuestionSet("pristine", "pr", 6, "2026-11-26", Role.TRACED, 6,
                 "written after sealed's run, in the same session"),
-    QuestionSet("newcomer", "nc", 7, "2026-11-27", Role.RAN_ONCE, 7,
+    QuestionSet("newcomer", "nc", 7, "2026-11-27", Role.TRACED, 7,
                 "node-api's first set (a corpus nobody tuned on) and the first four corpora's ninth"),
-    QuestionSet("outsider", "os", 8, "2026-11-27", Role.RAN_ONCE, 8,
+    QuestionSet("outsider", "os", 8, "2026-11-27", Role.TRACED, 8,
                 "by three helpers, for issue 33 (each part answered or named a gap); brought the both-parts kind"),
-    QuestionSet("stranger", "st", 8, "2026-11-27", Role.RAN_ONCE, 8,
+    QuestionSet("stranger", "st", 8, "2026-11-27", Role.TRACED, 8,
                 "outsider's brief: an untouched check of the same change"),
-    QuestionSet("visitor", "vi", 8, "2026-11-27", Role.RAN_ONCE, 9,
+    QuestionSet("visitor", "vi", 8, "2026-11-27", Role.TRACED, 9,
                 "outsider's brief, rich in two-part and both-parts questions (two of each per corpus)"),
-    QuestionSet("wayfarer", "wf", 9, "2026-11-27", Role.RAN_ONCE, 10,
+    QuestionSet("wayfarer", "wf", 9, "2026-11-27", Role.TRACED, 10,
                 "by three helpers; brought the none kind: questions the docs do not answer at all"),
     QuestionSet("rover", "rv", 10, "2026-11-27", Role.DEV, None,
                 "only none questions: a dev set for honesty about what the docs do not say"),
-    QuestionSet("pilgrim", "pg", 10, "2026-11-27", Role.RAN_ONCE, 11,
+    QuestionSet("pilgrim", "pg", 10, "2026-11-27", Role.TRACED, 11,
                 "by two helpers, wayfarer's kinds; no node-api file (that machine held Node.js 18's pages), nor since"),
     QuestionSet("nomad", "nm", 11, "2026-11-27", Role.RAN_ONCE, 12,
                 "by two helpers from pilgrim's brief"),
@@ -126,15 +130,18 @@ SETS = (
 
 QUESTION_SETS = tuple(s.name for s in SETS)
 """Every set's name, in the order they were written (``--set``'s choices)."""
-DEV_SETS = tuple(s.name for s in SETS if s.role is Role.DEV)
+DEV_SETS = tuple(s.name for s in SETS if s.role in (Role.DEV, Role.TRACED))
 """The sets worked on: each has decided a keep/revert already or is run freely, so tracing it tunes on nothing new."""
 RUN_ONCE = tuple(s.name for s in SETS if s.role is not Role.DEV)
-"""The sets written to be run once, by the lead at a session's end: never traced, so that nothing is tuned on them."""
+"""The sets written to be run once, by the lead at a session's end: never traced before that run, so that nothing
+is tuned on them (``TRACED`` ones have been since)."""
 UNTOUCHED = tuple(s.name for s in SETS if s.role is Role.UNTOUCHED)
 """The sets of ``RUN_ONCE`` not run yet: no bench but ``research_quality --check-*`` may read them until the lead
 runs them (``search_recall`` and ``evidence_stages`` refuse them)."""
 RAN_ONCE = tuple(s.name for s in SETS if s.role is Role.RAN_ONCE)
 """The sets of ``RUN_ONCE`` that have had their one run: a bench that never tunes may read them as a check."""
+TRACED = tuple(s.name for s in SETS if s.role is Role.TRACED)
+"""The sets of ``RUN_ONCE`` that had their one run and have been traced since: dev sets (``DEV_SETS``), no check."""
 
 
 def ordinal(n: int) -> str:
@@ -163,7 +170,8 @@ def set_help() -> str:
     )
     return (
         f"which question set (default tuned, the one to work on; bench/question_sets.py says what each is): dev sets, "
-        f"run as often as needed: {named(Role.DEV)}; run once, at the end of the session named, never traced: "
+        f"run as often as needed: {named(Role.DEV)}, and run once then traced: {named(Role.TRACED)}; "
+        f"run once, at the end of the session named, never traced: "
         f"{named(Role.RAN_ONCE)}{waiting}; a corpus without the set is skipped, with a line saying so"
     )
 

@@ -12,7 +12,17 @@ import pytest
 from bench import question_sets as qs
 from bench import research_quality as rq
 from bench.quality_corpora import CORPORA
-from bench.question_sets import DEV_SETS, QUESTION_SETS, RAN_ONCE, RUN_ONCE, SETS, UNTOUCHED, QuestionSet, Role
+from bench.question_sets import (
+    DEV_SETS,
+    QUESTION_SETS,
+    RAN_ONCE,
+    RUN_ONCE,
+    SETS,
+    TRACED,
+    UNTOUCHED,
+    QuestionSet,
+    Role,
+)
 
 REGISTERED = (
     *("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "pristine", "newcomer", "outsider"),
@@ -21,7 +31,10 @@ REGISTERED = (
 )
 """The sets registered when the table was made (the twentieth session), in the order they were written."""
 HAD_THEIR_RUN = tuple(s for s in REGISTERED[REGISTERED.index("pristine") : REGISTERED.index("scout")] if s != "rover")
-"""The sets written to be run once that had had their run by then: a set that has had it keeps that role."""
+"""The sets written to be run once that had had their run by then: a set that has had it keeps that role, or is
+traced as a dev set since (``Role.TRACED``)."""
+TRACED_SINCE = ("pristine", "newcomer", "outsider", "stranger", "visitor", "wayfarer", "pilgrim")
+"""The sets run once that later sessions' dev runs traced (the twenty-fourth session made their role say so)."""
 
 
 def test_the_sets_registered_keep_their_names_and_order_and_a_new_one_comes_after() -> None:
@@ -33,11 +46,14 @@ def test_the_sets_registered_keep_their_names_and_order_and_a_new_one_comes_afte
     assert [s.written for s in SETS] == sorted(s.written for s in SETS)  # in the order they were written
 
 
-def test_the_dev_sets_are_those_used_for_decisions_and_rover_and_every_other_set_is_run_once() -> None:
-    assert DEV_SETS == ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", "rover")
-    assert RUN_ONCE == tuple(name for name in QUESTION_SETS if name not in DEV_SETS)
-    assert RAN_ONCE[: len(HAD_THEIR_RUN)] == HAD_THEIR_RUN
-    assert set(RAN_ONCE) | set(UNTOUCHED) == set(RUN_ONCE) and not set(RAN_ONCE) & set(UNTOUCHED)
+def test_the_dev_sets_are_those_used_for_decisions_rover_and_the_sets_traced_since_their_run() -> None:
+    assert DEV_SETS == ("tuned", "heldout", "fresh", "untouched", "unseen", "blind", "sealed", *TRACED_SINCE[:6],
+                        "rover", "pilgrim")  # fmt: skip
+    assert TRACED == TRACED_SINCE
+    assert RUN_ONCE == tuple(name for name in QUESTION_SETS if name not in DEV_SETS or name in TRACED)
+    assert RAN_ONCE[: len(HAD_THEIR_RUN) - len(TRACED)] == tuple(s for s in HAD_THEIR_RUN if s not in TRACED)
+    assert set(RAN_ONCE) | set(UNTOUCHED) | set(TRACED) == set(RUN_ONCE)
+    assert not set(RAN_ONCE) & set(UNTOUCHED) and not set(TRACED) & (set(RAN_ONCE) | set(UNTOUCHED))
 
 
 def test_a_set_not_run_yet_waits_for_a_session_after_every_run_made() -> None:
@@ -47,7 +63,8 @@ def test_a_set_not_run_yet_waits_for_a_session_after_every_run_made() -> None:
 
 def test_an_entry_run_once_names_its_session_and_a_dev_set_names_none() -> None:
     QuestionSet("kiln", "kn", 21, "2026-11-29", Role.UNTOUCHED, 22, "a glaze set")
-    for role, run_at in ((Role.UNTOUCHED, None), (Role.RAN_ONCE, None), (Role.DEV, 22), (Role.RAN_ONCE, 20)):
+    wrong = ((Role.UNTOUCHED, None), (Role.RAN_ONCE, None), (Role.DEV, 22), (Role.RAN_ONCE, 20), (Role.TRACED, None))
+    for role, run_at in wrong:
         with pytest.raises(ValueError, match="kiln"):
             QuestionSet("kiln", "kn", 21, "2026-11-29", role, run_at, "a glaze set")
 
@@ -88,7 +105,9 @@ def test_set_is_offered_every_set_with_a_help_saying_each_role(
         rq.parse_args(["--help"])
     shown = capsys.readouterr().out
     assert "--set {" + ",".join(QUESTION_SETS) + "}" in shown
-    assert f"run as often as needed: {', '.join(DEV_SETS)};" in shown
+    dev = ", ".join(s.name for s in SETS if s.role is Role.DEV)
+    traced = ", ".join(f"{s.name} ({qs.ordinal(s.run_at or 0)})" for s in SETS if s.role is Role.TRACED)
+    assert f"run as often as needed: {dev}, and run once then traced: {traced};" in shown
     for s in SETS:
         if s.run_at:
             assert f"{s.name} ({qs.ordinal(s.run_at)})" in shown
