@@ -124,6 +124,8 @@ SETS = (
                 "by four helpers from WRITING.md (python3-doc, npm-docs: late hiker files, ids and notes changed)"),
     QuestionSet("trotter", "tr", 23, "2026-11-29", Role.UNTOUCHED, 24,
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 50 minutes)"),
+    QuestionSet("climber", "cl", 24, "2026-11-29", Role.UNTOUCHED, 25,
+                "by four helpers from WRITING.md, asked at the session's start (all four delivered within 45 minutes)"),
 )
 # fmt: on
 """Every question set, in the order they were written."""
