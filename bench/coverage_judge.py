@@ -88,14 +88,14 @@ def judgements(corpus: Any, question: Any, gold_ids: set[str]) -> list[Judgement
     engine = Engine(corpus, LocalProvider(search.embedder), search=search, retrieval="hybrid")
     judge = MeaningJudge(corpus, search.embedder)
     made: list[tuple[str, str, list[str], bool | None]] = []
-    meaning = engine._meaning
+    meaning = engine.standing.meaning  # the part's judge (``synthesis.standing.PartStanding``)
 
     def recording(state: Any, sq: Any, passage_ids: list[str]) -> bool | None:
         verdict = meaning(state, sq, passage_ids)
         made.append((sq.text, state.question, list(passage_ids), verdict))
         return verdict
 
-    engine._meaning = recording  # type: ignore[method-assign]
+    engine.standing.meaning = recording  # type: ignore[method-assign]
     state = anyio.run(engine.run, new_state(question.question))
     parts = [sq.text for sq in state.sub_questions]
     gap = uncovered_part(parts, question.uncovered, question.gold)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bench import coverage_judge
-from bench.coverage_judge import Judgement, auc, row, uncovered_part
+from bench.coverage_judge import Judgement, auc, judgements, row, uncovered_part
 from bench.question_sets import RUN_ONCE, TRACED
+from bench.research_quality import Question
+from bench.retrieval_recall import gold_passages
+from tests.research.test_coverage_meaning import DOC, QUESTION, embedded_corpus
 
 
 def test_the_uncovered_half_is_the_part_named_by_the_description_not_by_the_gold() -> None:
@@ -44,3 +49,23 @@ def test_a_set_written_to_be_run_once_is_refused(refused: str, capsys: pytest.Ca
         coverage_judge.main(["--set", refused])
     assert exited.value.code == 2
     assert f"invalid choice: '{refused}'" in capsys.readouterr().err
+
+
+def test_each_part_the_engine_judges_is_recorded_with_its_standing_and_label(tmp_path: Path) -> None:
+    """The bench records the judgements the engine itself makes (``PartStanding.meaning``): a refactor that moves
+    the judge must move the recording with it, or the bench stops running (it did once, for nine sessions)."""
+    corpus = embedded_corpus(tmp_path, DOC)
+    question = Question(
+        "kiln-rename-undo",
+        "two-part",
+        QUESTION,
+        ["renames many firing programs at once"],
+        uncovered=["undoing the renaming later"],
+    )
+    gold_ids = set().union(*gold_passages(corpus, [question]).values())
+    made = judgements(corpus, question, gold_ids)
+    assert {j.label for j in made} == {"covered", "uncovered"}
+    covered = next(j for j in made if j.label == "covered")
+    uncovered = next(j for j in made if j.label == "uncovered")
+    assert "undo" in uncovered.part and "rename" in covered.part
+    assert covered.verdict is True and covered.statistic > 3  # the renaming passage stands far out for its part
