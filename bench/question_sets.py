@@ -122,7 +122,7 @@ SETS = (
                 "zsh-doc, pdf-manuals by a 21st-session helper; python3-doc, npm-docs by the 22nd lead (2026-11-29)"),
     QuestionSet("walker", "wk", 22, "2026-11-29", Role.RAN_ONCE, 23,
                 "by four helpers from WRITING.md (python3-doc, npm-docs: late hiker files, ids and notes changed)"),
-    QuestionSet("trotter", "tr", 23, "2026-11-29", Role.UNTOUCHED, 24,
+    QuestionSet("trotter", "tr", 23, "2026-11-29", Role.RAN_ONCE, 24,
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 50 minutes)"),
     QuestionSet("climber", "cl", 24, "2026-11-29", Role.UNTOUCHED, 25,
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 45 minutes)"),
