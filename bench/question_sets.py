@@ -144,6 +144,8 @@ RAN_ONCE = tuple(s.name for s in SETS if s.role is Role.RAN_ONCE)
 """The sets of ``RUN_ONCE`` that have had their one run: a bench that never tunes may read them as a check."""
 TRACED = tuple(s.name for s in SETS if s.role is Role.TRACED)
 """The sets of ``RUN_ONCE`` that had their one run and have been traced since: dev sets (``DEV_SETS``), no check."""
+NEVER_TRACED = tuple(s.name for s in SETS if s.role in (Role.UNTOUCHED, Role.RAN_ONCE))
+"""``RUN_ONCE`` but for ``TRACED``: the sets a bench that traces refuses (waiting for their run, or kept as a check)."""
 
 
 def ordinal(n: int) -> str:

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from bench import evidence_stages
-from bench.question_sets import DEV_SETS, QUESTION_SETS, RUN_ONCE, TRACED
+from bench.question_sets import DEV_SETS, NEVER_TRACED, QUESTION_SETS, RUN_ONCE, TRACED
 
 
 def test_every_set_but_those_written_to_be_run_once_may_be_traced() -> None:
     assert set(evidence_stages.DIAGNOSED) == set(QUESTION_SETS) - set(RUN_ONCE) | set(TRACED) == set(DEV_SETS)
 
 
-@pytest.mark.parametrize("refused", [name for name in RUN_ONCE if name not in TRACED])
+@pytest.mark.parametrize("refused", NEVER_TRACED)
 def test_a_set_run_once_is_refused_with_the_allowed_names(refused: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         evidence_stages.main(["--set", refused])

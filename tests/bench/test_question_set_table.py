@@ -14,6 +14,7 @@ from bench import research_quality as rq
 from bench.quality_corpora import CORPORA
 from bench.question_sets import (
     DEV_SETS,
+    NEVER_TRACED,
     QUESTION_SETS,
     RAN_ONCE,
     RUN_ONCE,
@@ -54,6 +55,7 @@ def test_the_dev_sets_are_those_used_for_decisions_rover_and_the_sets_traced_sin
     assert RAN_ONCE[: len(HAD_THEIR_RUN) - len(TRACED)] == tuple(s for s in HAD_THEIR_RUN if s not in TRACED)
     assert set(RAN_ONCE) | set(UNTOUCHED) | set(TRACED) == set(RUN_ONCE)
     assert not set(RAN_ONCE) & set(UNTOUCHED) and not set(TRACED) & (set(RAN_ONCE) | set(UNTOUCHED))
+    assert set(NEVER_TRACED) == set(RUN_ONCE) - set(TRACED) == set(RAN_ONCE) | set(UNTOUCHED)
 
 
 def test_a_set_not_run_yet_waits_for_a_session_after_every_run_made() -> None:
