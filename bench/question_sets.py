@@ -126,6 +126,8 @@ SETS = (
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 50 minutes)"),
     QuestionSet("climber", "cl", 24, "2026-11-29", Role.UNTOUCHED, 25,
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 45 minutes)"),
+    QuestionSet("paddler", "pd", 25, "2026-11-29", Role.UNTOUCHED, 26,
+                "four helpers from WRITING.md, modelled on trotter, asked at the session's start (within 40 minutes)"),
 )
 # fmt: on
 """Every question set, in the order they were written."""
