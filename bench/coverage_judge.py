@@ -6,7 +6,9 @@ Run: ``.venv/bin/python -m bench.coverage_judge [--corpus NAME|all] [--set NAME 
 Issue 33 asks that a report name as a gap every part the documents do not answer, and only those.
 The engine decides it per part with ``synthesis.meaning.MeaningJudge``: a cited passage must stand
 ``COVER_SPREAD`` standard deviations above the corpus's mean cosine, for the part and for the whole
-question. This bench records every such judgement the engine makes and labels it:
+question, or, for a part of a question of several parts, past the midpoint of that and the embedder's
+``answer_cosine`` (its margin, ``MeaningJudge.margins``, not negative). This bench records every such
+judgement the engine makes and labels it:
 
 - ``covered``: a passage cited for the part holds one of the question's gold phrases, so the part is
   answered and a Gaps line naming it would be false;
@@ -101,11 +103,11 @@ def judgements(corpus: Any, question: Any, gold_ids: set[str]) -> list[Judgement
     gap = uncovered_part(parts, question.uncovered, question.gold)
     out = []
     for part, whole, ids, verdict in made:
-        standing = judge.standing(list(dict.fromkeys([part, whole])), ids)
-        if not standing:
+        margins = judge.margins(list(dict.fromkeys([part, whole])), ids, several=len(parts) > 1)
+        if not margins:
             continue
         label = "uncovered" if part == gap else "covered" if set(ids) & gold_ids else ""
-        out.append(Judgement(question.id, part, verdict, max(standing.values()), label))
+        out.append(Judgement(question.id, part, verdict, max(margins.values()), label))
     return out
 
 

@@ -51,7 +51,7 @@ def test_a_set_written_to_be_run_once_is_refused(refused: str, capsys: pytest.Ca
     assert f"invalid choice: '{refused}'" in capsys.readouterr().err
 
 
-def test_each_part_the_engine_judges_is_recorded_with_its_standing_and_label(tmp_path: Path) -> None:
+def test_each_part_the_engine_judges_is_recorded_with_its_margin_and_label(tmp_path: Path) -> None:
     """The bench records the judgements the engine itself makes (``PartStanding.meaning``): a refactor that moves
     the judge must move the recording with it, or the bench stops running (it did, from c8c604e to the twenty-fourth
     session)."""
@@ -69,4 +69,8 @@ def test_each_part_the_engine_judges_is_recorded_with_its_standing_and_label(tmp
     covered = next(j for j in made if j.label == "covered")
     uncovered = next(j for j in made if j.label == "uncovered")
     assert "undo" in uncovered.part and "rename" in covered.part
-    assert covered.verdict is True and covered.statistic > 3  # the renaming passage stands far out for its part
+    # the margin the judge thresholds at 0 (``MeaningJudge.margins``): the renaming passage is past it for its part,
+    # and further than the keypad's undo key is for the undo half (words, not meaning, leave that half a gap here;
+    # by standing alone the two were level, 6.25 and 6.28 deviations)
+    assert covered.verdict is True and covered.statistic > 0
+    assert covered.statistic > uncovered.statistic

@@ -26,7 +26,15 @@ ASIDE = "The lid hinge wears out after about 300 firings."
 def stood_out(off: set[str]) -> Callable[..., bool]:
     """The meaning judge, as a double: the passages in ``off`` stand out for nothing, any others for the part."""
 
-    def by_meaning(search: object, part: str, question: str, passage_ids: Sequence[str], context: str = "") -> bool:
+    def by_meaning(
+        search: object,
+        part: str,
+        question: str,
+        passage_ids: Sequence[str],
+        context: str = "",
+        *,
+        several: bool = False,
+    ) -> bool:
         return not set(passage_ids) <= off
 
     return by_meaning

@@ -6,6 +6,16 @@ meaning when one cited passage stands out, for the part read alone and for the w
 belongs to, as retrieval's "found by meaning" does: its cosine lies ``COVER_SPREAD`` standard
 deviations above that text's mean cosine to every passage of the corpus. A statistic of the corpus,
 so no threshold is tuned to one corpus's cosines.
+
+That standing says how a passage ranks in its corpus, not how near it is: in a corpus of 26,000 passages
+the best passage for any question stands four deviations out, and in a dense manual the answer may
+stand barely two. For the parts of a question of several parts (where one half may be answered and the
+other not) an embedder that declares ``answer_cosine`` (the cosine at which that model puts a passage
+that answers a question, the same on every corpus) has a say too: a passage answers when its margin
+over the model's bar and its margin over the corpus's bar, summed, are not negative, so one clearly met
+makes up for the other just missed. A question of one part is judged on the standing alone: there the
+choice is between an answer and admitting none, and the model's bar let more unanswerable questions
+through.
 """
 
 from __future__ import annotations
@@ -28,6 +38,13 @@ about sqrt(2 ln n) deviations, so in a smaller corpus even the passage that answ
 ``COVER_SPREAD`` out, and a spread of a handful of cosines says little."""
 
 
+def answer_cosine(embedder: Embedder) -> float | None:
+    """The cosine at which ``embedder`` puts a passage that answers a question, if the model declares one
+    (an optional attribute beside ``name`` and ``dimensions``)."""
+    bar = getattr(embedder, "answer_cosine", None)
+    return float(bar) if isinstance(bar, int | float) and not isinstance(bar, bool) else None
+
+
 class SpreadCorpus(Protocol):
     def embedding_status(self, model: str) -> dict[str, int]: ...
 
@@ -42,39 +59,54 @@ class MeaningJudge:
     def __init__(self, corpus: SpreadCorpus, embedder: Embedder) -> None:
         self.corpus, self.embedder = corpus, embedder
 
-    def standing(self, texts: Sequence[str], passage_ids: Sequence[str], context: str = "") -> dict[str, float]:
-        """Per embedded passage, its lowest standing (deviations above the mean) over ``texts``, the first read
-        leaning on ``context`` (what a bare part means in: ``embedding.context``)."""
+    def margins(
+        self, texts: Sequence[str], passage_ids: Sequence[str], context: str = "", *, several: bool = False
+    ) -> dict[str, float]:
+        """Per embedded passage, its lowest margin over ``texts`` (the first read leaning on ``context``: what a
+        bare part means in, ``embedding.context``), in deviations of the text's cosines: how far the passage
+        stands past ``COVER_SPREAD``, or, for a part of a question of ``several`` parts and an embedder with a
+        bar, past the midpoint of that and the model's ``answer_cosine`` (the two margins summed). An answer
+        has a margin of 0 or more."""
         vectors = self.corpus.vectors_of(self.embedder.name, passage_ids)
         if not vectors or not texts:
             return {}
+        bar = answer_cosine(self.embedder) if several else None
         out = {pid: float("inf") for pid in vectors}
         for query in queries_in_context(self.embedder, list(texts), context):
             mean, deviation = self.corpus.cosine_spread(self.embedder.name, query)
             if deviation <= 0:
                 return {}
+            need = mean + COVER_SPREAD * deviation
+            if bar is not None:
+                need = (need + bar) / 2
             for pid, vector in vectors.items():
-                out[pid] = min(out[pid], (float(query @ vector) - mean) / deviation)
+                out[pid] = min(out[pid], (float(query @ vector) - need) / deviation)
         return out
 
-    def answers(self, part: str, question: str, passage_ids: Sequence[str], context: str = "") -> bool | None:
-        """Whether a passage stands out for ``part`` (read leaning on ``context``) and for ``question``; None when
-        the judge cannot tell (none of them embedded, or a corpus too small to stand anything out)."""
+    def answers(
+        self, part: str, question: str, passage_ids: Sequence[str], context: str = "", *, several: bool = False
+    ) -> bool | None:
+        """Whether a passage has a margin (``margins``) for ``part`` (read leaning on ``context``) and for
+        ``question``; None when the judge cannot tell (none of them embedded, or a corpus too small to stand
+        anything out)."""
         if self.corpus.embedding_status(self.embedder.name).get("embedded", 0) < MIN_PASSAGES:
             return None
-        standing = self.standing(list(dict.fromkeys([part, question])), passage_ids, context)
-        if not standing:
+        margins = self.margins(list(dict.fromkeys([part, question])), passage_ids, context, several=several)
+        if not margins:
             return None
-        return max(standing.values()) >= COVER_SPREAD
+        return max(margins.values()) >= 0
 
 
-def by_meaning(search: Any, part: str, question: str, passage_ids: Sequence[str], context: str = "") -> bool | None:
-    """Whether a passage answers ``part`` (read leaning on ``context``) by meaning, with retrieval's
-    ``HybridSearch`` (None when research runs without an embedder, or on a corpus that keeps no spread of its
-    cosines)."""
+def by_meaning(
+    search: Any, part: str, question: str, passage_ids: Sequence[str], context: str = "", *, several: bool = False
+) -> bool | None:
+    """Whether a passage answers ``part`` (read leaning on ``context``; one of ``several`` parts or the only one)
+    by meaning, with retrieval's ``HybridSearch`` (None when research runs without an embedder, or on a corpus
+    that keeps no spread of its cosines)."""
     if search is None or not hasattr(search.corpus, "cosine_spread"):
         return None
-    return MeaningJudge(search.corpus, search.embedder).answers(part, question, passage_ids, context)
+    judge = MeaningJudge(search.corpus, search.embedder)
+    return judge.answers(part, question, passage_ids, context, several=several)
 
 
 def weighty(embedder: Embedder, part: str, phrases: Sequence[str]) -> list[str]:

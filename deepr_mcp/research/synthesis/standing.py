@@ -120,7 +120,8 @@ class PartStanding:
         (``leaning``) (``None``: the judge abstains)."""
         if sides_of(sq.text):  # a comparison's sides are judged by what the evidence names of each
             return None
-        verdict = by_meaning(self.search, sq.text, state.question, passage_ids, leaning(sq, state))
+        several = len(state.sub_questions) > 1
+        verdict = by_meaning(self.search, sq.text, state.question, passage_ids, leaning(sq, state), several=several)
         if verdict is False and state.queries:
             # the agent's phrasings say what the question means in the documents' words: a passage that stands
             # out for one of them answers it too
