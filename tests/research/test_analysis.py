@@ -92,6 +92,18 @@ def test_a_clause_that_only_says_what_happened_is_no_part() -> None:
     assert len(clauses("In which year was cone 6 introduced and what does it mean?")) == 2
 
 
+def test_a_clause_ending_its_own_sentence_is_asked_once() -> None:
+    """Split before "And ..." after a sentence's end: the part keeps one question mark, not the sentence's and
+    another ("tag??", "day.?" in the report's headings)."""
+    assert clauses("Can the kiln fire twice a day? And how long does it take to cool?") == [
+        "Can the kiln fire twice a day?",
+        "How long does it take to cool?",
+    ]
+    assert clauses("Can the kiln fire twice a day. And how long does it take to cool?")[0] == (
+        "Can the kiln fire twice a day?"
+    )
+
+
 def test_they_after_two_things_names_both_and_a_relative_that_is_no_pronoun() -> None:
     question = "Should I use a chain whip or a lockring tool, and can they scratch the cassette?"
     planned = sub_questions(analyse(question), 5)

@@ -180,7 +180,7 @@ def clauses(question: str) -> list[str]:
         if _ASKING.search(re.split(r"(?<=[.!?])\s+", before)[-1]):
             parts.append(before)
             start = match.end()
-    parts = [p.strip(" ,;") for p in (*parts, text[start:])]
+    parts = [p.strip(" ,;").rstrip("?.! ") for p in (*parts, text[start:])]  # "... tag? And ..." ends in one "?"
     parts = [p for p in parts if len(p.split()) >= 2]
     return [(p if i == 0 else p[0].upper() + p[1:]) + "?" for i, p in enumerate(parts)]
 
