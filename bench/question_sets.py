@@ -124,7 +124,7 @@ SETS = (
                 "by four helpers from WRITING.md (python3-doc, npm-docs: late hiker files, ids and notes changed)"),
     QuestionSet("trotter", "tr", 23, "2026-11-29", Role.RAN_ONCE, 24,
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 50 minutes)"),
-    QuestionSet("climber", "cl", 24, "2026-11-29", Role.UNTOUCHED, 25,
+    QuestionSet("climber", "cl", 24, "2026-11-29", Role.RAN_ONCE, 25,
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 45 minutes)"),
     QuestionSet("paddler", "pd", 25, "2026-11-29", Role.UNTOUCHED, 26,
                 "four helpers from WRITING.md, modelled on trotter, asked at the session's start (within 40 minutes)"),
