@@ -105,8 +105,10 @@ def _share(wanted: set[str], have: set[str], weight: dict[str, float] | None = N
         return 0.0
     if weight is None:
         return len(wanted & have) / len(wanted)
-    total = sum(weight.get(t, 1.0) for t in wanted)
-    return sum(weight.get(t, 1.0) for t in wanted & have) / total
+    # math.fsum: a sum over a set in the order the process's string hashing gives would round differently run to
+    # run, and a tie between two sentences would then break differently: the same request, another report
+    total = math.fsum(weight.get(t, 1.0) for t in wanted)
+    return math.fsum(weight.get(t, 1.0) for t in wanted & have) / total
 
 
 def score_unit(

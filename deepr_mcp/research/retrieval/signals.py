@@ -15,6 +15,7 @@ matches, as Lucene's ``coord``) scales the score by that share, softened by a sq
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 
 from deepr_mcp.research.reading.terms import GENERIC
@@ -59,7 +60,7 @@ def coordination(weights: dict[str, float], words: Collection[str]) -> float:
     vector-space ranking): BM25 adds per-term scores, so one rare term repeated ("TIMESTAMP") outranks
     a passage that holds every term of "cool a glazed pot without cracking it"."""
     main = {t: w for t, w in weights.items() if w >= COORD_MIN_WEIGHT}
-    total = sum(main.values())
+    total = math.fsum(main.values())  # exactly rounded, whatever order the terms come in
     if not total:
         return 1.0
-    return sum(w for t, w in main.items() if t in words) / total
+    return math.fsum(w for t, w in main.items() if t in words) / total

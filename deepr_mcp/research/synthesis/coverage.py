@@ -122,8 +122,8 @@ class TermCoverage:
         if not wanted:
             return Verdict(bool(evidence), 1.0 if evidence else 0.0)
         weight = weights(wanted, pooled)
-        total = sum(weight.values())
-        share = sum(w for t, w in weight.items() if t in have) / total
+        total = math.fsum(weight.values())  # exactly rounded: the same in any order the set of terms comes in
+        share = math.fsum(w for t, w in weight.items() if t in have) / total
         mean = total / len(weight)
         distinctive = {t for t, w in weight.items() if w >= mean}
         everywhere = set().union(*pooled) | have
@@ -133,7 +133,7 @@ class TermCoverage:
             silent -= {t for t in silent if respelt(question, t, written)}
         # one incidental word the documents never use ("a small piece of code") leaves the question
         # answered; a gap is a part whose weight lies mostly in what they never mention ("noise level")
-        answered = bool(evidence) and sum(weight[t] for t in silent) / total < SILENT_SHARE
+        answered = bool(evidence) and math.fsum(weight[t] for t in silent) / total < SILENT_SHARE
         missing = phrases(question, silent) if not answered else []
         return Verdict(answered, round(share, 4), missing, not answered and not distinctive & have)
 
