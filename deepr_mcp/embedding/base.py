@@ -27,6 +27,8 @@ class Embedder(Protocol):
     name: str
     """Model id and version, e.g. ``all-MiniLM-L6-v2-int8@1.0.0``: recorded with each stored vector."""
     dimensions: int
+    # optional, not part of the protocol: ``answer_cosine: float``, the cosine at which the model puts a passage
+    # that answers a question (``research.synthesis.meaning.answer_cosine`` reads it; MiniLM declares 0.40)
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray: ...
 
