@@ -7,17 +7,18 @@ A change to research is tried on the dev sets first (``question_sets.DEV_SETS``:
 ``rover``, and the sets run once and traced since; 617 questions over five corpora), against a run of the code
 without it; a set written to be run once judges it only at a session's end. ``run`` writes one
 ``bench.research_quality`` JSON per set (``--modes "deepr hybrid"``, the local provider) into OUT, each set in its
-own process. ``compare`` prints the figures the README gives for such a change, for both runs, overall and per
-corpus, and then, per figure, the questions it moved each way: recall, the Answer holding and opening with gold,
-unsafe reports, ``none`` questions admitted, uncovered halves named, covered halves called gaps, Gaps in reports
-that found gold, Gaps lines contradicting their report, and how many reports changed at all. Only questions in both
-runs are compared.
+own process. ``compare`` prints the figures the README gives for such a change (``research_quality.summarise``'s,
+so they mean what that bench's tables mean) for both runs, overall and per corpus, and then, per figure, the
+questions it moved each way: recall, the Answer holding and opening with gold, unsafe reports, ``none`` questions
+admitted, uncovered halves named, covered halves called gaps, Gaps in reports that found gold, Gaps lines
+contradicting their report, and how many reports changed at all. Only questions in both runs are compared.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.question_sets import DEV_SETS
+from bench.research_quality import summarise
 
 MODE = "deepr hybrid"
 Result = dict[str, Any]
@@ -61,28 +63,46 @@ def _count(key: str) -> Callable[[Result], float]:
     return lambda r: float(r.get(key) or 0)
 
 
-FIGURES: tuple[tuple[str, Callable[[Result], float], Callable[[Result], float] | None], ...] = (
-    ("recall", lambda r: r["recall"] if r["answerable"] else 0.0, None),
-    ("Answer holds gold", lambda r: float(bool(r["answerable"] and r.get("answer_gold"))), _count("answerable")),
-    ("Answer opens with gold", lambda r: float(bool(r["answerable"] and r.get("answer_opens"))), _count("answerable")),
-    ("unsafe", _count("unsafe"), _count("has_warning")),
-    ("none admitted", _count("none_admitted"), _count("none")),
-    ("uncovered halves named", _count("uncovered_named"), _count("uncovered")),
-    ("covered halves called gaps", _count("halves_gapped"), _count("covered_halves")),
-    ("Gaps when gold found", _count("gaps_when_found"), None),
-    ("Gaps contradicting", lambda r: float(bool(r.get("gaps_contradicting"))), None),
+MOVED: tuple[tuple[str, Callable[[Result], float]], ...] = (
+    ("recall", lambda r: r["recall"] if r["answerable"] else 0.0),
+    ("Answer holds gold", lambda r: float(bool(r["answerable"] and r.get("answer_gold")))),
+    ("Answer opens with gold", lambda r: float(bool(r["answerable"] and r.get("answer_opens")))),
+    ("unsafe", _count("unsafe")),
+    ("none admitted", _count("none_admitted")),
+    ("uncovered halves named", _count("uncovered_named")),
+    ("covered halves called gaps", _count("halves_gapped")),
+    ("Gaps when gold found", _count("gaps_when_found")),
+    ("Gaps contradicting", lambda r: float(bool(r.get("gaps_contradicting")))),
 )
-"""Each figure: its name, a question's value, and what it is out of (None: a count, or recall's mean)."""
+"""Each figure a question can move, and that question's value of it."""
+
+TABLE: tuple[tuple[str, str, str | None], ...] = (
+    ("recall", "recall", None),
+    ("Answer holds gold", "answer_gold", None),
+    ("Answer opens with gold", "answer_opens", None),
+    ("unsafe", "unsafe_n", "safety_n"),
+    ("none admitted", "none_admitted", "none_n"),
+    ("uncovered halves named", "uncovered_named", "uncovered_n"),
+    ("covered halves called gaps", "halves_gapped", "covered_halves"),
+    ("Gaps when gold found", "gapped_when_found", "found_n"),
+    ("Gaps contradicting", "gaps_contradicting", None),
+)
+"""Each figure of the table: its name, ``research_quality.summarise``'s key for it and for what it is out of (None:
+a share, shown to three places, or a count)."""
 
 
-def shown(name: str, results: list[Result]) -> str:
-    """One figure over ``results``: recall as a mean over the answerable questions, the others as "k of n"."""
-    _, value, out_of = next(f for f in FIGURES if f[0] == name)
-    if name == "recall":
-        answerable = [r for r in results if r["answerable"]]
-        return f"{sum(map(value, answerable)) / len(answerable):.3f}" if answerable else "n/a"
-    total = sum(map(value, results))
-    return f"{total:g}" if out_of is None else f"{total:g} of {sum(map(out_of, results)):g}"
+def shown(figures: dict[str, float], key: str, out_of: str | None) -> str:
+    """One figure of ``summarise``'s: "k of n", a share, or a count; n/a where nothing could give it."""
+    value = figures[key]
+    if math.isnan(value):
+        return "n/a"
+    if out_of is not None:
+        return f"{value:g} of {figures[out_of]:g}"
+    return f"{value:.3f}" if key in SHARES else f"{value:g}"
+
+
+SHARES = {"recall", "answer_gold", "answer_opens"}
+"""The figures ``summarise`` gives as a mean over the questions, not a count."""
 
 
 def compare(ref: dict[tuple[str, str], Result], new: dict[tuple[str, str], Result]) -> list[str]:
@@ -98,14 +118,14 @@ def compare(ref: dict[tuple[str, str], Result], new: dict[tuple[str, str], Resul
     ]
     lines += ["| figure | ref | new | " + " | ".join(f"{c} ref / new" for c in corpora) + " |"]
     lines += ["|---|---:|---:|" + "---:|" * len(corpora)]
-    for name, _, _ in FIGURES:
-        cells = [shown(name, before), shown(name, after)]
-        for corpus in corpora:
-            pair = [shown(name, [r for r in rows if r["corpus"] == corpus]) for rows in (before, after)]
-            cells.append(" / ".join(pair))
+    overall = [summarise(rows) for rows in (before, after)]
+    each = {c: [summarise([r for r in rows if r["corpus"] == c]) for rows in (before, after)] for c in corpora}
+    for name, key, out_of in TABLE:
+        cells = [shown(figures, key, out_of) for figures in overall]
+        cells += [" / ".join(shown(figures, key, out_of) for figures in each[c]) for c in corpora]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines.append("")
-    for name, value, _ in FIGURES:
+    for name, value in MOVED:
         up = [k[1] for k in keys if value(new[k]) > value(ref[k]) + 1e-9]
         down = [k[1] for k in keys if value(new[k]) < value(ref[k]) - 1e-9]
         if up or down:

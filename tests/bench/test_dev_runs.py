@@ -17,6 +17,8 @@ def result(qid: str, **values: Any) -> dict[str, Any]:
         "id": qid, "answerable": True, "recall": 0.0, "answer_gold": False, "answer_opens": False, "unsafe": False,
         "has_warning": False, "none": False, "none_admitted": False, "uncovered": 0, "uncovered_named": 0,
         "covered_halves": 0, "halves_gapped": 0, "gaps_when_found": False, "gaps_contradicting": [], "output": "",
+        "hit": False, "claims": 1, "duplicate_claims": [], "furniture_claims": [], "seconds": 0.5, "words": 10,
+        "error": None,
     }  # fmt: skip
     return {**row, **values}
 
@@ -34,7 +36,7 @@ def test_two_runs_are_compared_overall_per_corpus_and_question_by_question(tmp_p
         {
             "kiln-docs": [
                 result("k-cool", recall=0.5, answer_gold=True, output="a"),
-                result("k-none", answerable=False, none=True, output="b"),
+                result("k-none", answerable=False, none=True, answer_gold=None, answer_opens=None, output="b"),
             ],
             "glaze-docs": [result("g-halves", covered_halves=2, halves_gapped=1, output="c")],
         },
@@ -44,7 +46,7 @@ def test_two_runs_are_compared_overall_per_corpus_and_question_by_question(tmp_p
         {
             "kiln-docs": [
                 result("k-cool", recall=1.0, answer_gold=True, output="a2"),
-                result("k-none", answerable=False, none=True, none_admitted=True, output="b"),
+                result("k-none", answerable=False, none=True, none_admitted=True, answer_gold=None, output="b"),
                 result("k-only-new", recall=1.0),
             ],
             "glaze-docs": [result("g-halves", covered_halves=2, output="c")],
@@ -56,7 +58,7 @@ def test_two_runs_are_compared_overall_per_corpus_and_question_by_question(tmp_p
     assert table["recall"] == "| recall | 0.250 | 0.500 | 0.000 / 0.000 | 0.500 / 1.000 |"
     assert table["none admitted"] == "| none admitted | 0 of 1 | 1 of 1 | 0 of 0 / 0 of 0 | 0 of 1 / 1 of 1 |"
     assert table["covered halves called gaps"].startswith("| covered halves called gaps | 1 of 2 | 0 of 2 |")
-    assert table["Answer holds gold"].startswith("| Answer holds gold | 1 of 2 | 1 of 2 |")
+    assert table["Answer holds gold"].startswith("| Answer holds gold | 0.500 | 0.500 |")  # 1 of 2 answerable
     assert "recall: +1 ['k-cool'] -0 []" in lines
     assert "covered halves called gaps: +0 [] -1 ['g-halves']" in lines
     assert not any(line.startswith("unsafe:") for line in lines)  # a figure nothing moved lists no questions
