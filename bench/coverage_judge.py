@@ -13,12 +13,16 @@ judgement the engine makes and labels it:
 - ``covered``: a passage cited for the part holds one of the question's gold phrases, so the part is
   answered and a Gaps line naming it would be false;
 - ``uncovered``: the half of a two-part question that the bench marks ``uncovered`` (the part whose
-  words share most with that description and least with the gold), so the part is a gap.
+  words share most with that description and least with the gold), so the part is a gap;
+- ``none``: a part of a question the documents do not answer at all (a ``none`` question), so the part is a
+  gap and the report should admit it.
 
 It prints, per corpus: how many covered parts the judge calls answered, how many uncovered halves it
-calls gaps, and the AUC of the statistic it thresholds (the chance a covered part's statistic exceeds
-an uncovered half's: 0.5 is a coin, 1.0 separates them at some threshold). A better judge (a token-level
-model, a cross-encoder, the client's own model) should raise the AUC, not just move the threshold.
+calls gaps, the AUC of the statistic it thresholds (the chance a covered part's statistic exceeds an
+uncovered half's: 0.5 is a coin, 1.0 separates them at some threshold), and how many parts of ``none``
+questions it calls gaps. A better judge (a token-level model, a cross-encoder, the client's own model)
+should raise the AUC, not just move the threshold. ``--dump PATH`` writes every judgement (corpus, part,
+verdict, margin, label) as JSON, to weigh another threshold without running the engine again.
 The sets written to be run once (``question_sets.RUN_ONCE``) are refused, unless traced since (``TRACED``): it
 reads the dev sets only.
 """
@@ -26,10 +30,12 @@ reads the dev sets only.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from bench.evidence_stages import DIAGNOSED
@@ -48,7 +54,9 @@ class Judgement:
     part: str
     verdict: bool | None
     statistic: float
-    label: str  # "covered", "uncovered" or "" (neither: no gold cited, not the uncovered half)
+    label: str  # "covered", "uncovered", "none" or "" (neither: no gold cited, not the uncovered half)
+    several: bool = False
+    """Whether the part is one of several (its margin then sums the corpus's bar and the model's)."""
 
 
 def words(text: str) -> set[str]:
@@ -85,16 +93,17 @@ def judgements(corpus: Any, question: Any, gold_ids: set[str]) -> list[Judgement
     from deepr_mcp.research.providers.local import LocalProvider
     from deepr_mcp.research.retrieval.hybrid import HybridSearch
     from deepr_mcp.research.synthesis.meaning import MeaningJudge
+    from deepr_mcp.research.synthesis.standing import leaning
 
     search = HybridSearch(corpus, shared_embedder("minilm"))
     engine = Engine(corpus, LocalProvider(search.embedder), search=search, retrieval="hybrid")
     judge = MeaningJudge(corpus, search.embedder)
-    made: list[tuple[str, str, list[str], bool | None]] = []
+    made: list[tuple[str, str, str, list[str], bool | None]] = []
     meaning = engine.standing.meaning  # the part's judge (``synthesis.standing.PartStanding``)
 
     def recording(state: Any, sq: Any, passage_ids: list[str]) -> bool | None:
         verdict = meaning(state, sq, passage_ids)
-        made.append((sq.text, state.question, list(passage_ids), verdict))
+        made.append((sq.text, state.question, leaning(sq, state), list(passage_ids), verdict))
         return verdict
 
     engine.standing.meaning = recording  # type: ignore[method-assign]
@@ -102,12 +111,14 @@ def judgements(corpus: Any, question: Any, gold_ids: set[str]) -> list[Judgement
     parts = [sq.text for sq in state.sub_questions]
     gap = uncovered_part(parts, question.uncovered, question.gold)
     out = []
-    for part, whole, ids, verdict in made:
-        margins = judge.margins(list(dict.fromkeys([part, whole])), ids, several=len(parts) > 1)
+    several = len(parts) > 1
+    for part, whole, context, ids, verdict in made:  # the margins as the engine took them, a bare part leaning
+        margins = judge.margins(list(dict.fromkeys([part, whole])), ids, context, several=several)
         if not margins:
             continue
-        label = "uncovered" if part == gap else "covered" if set(ids) & gold_ids else ""
-        out.append(Judgement(question.id, part, verdict, max(margins.values()), label))
+        label = "none" if question.type == "none" else "uncovered" if part == gap else ""
+        label = label or ("covered" if set(ids) & gold_ids else "")
+        out.append(Judgement(question.id, part, verdict, max(margins.values()), label, several))
     return out
 
 
@@ -117,8 +128,8 @@ def run_corpus(name: str, sets: list[str]) -> list[Judgement]:
     out: list[Judgement] = []
     try:
         for chosen in [s for s in sets if spec.has_set(s)]:
-            questions = [q for q in load_questions(spec.question_set(chosen)) if q.answerable]  # none has no gold
-            gold = gold_passages(corpus, questions)
+            questions = load_questions(spec.question_set(chosen))  # a none question has no gold: its parts are gaps
+            gold = gold_passages(corpus, [q for q in questions if q.answerable])
             for q in questions:
                 ids = set().union(*(gold.get(p, set()) for p in q.gold))
                 out += judgements(corpus, q, ids)
@@ -132,9 +143,14 @@ def row(name: str, made: list[Judgement]) -> str:
     uncovered = [j for j in made if j.label == "uncovered"]
     answered = sum(j.verdict is True for j in covered)
     gaps = sum(j.verdict is False for j in uncovered)
+    nones = [j for j in made if j.label == "none"]
+    admitted = sum(j.verdict is False for j in nones)
     area = auc([j.statistic for j in covered], [j.statistic for j in uncovered])
     shown = "n/a" if area is None else f"{area:.2f}"
-    return f"| {name} | {len(made)} | {answered} of {len(covered)} | {gaps} of {len(uncovered)} | {shown} |"
+    return (
+        f"| {name} | {len(made)} | {answered} of {len(covered)} | {gaps} of {len(uncovered)} | {shown} "
+        f"| {admitted} of {len(nones)} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,22 +158,29 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpus", default="all", choices=["all", *sorted(CORPORA)])
     p.add_argument("--set", action="append", choices=DIAGNOSED, help="a question set (repeatable; default all used)")
     p.add_argument("--verbose", action="store_true", help="print every labelled judgement")
+    p.add_argument("--dump", type=Path, metavar="PATH", help="write every judgement here as JSON")
     args = p.parse_args(argv)
     sets = args.set or list(DIAGNOSED)
     names = [spec.name for spec in having([CORPORA[n] for n in chosen_names(args.corpus)], sets)]
     os.environ["DEEPR_RESEARCH_RETRIEVAL"] = "hybrid"
-    print("| corpus | judgements | covered parts called answered | uncovered halves called gaps | AUC |")
-    print("|---|---:|---:|---:|---:|")
+    heads = ["judgements", "covered parts called answered", "uncovered halves called gaps", "AUC"]
+    heads.append("none parts called gaps")
+    print(f"| corpus | {' | '.join(heads)} |")
+    print("|---|---:|---:|---:|---:|---:|")
     every: list[Judgement] = []
+    dumped: list[dict[str, Any]] = []
     for name in names:
         made = run_corpus(name, sets)
         every += made
+        dumped += [{"corpus": name, **asdict(j)} for j in made]
         print(row(name, made), flush=True)
         if args.verbose:
             for j in sorted(made, key=lambda j: (j.label, j.statistic)):
                 if j.label:
                     print(f"    {j.label:9} {j.statistic:5.2f} {j.verdict!s:5} {j.question_id} | {j.part[:70]}")
     print(row("all", every))
+    if args.dump:
+        args.dump.write_text(json.dumps(dumped, indent=1))
     return 0
 
 

@@ -39,8 +39,11 @@ def test_a_row_counts_right_verdicts_per_label_and_ignores_unlabelled_judgements
         Judgement("q1", "part b", False, 1.0, "uncovered"),
         Judgement("q2", "part c", False, 2.5, "covered"),
         Judgement("q3", "part d", True, 9.0, ""),
+        Judgement("q4", "part e", False, -1.0, "none"),
+        Judgement("q5", "part f", True, 0.5, "none"),
     ]
-    assert row("kilns", made) == "| kilns | 4 | 1 of 2 | 1 of 1 | 1.00 |"
+    # the parts of none questions are counted apart: gaps called of them, and out of the AUC
+    assert row("kilns", made) == "| kilns | 6 | 1 of 2 | 1 of 1 | 1.00 | 1 of 2 |"
 
 
 @pytest.mark.parametrize("refused", NEVER_TRACED)
@@ -74,3 +77,10 @@ def test_each_part_the_engine_judges_is_recorded_with_its_margin_and_label(tmp_p
     # by standing alone the two were level, 6.25 and 6.28 deviations)
     assert covered.verdict is True and covered.statistic > 0
     assert covered.statistic > uncovered.statistic
+
+
+def test_the_parts_of_a_question_the_documents_do_not_answer_are_labelled_none(tmp_path: Path) -> None:
+    corpus = embedded_corpus(tmp_path, DOC)
+    question = Question("kiln-price", "none", "What does a new kiln cost to insure?", [], absent=["insurance"])
+    made = judgements(corpus, question, set())
+    assert made and {j.label for j in made} == {"none"}
