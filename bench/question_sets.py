@@ -128,6 +128,8 @@ SETS = (
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 45 minutes)"),
     QuestionSet("paddler", "pd", 25, "2026-11-29", Role.UNTOUCHED, 26,
                 "four helpers from WRITING.md, modelled on trotter, asked at the session's start (within 40 minutes)"),
+    QuestionSet("sailor", "sa", 26, "2026-11-29", Role.UNTOUCHED, 27,
+                "four helpers from WRITING.md, modelled on climber, asked at the session's start (within 35 minutes)"),
 )
 # fmt: on
 """Every question set, in the order they were written."""
