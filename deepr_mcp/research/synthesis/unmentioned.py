@@ -23,7 +23,7 @@ from typing import Any
 from deepr_mcp.research.corpus.fts import match_expression, phrase_tokens
 from deepr_mcp.research.reading.names import names
 
-__all__ = ["unmentioned"]
+__all__ = ["unmentioned", "unwritten"]
 
 
 def _words(text: str) -> set[str]:
@@ -61,3 +61,29 @@ def unmentioned(corpus: Any, text: str, gathered: Sequence[str] = ()) -> list[st
             if not any(together(pair) or any(p in w for w in written) for pair, p in zip(pairs, phrases, strict=True)):
                 out.append(name)
     return out
+
+
+def unwritten(corpus: Any, phrases: Sequence[str], gathered: Sequence[str] = ()) -> list[str]:
+    """The ``phrases`` with a word no passage of ``corpus`` holds and no ``gathered`` text uses, each trimmed to
+    the words from its first such word to its last ("Docker image I can pull" -> "Docker"): what a Gaps line
+    may say "the documents say nothing about". A phrase the retrieved passages miss but every word of which the
+    corpus writes somewhere ("drop or middle", "work and home machines") is not something the documents are
+    silent on: the part is still a gap, for the reason its passages give. Every phrase for a corpus that cannot
+    count its words."""
+    count = getattr(corpus, "document_frequency", None)
+    total = getattr(corpus, "passage_count", None)
+    if count is None or total is None or total() == 0:
+        return list(phrases)
+    seen = set().union(*(_words(t) for t in gathered)) if gathered else set()
+
+    def silent(word: str) -> bool:
+        lowered = word.lower()
+        return match_expression(lowered) is not None and lowered not in seen and count(lowered) == 0
+
+    out = []
+    for phrase in phrases:  # trimmed to its unwritten words and what stands between them
+        words = phrase.split()
+        marks = [i for i, w in enumerate(words) if any(silent(part) for part in re.findall(r"\w+", w))]
+        if marks:
+            out.append(" ".join(words[marks[0] : marks[-1] + 1]))
+    return list(dict.fromkeys(out))
