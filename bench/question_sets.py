@@ -126,7 +126,7 @@ SETS = (
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 50 minutes)"),
     QuestionSet("climber", "cl", 24, "2026-11-29", Role.RAN_ONCE, 25,
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 45 minutes)"),
-    QuestionSet("paddler", "pd", 25, "2026-11-29", Role.UNTOUCHED, 26,
+    QuestionSet("paddler", "pd", 25, "2026-11-29", Role.RAN_ONCE, 26,
                 "four helpers from WRITING.md, modelled on trotter, asked at the session's start (within 40 minutes)"),
     QuestionSet("sailor", "sa", 26, "2026-11-29", Role.UNTOUCHED, 27,
                 "four helpers from WRITING.md, modelled on climber, asked at the session's start (within 35 minutes)"),
