@@ -2,7 +2,9 @@
 
 Run: ``.venv/bin/python -m bench.run_once_rows keep RUN.json`` (after ``research_quality --set S --json
 RUN.json``), then ``.venv/bin/python -m bench.run_once_rows pooled`` (hybrid recall against top-5 search per
-corpus over every kept set, as ``research_quality --summed`` prints it).
+corpus over every kept set, as ``research_quality --summed`` prints it). ``compare A.json B.json ...`` prints the
+figures a session's keep/revert rule reads, for one set's runs on several codes side by side, and the reports
+each mode changed between one run and the next.
 
 Issue 29's margin is judged per set and pooled over every held-out set run so far. The pooled figure used to
 be summed from the ``--json`` files of earlier sessions' runs, kept in scratch folders that a new machine does
@@ -15,11 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from bench.research_quality import summarise
+from bench.research_quality import MODES, summarise
 
 FOLDER = Path(__file__).resolve().parent / "run_once"
 KEPT_MODES = ("search top-5", "deepr hybrid")
@@ -67,6 +71,60 @@ def pooled(paths: list[Path]) -> dict[str, tuple[float, float, int]]:
     return out
 
 
+def answered(summary: dict[str, Any]) -> str:
+    """How many answerable questions' Answer holds gold (the summary keeps the share); n/a for search."""
+    share = summary["answer_gold"]
+    n = summary["answerable_n"]
+    return "n/a" if math.isnan(share) else f"{round(share * n)} of {n}"
+
+
+RULE_FIGURES = (
+    ("recall", lambda s: f"{s['recall']:.3f}"),
+    ("Answer holds gold", lambda s: answered(s)),
+    ("unsafe", lambda s: f"{s['unsafe_n']} of {s['safety_n']}"),
+    ("none admitted", lambda s: f"{s['none_admitted']} of {s['none_n']}"),
+    ("uncovered named", lambda s: f"{s['uncovered_named']} of {s['uncovered_n']}"),
+    ("covered halves gapped", lambda s: f"{s['halves_gapped']} of {s['covered_halves']}"),
+    ("seconds a question", lambda s: f"{s['mean_s']:.1f}"),
+)
+"""What a run-once set's keep/revert rule reads (README), per mode, in the bench's own summaries."""
+
+
+def mode_rows(payload: dict[str, Any], mode: str) -> dict[str, dict[str, Any]]:
+    return {r["id"]: r for corpus in payload["corpora"].values() for r in corpus["results"].get(mode, [])}
+
+
+def compare(paths: list[Path]) -> str:
+    """One set's runs side by side: each rule figure per mode, hybrid against search per corpus, and the reports
+    each mode changed from one run to the next."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    names = " / ".join(p.stem for p in paths)
+    out = [f"| mode | figure | {names} |", "|---|---|---|"]
+    for mode in MODES:
+        summaries = [summarise(list(mode_rows(run, mode).values())) if mode_rows(run, mode) else None for run in runs]
+        for figure, shown in RULE_FIGURES if any(summaries) else ():
+            out.append(f"| {mode} | {figure} | {' / '.join(shown(s) if s else 'n/a' for s in summaries)} |")
+    out += ["", f"| corpus | hybrid / top-5 search: {names} |", "|---|---|"]
+    for corpus in runs[0]["corpora"]:
+        cells = []
+        for run in runs:
+            results = run["corpora"].get(corpus, {}).get("results", {})
+            hybrid, search = results.get("deepr hybrid"), results.get(MODES[0])
+            if hybrid and search:
+                h, b = summarise(hybrid)["recall"], summarise(search)["recall"]
+                cells.append(f"{h:.2f} / {b:.2f}" + (f" ({h / b:.2f}x)" if b else ""))
+            else:
+                cells.append("n/a")
+        out.append(f"| {corpus} | {' || '.join(cells)} |")
+    out.append("")
+    for (a, b), (pa, pb) in zip(pairwise(runs), pairwise(paths), strict=True):
+        for mode in MODES[1:]:
+            old, new = mode_rows(a, mode), mode_rows(b, mode)
+            changed = sorted(k for k in old.keys() & new.keys() if old[k].get("output") != new[k].get("output"))
+            out.append(f"{pa.stem} -> {pb.stem}, {mode}: {len(changed)} reports changed {', '.join(changed)}".rstrip())
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.run_once_rows", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -74,7 +132,12 @@ def main(argv: list[str] | None = None) -> int:
     k.add_argument("run", type=Path)
     s = sub.add_parser("pooled", help="issue 29's margin per corpus over the kept sets")
     s.add_argument("paths", nargs="*", type=Path, help="kept files (default: every file in bench/run_once)")
+    c = sub.add_parser("compare", help="one set's runs (research_quality --json files) side by side")
+    c.add_argument("runs", nargs="+", type=Path)
     args = p.parse_args(argv)
+    if args.command == "compare":
+        print(compare(args.runs))
+        return 0
     if args.command == "keep":
         print(f"kept: {keep(args.run)}")
         return 0

@@ -9,7 +9,7 @@ import pytest
 
 from bench import run_once_rows
 from bench.question_sets import RAN_ONCE
-from bench.run_once_rows import compact, keep, pooled
+from bench.run_once_rows import compact, compare, keep, pooled
 
 
 def row(recall: float, **extra: object) -> dict[str, object]:
@@ -39,9 +39,9 @@ def row(recall: float, **extra: object) -> dict[str, object]:
 
 def run(name: str, hybrid: list[float], search: list[float]) -> dict[str, object]:
     results = {
-        "search top-5": [row(r) for r in search],
+        "search top-5": [row(r, id=f"q{i}") for i, r in enumerate(search)],
         "deepr lexical": [row(0.0)],
-        "deepr hybrid": [row(r, answer_gold=True) for r in hybrid],
+        "deepr hybrid": [row(r, id=f"q{i}", answer_gold=True) for i, r in enumerate(hybrid)],
     }
     return {"set": name, "corpora": {"kilns": {"results": results, "version": "1", "db": "/somewhere"}}}
 
@@ -76,3 +76,16 @@ def test_pooled_prints_a_ratio_per_corpus(tmp_path: Path, capsys: pytest.Capture
 def test_every_kept_file_is_a_set_run_once() -> None:
     kept = {p.stem for p in run_once_rows.FOLDER.glob("*.json")}
     assert kept <= set(RAN_ONCE)
+
+
+def test_compare_puts_the_rule_figures_of_one_set_run_on_several_codes_side_by_side(tmp_path: Path) -> None:
+    before, after = tmp_path / "start.json", tmp_path / "end.json"
+    before.write_text(json.dumps(run("glazer", [1.0, 0.0], [0.5, 0.5])))
+    changed = run("glazer", [1.0, 0.5], [0.5, 0.5])
+    changed["corpora"]["kilns"]["results"]["deepr hybrid"][1]["output"] = "# Research report: another"  # type: ignore[index]
+    after.write_text(json.dumps(changed))
+    table = compare([before, after])
+    assert "| deepr hybrid | recall | 0.500 / 0.750 |" in table
+    assert "| deepr hybrid | Answer holds gold | 2 of 2 / 2 of 2 |" in table
+    assert "| kilns | 0.50 / 0.50 (1.00x) || 0.75 / 0.50 (1.50x) |" in table
+    assert "start -> end, deepr hybrid: 1 reports changed q1" in table
