@@ -23,7 +23,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from bench.research_quality import MODES, summarise
+from bench.research_quality import MODES, summarise, summed
 
 FOLDER = Path(__file__).resolve().parent / "run_once"
 KEPT_MODES = ("search top-5", "deepr hybrid")
@@ -57,16 +57,12 @@ def keep(run: Path, folder: Path = FOLDER) -> Path:
 
 
 def pooled(paths: list[Path]) -> dict[str, tuple[float, float, int]]:
-    """Per corpus: hybrid recall, top-5 search recall and answerable questions, over every row of ``paths``."""
-    rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for path in paths:
-        for name, corpus in json.loads(path.read_text())["corpora"].items():
-            for mode in KEPT_MODES:
-                rows.setdefault(name, {}).setdefault(mode, []).extend(corpus["results"].get(mode, []))
+    """Per corpus: hybrid recall, top-5 search recall and answerable questions, over every row of ``paths``
+    (``research_quality.summed``: the kept files are in its shape)."""
     out = {}
-    for name, by in sorted(rows.items()):
-        if by["deepr hybrid"] and by["search top-5"]:
-            hybrid, search = summarise(by["deepr hybrid"]), summarise(by["search top-5"])
+    for name, by in sorted(summed(paths).items()):
+        hybrid, search = by.get("deepr hybrid"), by.get(MODES[0])
+        if hybrid and search:
             out[name] = (hybrid["recall"], search["recall"], int(hybrid["answerable_n"]))
     return out
 
@@ -101,7 +97,8 @@ def compare(paths: list[Path]) -> str:
     names = " / ".join(p.stem for p in paths)
     out = [f"| mode | figure | {names} |", "|---|---|---|"]
     for mode in MODES:
-        summaries = [summarise(list(mode_rows(run, mode).values())) if mode_rows(run, mode) else None for run in runs]
+        rows = [list(mode_rows(run, mode).values()) for run in runs]
+        summaries = [summarise(r) if r else None for r in rows]
         for figure, shown in RULE_FIGURES if any(summaries) else ():
             out.append(f"| {mode} | {figure} | {' / '.join(shown(s) if s else 'n/a' for s in summaries)} |")
     out += ["", f"| corpus | hybrid / top-5 search: {names} |", "|---|---|"]

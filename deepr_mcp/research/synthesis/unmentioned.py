@@ -16,7 +16,7 @@ neighbouring words stand together in any passage ("Windows Task Scheduler" is me
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -39,22 +39,35 @@ def neighbours(name: str) -> list[list[str]]:
     return [[a, b] for a, b in pairwise(words)]
 
 
+def _unwritten_test(corpus: Any, gathered: Sequence[str]) -> Callable[[str], bool] | None:
+    """Whether a word is one no passage of ``corpus`` holds and no ``gathered`` text uses (a stop word says nothing
+    either way); None for a corpus that cannot count its words or holds no passage: every word would be unwritten."""
+    count = getattr(corpus, "document_frequency", None)
+    total = getattr(corpus, "passage_count", None)
+    if count is None or total is None or total() == 0:
+        return None
+    seen = set().union(*(_words(t) for t in gathered)) if gathered else set()
+
+    def unwritten_word(word: str) -> bool:
+        word = word.lower()
+        return match_expression(word) is not None and word not in seen and count(word) == 0
+
+    return unwritten_word
+
+
 def unmentioned(corpus: Any, text: str, gathered: Sequence[str] = ()) -> list[str]:
     """The names of ``text`` with a word no passage of ``corpus`` holds and no ``gathered`` text uses (stop
     words say nothing either way), or of several words no two neighbours of which stand together in a passage
     or a gathered text. Empty for a corpus that cannot count its words or holds no passage: it would call every
     name unmentioned."""
-    count = getattr(corpus, "document_frequency", None)
-    total = getattr(corpus, "passage_count", None)
-    if count is None or total is None or total() == 0:
+    unwritten_word = _unwritten_test(corpus, gathered)
+    if unwritten_word is None:
         return []
     together = getattr(corpus, "phrase_frequency", None)
-    seen = set().union(*(_words(t) for t in gathered)) if gathered else set()
     written = [f" {phrase_tokens(t)} " for t in gathered]  # tokenised as the index does, so both checks agree
     out = []
     for name in names(text):
-        telling = [w for w in _words(name) if match_expression(w) is not None]
-        if any(w not in seen and count(w) == 0 for w in telling):
+        if any(unwritten_word(w) for w in _words(name)):
             out.append(name)
         elif together is not None and (pairs := neighbours(name)):
             phrases = [f" {phrase_tokens(' '.join(pair))} " for pair in pairs]
@@ -65,25 +78,18 @@ def unmentioned(corpus: Any, text: str, gathered: Sequence[str] = ()) -> list[st
 
 def unwritten(corpus: Any, phrases: Sequence[str], gathered: Sequence[str] = ()) -> list[str]:
     """The ``phrases`` with a word no passage of ``corpus`` holds and no ``gathered`` text uses, each trimmed to
-    the words from its first such word to its last ("Docker image I can pull" -> "Docker"): what a Gaps line
+    the words from its first such word to its last ("down what uptime" -> "uptime"): what a Gaps line
     may say "the documents say nothing about". A phrase the retrieved passages miss but every word of which the
     corpus writes somewhere ("drop or middle", "work and home machines") is not something the documents are
     silent on: the part is still a gap, for the reason its passages give. Every phrase for a corpus that cannot
     count its words."""
-    count = getattr(corpus, "document_frequency", None)
-    total = getattr(corpus, "passage_count", None)
-    if count is None or total is None or total() == 0:
+    unwritten_word = _unwritten_test(corpus, gathered)
+    if unwritten_word is None:
         return list(phrases)
-    seen = set().union(*(_words(t) for t in gathered)) if gathered else set()
-
-    def silent(word: str) -> bool:
-        lowered = word.lower()
-        return match_expression(lowered) is not None and lowered not in seen and count(lowered) == 0
-
     out = []
     for phrase in phrases:  # trimmed to its unwritten words and what stands between them
         words = phrase.split()
-        marks = [i for i, w in enumerate(words) if any(silent(part) for part in re.findall(r"\w+", w))]
+        marks = [i for i, w in enumerate(words) if any(unwritten_word(part) for part in re.findall(r"\w+", w))]
         if marks:
             out.append(" ".join(words[marks[0] : marks[-1] + 1]))
     return list(dict.fromkeys(out))
