@@ -13,8 +13,10 @@ import pytest
 
 from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
+from deepr_mcp.research.models import SubQuestion
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.reading.names import names
+from deepr_mcp.research.synthesis.report import beliefs_and_gaps, named_once
 from deepr_mcp.research.synthesis.unmentioned import neighbours, unmentioned
 from tests.research.documents import corpus_of
 
@@ -153,3 +155,22 @@ def test_a_name_spelled_like_fts5_syntax_is_only_words(corpus: Corpus) -> None:
     asked = 'Does the Cooling NEAR Shelves AND OR "Glaze* Firing" work?'
     assert unmentioned(corpus, asked) == ["Cooling NEAR Shelves AND OR"]
     assert unmentioned(corpus, "Is the Kiln's Elements Pro' line hot?") == ["Kiln's Elements Pro"]
+
+
+def test_a_missing_word_inside_an_unwritten_name_is_named_once_by_the_name() -> None:
+    state = new_state("Is my Kiln Sentry alarm why the firing software is slow?")
+    state.sub_questions = [
+        SubQuestion(
+            id="q1", text=state.question, status="weak", missing=["Sentry", "slow"], unmentioned=["Kiln Sentry"]
+        )
+    ]
+    _, gaps = beliefs_and_gaps(state)
+    assert [g.missing for g in gaps] == [["slow", "Kiln Sentry"]]
+
+
+def test_a_phrase_another_says_is_named_once() -> None:
+    assert named_once(["Kiln Sentry", "Kiln Sentry's", "glaze chart", "Brandwerk Glaze"]) == [
+        "Kiln Sentry",
+        "glaze chart",
+        "Brandwerk Glaze",
+    ]

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from deepr_mcp.embedding import shared_embedder
 from deepr_mcp.research.corpus.storage import Corpus
+from deepr_mcp.research.synthesis.meaning import heavy_words
 from deepr_mcp.research.synthesis.unmentioned import unwritten
 from tests.research.documents import corpus_of
 from tests.research.test_unmentioned_names import MANUAL
@@ -41,3 +43,12 @@ def test_stop_words_alone_say_nothing_either_way(corpus: Corpus) -> None:
 def test_a_corpus_that_holds_nothing_or_cannot_count_words_keeps_every_phrase(tmp_path: Path) -> None:
     assert unwritten(Corpus(tmp_path / "empty.db"), ["noise level"]) == ["noise level"]
     assert unwritten(object(), ["lid"]) == ["lid"]
+
+
+def test_only_words_that_carry_the_part_are_named(corpus: Corpus) -> None:
+    # "big" and "argues" are written nowhere, but they are asides: naming them says nothing of what was asked
+    part = "How loud is the kiln while my big family argues next door?"
+    heavy = heavy_words(shared_embedder("minilm"), part)
+    assert heavy is not None and {"loud", "family"} <= heavy and not {"big", "argues"} & heavy
+    assert unwritten(corpus, ["loud", "big family argues"]) == ["loud", "big family argues"]
+    assert unwritten(corpus, ["loud", "big family argues", "big"], heavy=heavy) == ["loud", "family"]

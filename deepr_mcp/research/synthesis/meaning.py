@@ -109,24 +109,27 @@ def by_meaning(
     return judge.answers(part, question, passage_ids, context, several=several)
 
 
-def weighty(embedder: Embedder, part: str, phrases: Sequence[str]) -> list[str]:
-    """The phrases of ``part`` that carry its meaning: those holding a word whose removal moves the part's
-    embedding more than the removal of its average word does. A Gaps line names what the documents say
-    nothing about; an idiom's words ("under the hood") move a question's meaning less than its average
-    word, and are not what it asks about. No threshold: the part's own words are the yardstick."""
+def heavy_words(embedder: Embedder, part: str) -> set[str] | None:
+    """The words of ``part`` whose removal moves its embedding more than the removal of its average word does
+    (lower-cased); None when that cannot be measured (one word, no embedder). No threshold: the part's own
+    words are the yardstick."""
     words = re.findall(r"[\w'.-]+", part)
-    if len(words) < 2 or not phrases or embedder.dimensions <= 0:
-        return list(phrases)
+    if len(words) < 2 or embedder.dimensions <= 0:
+        return None
     variants = [" ".join(words[:i] + words[i + 1 :]) for i in range(len(words))]
     whole, *without = embedder.embed([part, *variants], query=True)
     moved = [1.0 - float(vector @ whole) for vector in without]
     mean = sum(moved) / len(moved)
-    heavy = {word.lower() for word, shift in zip(words, moved, strict=True) if shift > mean}
-    return [p for p in phrases if heavy & {w.lower() for w in re.findall(r"[\w'.-]+", p)}]
+    return {word.lower() for word, shift in zip(words, moved, strict=True) if shift > mean}
 
 
-def named_missing(search: Any, part: str, phrases: Sequence[str]) -> list[str]:
-    """``weighty`` with retrieval's embedder; every phrase when research runs without one."""
-    if search is None or not phrases:
+def weighty(embedder: Embedder, part: str, phrases: Sequence[str]) -> list[str]:
+    """The phrases of ``part`` that carry its meaning: those holding one of its ``heavy_words``. A Gaps line
+    names what the documents say nothing about; an idiom's words ("under the hood") move a question's meaning
+    less than its average word, and are not what it asks about."""
+    if not phrases:
+        return []
+    heavy = heavy_words(embedder, part)
+    if heavy is None:
         return list(phrases)
-    return weighty(search.embedder, part, phrases)
+    return [p for p in phrases if heavy & {w.lower() for w in re.findall(r"[\w'.-]+", p)}]

@@ -128,6 +128,17 @@ def near_heading(state: ResearchState, sq: SubQuestion) -> str:
     return f"Passages near “{sq.text}” (none clearly answers it)"
 
 
+def named_once(phrases: list[str]) -> list[str]:
+    """``phrases`` without those another one says: "Sentry" beside "Kiln Sentry", "Kiln Sentry's" after
+    "Kiln Sentry" (the same terms)."""
+    sets = [{t for t in terms(p) if len(t) > 1} for p in phrases]  # a possessive's "s" adds nothing
+    return [
+        p
+        for i, (p, mine) in enumerate(zip(phrases, sets, strict=True))
+        if not any(j != i and (mine < other or (mine == other and j < i)) for j, other in enumerate(sets))
+    ]
+
+
 def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
     merge_duplicates(state)
     settle_with_findings(state)
@@ -142,7 +153,7 @@ def beliefs_and_gaps(state: ResearchState) -> tuple[list[Belief], list[Gap]]:
         unheard = [n for n in sq.unmentioned if not any(terms(n) <= terms(m) for m in sq.missing)]  # named once
         if sq.status in ("weak", "unanswered") or (sq.status == "answered" and unheard):
             # a part settled as answered by a finding keeps its answer; a name no passage writes is still a gap
-            missing = [*sq.missing, *unheard] if sq.status != "answered" else unheard
+            missing = named_once([*sq.missing, *unheard] if sq.status != "answered" else unheard)
             said = tuple(sorted(m.lower() for m in missing))
             if said and said in named:  # "gas boilers" named once, with every part that asked about them
                 twin = next(g for g in gaps if tuple(sorted(m.lower() for m in g.missing)) == said)

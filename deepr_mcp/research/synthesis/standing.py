@@ -18,7 +18,7 @@ from deepr_mcp.research.reading.figures import unfigured
 from deepr_mcp.research.reading.terms import terms
 from deepr_mcp.research.retrieval.hybrid import HybridSearch
 from deepr_mcp.research.synthesis.coverage import Coverage, Verdict, figure_checked, settle
-from deepr_mcp.research.synthesis.meaning import by_meaning, named_missing
+from deepr_mcp.research.synthesis.meaning import by_meaning, heavy_words
 from deepr_mcp.research.synthesis.unmentioned import unmentioned, unwritten
 
 __all__ = ["PartStanding"]
@@ -83,10 +83,11 @@ class PartStanding:
         sq.no_figure = verdict.unfigured
         off_topic = verdict.off_topic and len(state.sub_questions) > 1
         sq.findings, sq.near = ([], findings) if off_topic else (findings, [])
-        # the Gaps line names only the missing words that carry the part's meaning, not an idiom's, and only
-        # those the documents never write: "the documents say nothing about" is a claim about all of them
-        missing = verdict.missing if sides else named_missing(self.search, asked, verdict.missing)
-        sq.missing = unwritten(self.corpus, missing, [h.text for h in hits])
+        # the Gaps line names only missing words that carry the part's meaning (not an idiom's, not an aside's)
+        # and that the documents never write: "the documents say nothing about" is a claim about all of them
+        weighed = not sides and self.search is not None and verdict.missing
+        heavy = heavy_words(self.search.embedder, asked) if weighed and self.search is not None else None
+        sq.missing = unwritten(self.corpus, verdict.missing, [h.text for h in hits], heavy)
         if not verdict.answered:
             verdict = self._answered_above(state, sq, asked, pool, verdict)
         return verdict

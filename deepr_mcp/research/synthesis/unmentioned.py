@@ -76,20 +76,30 @@ def unmentioned(corpus: Any, text: str, gathered: Sequence[str] = ()) -> list[st
     return out
 
 
-def unwritten(corpus: Any, phrases: Sequence[str], gathered: Sequence[str] = ()) -> list[str]:
+def unwritten(
+    corpus: Any, phrases: Sequence[str], gathered: Sequence[str] = (), heavy: set[str] | None = None
+) -> list[str]:
     """The ``phrases`` with a word no passage of ``corpus`` holds and no ``gathered`` text uses, each trimmed to
-    the words from its first such word to its last ("down what uptime" -> "uptime"): what a Gaps line
-    may say "the documents say nothing about". A phrase the retrieved passages miss but every word of which the
-    corpus writes somewhere ("drop or middle", "work and home machines") is not something the documents are
-    silent on: the part is still a gap, for the reason its passages give. Every phrase for a corpus that cannot
-    count its words."""
+    the words from its first such word to its last ("down what uptime" -> "uptime"): what a Gaps line may say
+    "the documents say nothing about". A phrase the retrieved passages miss but every word of which the corpus
+    writes somewhere ("drop or middle", "work and home machines") is not something the documents are silent
+    on: the part is still a gap, for the reason its passages give. With ``heavy`` (the words that carry the
+    part's meaning, ``meaning.heavy_words``) only such words count: in "my aunt keeps nagging me about the noise
+    of the kiln", unwritten "aunt" and "nagging" are asides, and naming them says nothing of what was asked.
+    Every phrase for a corpus that cannot count its words."""
     unwritten_word = _unwritten_test(corpus, gathered)
     if unwritten_word is None:
         return list(phrases)
+
+    def silent(word: str) -> bool:
+        parts = re.findall(r"\w+", word)
+        weighs = heavy is None or word.lower().strip(',;:!?()"') in heavy or any(p.lower() in heavy for p in parts)
+        return weighs and any(unwritten_word(part) for part in parts)
+
     out = []
     for phrase in phrases:  # trimmed to its unwritten words and what stands between them
         words = phrase.split()
-        marks = [i for i, w in enumerate(words) if any(unwritten_word(part) for part in re.findall(r"\w+", w))]
+        marks = [i for i, w in enumerate(words) if silent(w)]
         if marks:
             out.append(" ".join(words[marks[0] : marks[-1] + 1]))
     return list(dict.fromkeys(out))
