@@ -128,7 +128,7 @@ SETS = (
                 "by four helpers from WRITING.md, asked at the session's start (all four delivered within 45 minutes)"),
     QuestionSet("paddler", "pd", 25, "2026-11-29", Role.RAN_ONCE, 26,
                 "four helpers from WRITING.md, modelled on trotter, asked at the session's start (within 40 minutes)"),
-    QuestionSet("sailor", "sa", 26, "2026-11-29", Role.UNTOUCHED, 27,
+    QuestionSet("sailor", "sa", 26, "2026-11-29", Role.RAN_ONCE, 27,
                 "four helpers from WRITING.md, modelled on climber, asked at the session's start (within 35 minutes)"),
     QuestionSet("rider", "rd", 27, "2026-11-29", Role.UNTOUCHED, 28,
                 "four helpers from WRITING.md, modelled on paddler, asked at the session's start (within 30 minutes)"),
