@@ -8,7 +8,9 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 - ``top``: ... among the passages retrieval hands to synthesis (top-k per sub-question);
 - ``shown``: ... among those the relevance floor lets the provider read;
 - ``ranked``: ... a sentence (unit) the local provider ranks holds it, before its cap and floor;
-- ``drafted``: ... the provider's findings text holds it;
+- ``drafted``: ... the provider's findings text holds it (a phrase lost here is printed with where its sentence
+  stood: ``drafted(9/71 [1])``, ninth of the part's 71 ranked sentences, from passage [1]: past the part's cap of
+  findings, or a passage's cap of sentences);
 - ``kept``: ... a finding kept after verification and the part's checks holds it;
 - ``report``: the final report holds it (what ``research_quality`` counts as recall);
 - ``answer``: the report's Answer section holds it (the answer first, not only somewhere in the findings: between
@@ -54,14 +56,24 @@ def trace(corpus: Any, question: str) -> dict[str, Any]:
     from deepr_mcp.research.providers.local import LocalProvider, best_units
     from deepr_mcp.research.retrieval.hybrid import HybridSearch
 
-    seen: dict[str, Any] = {"pool": set(), "top": set(), "shown": set(), "ranked": [], "drafted": [], "kept": []}
+    seen: dict[str, Any] = {
+        "pool": set(),
+        "top": set(),
+        "shown": set(),
+        "ranked": [],
+        "places": [],  # beside each ranked sentence: "position/of [passage]"
+        "drafted": [],
+        "kept": [],
+    }
 
     class Recording(LocalProvider):
         def research_now(self, request: Any) -> Any:
             completion = super().research_now(request)
             if isinstance(request, FindingsRequest):
                 seen["shown"] |= {p.id for p in request.passages}
-                seen["ranked"] += [f"{u.text} {u.code or ''}" for u, _, _ in best_units(request, self.near)]
+                ranked = best_units(request, self.near)
+                seen["ranked"] += [f"{u.text} {u.code or ''}" for u, _, _ in ranked]
+                seen["places"] += [f"{i}/{len(ranked)} [{n}]" for i, (_, n, _) in enumerate(ranked, 1)]
                 seen["drafted"].append(completion.text)
             return completion
 
@@ -121,6 +133,24 @@ def stages_of(run: dict[str, Any], gold: dict[str, set[str]], phrases: list[str]
     return out
 
 
+def ranked_place(run: dict[str, Any], phrase: str) -> str:
+    """Where the first ranked sentence holding ``phrase`` stood ("9/71 [1]"), or "" when none does."""
+    norm = qm.normalise(phrase)
+    places = run.get("places", [])
+    for text, place in zip(run["ranked"], places, strict=False):
+        if norm in qm.normalise(text):
+            return place
+    return ""
+
+
+def lost_label(run: dict[str, Any], phrase: str, held: dict[str, bool]) -> str:
+    """``stage:'phrase…'`` for a phrase the report misses, the stage being the first that lost it, with the
+    sentence's place when the provider ranked it but did not draft it."""
+    stage = next((s for s in STAGES if not held[s]), "report")
+    place = ranked_place(run, phrase) if stage == "drafted" else ""
+    return f"{stage}({place}):{phrase[:36]!r}" if place else f"{stage}:{phrase[:36]!r}"
+
+
 def run_corpus(name: str, only: list[str], question_set: str = "tuned") -> dict[str, Any]:
     spec = CORPORA[name]
     questions = [
@@ -134,11 +164,7 @@ def run_corpus(name: str, only: list[str], question_set: str = "tuned") -> dict[
             run = trace(corpus, q.question)
             held = stages_of(run, gold, q.gold)
             shares = {s: sum(h[s] for h in held) / len(held) for s in STAGES}
-            lost = [
-                f"{next((s for s in STAGES if not h[s]), 'report')}:{p[:36]!r}"
-                for p, h in zip(q.gold, held, strict=True)
-                if not h["report"]
-            ]
+            lost = [lost_label(run, p, h) for p, h in zip(q.gold, held, strict=True) if not h["report"]]
             rows.append({"id": q.id, **shares, "claims": run["claims"], "words": run["words"], "lost": lost})
             cells = " ".join(f"{shares[s]:5.2f}" for s in STAGES)
             print(f"{q.id:28} {cells} {run['claims']:3d} {run['words']:5d}  {' '.join(lost)}", flush=True)

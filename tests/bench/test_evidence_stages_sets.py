@@ -39,3 +39,20 @@ def test_a_phrase_in_the_findings_but_not_the_answer_stops_at_the_report_stage()
     assert all(answered.values())
     assert found["report"] and not found["answer"]
     assert not any(missed.values())
+
+
+def test_a_phrase_ranked_but_not_drafted_says_where_its_sentence_stood() -> None:
+    run = {
+        "pool": {"p1"},
+        "top": {"p1"},
+        "shown": {"p1"},
+        "ranked": ["Let the kiln cool overnight.", "Vent the lid at 600 degrees."],
+        "places": ["1/2 [1]", "2/2 [1]"],
+        "drafted": ["- Let the kiln cool overnight. [1]"],
+        "kept": ["Let the kiln cool overnight."],
+        "report": "## Answer\n\nLet the kiln cool overnight. [1]\n",
+    }
+    gold = {"cool overnight": {"p1"}, "vent the lid": {"p1"}}
+    [_, vent] = evidence_stages.stages_of(run, gold, ["cool overnight", "vent the lid"])
+    assert evidence_stages.lost_label(run, "vent the lid", vent) == "drafted(2/2 [1]):'vent the lid'"
+    assert evidence_stages.ranked_place(run, "glaze the rim") == ""
