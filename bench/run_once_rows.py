@@ -3,8 +3,9 @@
 Run: ``.venv/bin/python -m bench.run_once_rows keep RUN.json`` (after ``research_quality --set S --json
 RUN.json``), then ``.venv/bin/python -m bench.run_once_rows pooled`` (hybrid recall against top-5 search per
 corpus over every kept set, as ``research_quality --summed`` prints it). ``compare A.json B.json ...`` prints the
-figures a session's keep/revert rule reads, for one set's runs on several codes side by side, and the reports
-each mode changed between one run and the next.
+figures a session's keep/revert rule reads, for one set's runs on several codes side by side, the reports each
+mode changed between one run and the next, the rule's verdict on each step and whether the last run meets issue
+29's margin.
 
 Issue 29's margin is judged per set and pooled over every held-out set run so far. The pooled figure used to
 be summed from the ``--json`` files of earlier sessions' runs, kept in scratch folders that a new machine does
@@ -90,6 +91,45 @@ def mode_rows(payload: dict[str, Any], mode: str) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for corpus in payload["corpora"].values() for r in corpus["results"].get(mode, [])}
 
 
+MARGIN = 1.3
+"""Issue 29's margin: the hybrid report's recall against top-5 search's, on every corpus."""
+
+
+def rule(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """The README's keep/revert rule for a change, read off one set's runs on the code before and after it: kept
+    only if the hybrid recall is at least as high, the Answer holds gold at least as often, at most one more report
+    is unsafe and at most one fewer `none` question is admitted."""
+    old, new = (summarise(list(mode_rows(run, "deepr hybrid").values())) for run in (before, after))
+    broken = [
+        name
+        for name, held in (
+            ("recall fell", new["recall"] >= old["recall"] - 1e-9),
+            (
+                "the Answer holds gold less often",
+                round(new["answer_gold"] * new["answerable_n"]) >= round(old["answer_gold"] * old["answerable_n"]),
+            ),
+            ("more than one more unsafe report", new["unsafe_n"] <= old["unsafe_n"] + 1),
+            ("more than one fewer none question admitted", new["none_admitted"] >= old["none_admitted"] - 1),
+        )
+        if not held
+    ]
+    return "revert: " + "; ".join(broken) if broken else "keep"
+
+
+def margin(run: dict[str, Any]) -> str:
+    """Whether the hybrid report's recall is at least ``MARGIN`` times top-5 search's on every corpus of a run (a
+    corpus where search finds nothing is met when the report finds something)."""
+    short = []
+    for corpus, data in run["corpora"].items():
+        hybrid, search = data["results"].get("deepr hybrid"), data["results"].get(MODES[0])
+        if not (hybrid and search):
+            continue
+        h, b = summarise(hybrid)["recall"], summarise(search)["recall"]
+        if h < MARGIN * b or h == 0:
+            short.append(f"{corpus} {h:.2f} / {b:.2f}")
+    return f"not met ({', '.join(short)})" if short else "met on every corpus"
+
+
 def compare(paths: list[Path]) -> str:
     """One set's runs side by side: each rule figure per mode, hybrid against search per corpus, and the reports
     each mode changed from one run to the next."""
@@ -119,6 +159,8 @@ def compare(paths: list[Path]) -> str:
             old, new = mode_rows(a, mode), mode_rows(b, mode)
             changed = sorted(k for k in old.keys() & new.keys() if old[k].get("output") != new[k].get("output"))
             out.append(f"{pa.stem} -> {pb.stem}, {mode}: {len(changed)} reports changed {', '.join(changed)}".rstrip())
+        out.append(f"{pa.stem} -> {pb.stem}, the rule: {rule(a, b)}")
+    out.append(f"issue 29's margin ({MARGIN}x) on {paths[-1].stem}: {margin(runs[-1])}")
     return "\n".join(out)
 
 

@@ -89,3 +89,15 @@ def test_compare_puts_the_rule_figures_of_one_set_run_on_several_codes_side_by_s
     assert "| deepr hybrid | Answer holds gold | 2 of 2 / 2 of 2 |" in table
     assert "| kilns | 0.50 / 0.50 (1.00x) || 0.75 / 0.50 (1.50x) |" in table
     assert "start -> end, deepr hybrid: 1 reports changed q1" in table
+
+
+def test_compare_applies_the_rule_and_says_whether_the_margin_is_met(tmp_path: Path) -> None:
+    before, worse, better = (tmp_path / f"{n}.json" for n in ("start", "worse", "better"))
+    before.write_text(json.dumps(run("glazer", [1.0, 0.5], [0.5, 0.5])))
+    worse.write_text(json.dumps(run("glazer", [1.0, 0.0], [0.5, 0.5])))
+    better.write_text(json.dumps(run("glazer", [1.0, 1.0], [0.5, 0.5])))
+    assert "start -> worse, the rule: revert: recall fell" in compare([before, worse])
+    table = compare([before, better])
+    assert "start -> better, the rule: keep" in table
+    assert "issue 29's margin (1.3x) on better: met on every corpus" in table
+    assert "on worse: not met (kilns 0.50 / 0.50)" in compare([before, worse])
