@@ -52,3 +52,9 @@ def test_only_words_that_carry_the_part_are_named(corpus: Corpus) -> None:
     assert heavy is not None and {"loud", "family"} <= heavy and not {"big", "argues"} & heavy
     assert unwritten(corpus, ["loud", "big family argues"]) == ["loud", "big family argues"]
     assert unwritten(corpus, ["loud", "big family argues", "big"], heavy=heavy) == ["loud", "family"]
+
+
+def test_a_word_that_ends_its_sentence_is_weighed_without_the_stop() -> None:
+    heavy = heavy_words(shared_embedder("minilm"), "My kiln fires glazes. It uses a Brandwerk controller.")
+    assert heavy is not None and not any(w.endswith(".") for w in heavy)
+    assert "brandwerk" in heavy or "controller" in heavy

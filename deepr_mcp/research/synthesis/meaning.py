@@ -109,11 +109,16 @@ def by_meaning(
     return judge.answers(part, question, passage_ids, context, several=several)
 
 
+def spoken(text: str) -> list[str]:
+    """The words of ``text`` as written, "package.json" and "user's" whole, without a sentence's closing stop."""
+    return [w.rstrip(".'-") for w in re.findall(r"[\w'.-]+", text) if w.rstrip(".'-")]
+
+
 def heavy_words(embedder: Embedder, part: str) -> set[str] | None:
-    """The words of ``part`` whose removal moves its embedding more than the removal of its average word does
-    (lower-cased); None when that cannot be measured (one word, no embedder). No threshold: the part's own
-    words are the yardstick."""
-    words = re.findall(r"[\w'.-]+", part)
+    """The words of ``part`` (``spoken``, lower-cased) whose removal moves its embedding more than the removal of
+    its average word does; None when that cannot be measured (one word, no embedder). No threshold: the part's
+    own words are the yardstick."""
+    words = spoken(part)
     if len(words) < 2 or embedder.dimensions <= 0:
         return None
     variants = [" ".join(words[:i] + words[i + 1 :]) for i in range(len(words))]
@@ -132,4 +137,4 @@ def weighty(embedder: Embedder, part: str, phrases: Sequence[str]) -> list[str]:
     heavy = heavy_words(embedder, part)
     if heavy is None:
         return list(phrases)
-    return [p for p in phrases if heavy & {w.lower() for w in re.findall(r"[\w'.-]+", p)}]
+    return [p for p in phrases if heavy & {w.lower() for w in spoken(p)}]

@@ -85,8 +85,9 @@ class PartStanding:
         sq.findings, sq.near = ([], findings) if off_topic else (findings, [])
         # the Gaps line names only missing words that carry the part's meaning (not an idiom's, not an aside's)
         # and that the documents never write: "the documents say nothing about" is a claim about all of them
-        weighed = not sides and self.search is not None and verdict.missing
-        heavy = heavy_words(self.search.embedder, asked) if weighed and self.search is not None else None
+        heavy = None
+        if self.search is not None and verdict.missing and not sides:
+            heavy = heavy_words(self.search.embedder, asked)
         sq.missing = unwritten(self.corpus, verdict.missing, [h.text for h in hits], heavy)
         if not verdict.answered:
             verdict = self._answered_above(state, sq, asked, pool, verdict)

@@ -22,6 +22,7 @@ from typing import Any
 
 from deepr_mcp.research.corpus.fts import match_expression, phrase_tokens
 from deepr_mcp.research.reading.names import names
+from deepr_mcp.research.synthesis.meaning import spoken
 
 __all__ = ["unmentioned", "unwritten"]
 
@@ -93,7 +94,7 @@ def unwritten(
 
     def silent(word: str) -> bool:
         parts = re.findall(r"\w+", word)
-        weighs = heavy is None or word.lower().strip(',;:!?()"') in heavy or any(p.lower() in heavy for p in parts)
+        weighs = heavy is None or bool(heavy & {w.lower() for w in [*spoken(word), *parts]})
         return weighs and any(unwritten_word(part) for part in parts)
 
     out = []
