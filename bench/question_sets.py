@@ -132,6 +132,8 @@ SETS = (
                 "four helpers from WRITING.md, modelled on climber, asked at the session's start (within 35 minutes)"),
     QuestionSet("rider", "rd", 27, "2026-11-29", Role.UNTOUCHED, 28,
                 "four helpers from WRITING.md, modelled on paddler, asked at the session's start (within 30 minutes)"),
+    QuestionSet("cyclist", "cy", 28, "2026-11-29", Role.UNTOUCHED, 29,
+                "four helpers from WRITING.md, modelled on sailor, asked at the session's start (within 35 minutes)"),
 )
 # fmt: on
 """Every question set, in the order they were written."""
