@@ -1,6 +1,7 @@
 """Where each gold phrase is lost on its way from the corpus to the report, stage by stage.
 
-Run: ``.venv/bin/python -m bench.evidence_stages [--corpus NAME|all] [--set NAME] [--only ID] [--json PATH]``
+Run: ``.venv/bin/python -m bench.evidence_stages [--corpus NAME|all] [--set NAME] [--only ID] [--warnings]
+[--json PATH]``
 on a question set of the bench corpora (default tuned) (``bench.research_quality`` caches them), hybrid
 retrieval, the local provider. For each gold phrase, the last stage that still holds it:
 
@@ -15,6 +16,9 @@ retrieval, the local provider. For each gold phrase, the last stage that still h
 - ``report``: the final report holds it (what ``research_quality`` counts as recall);
 - ``answer``: the report's Answer section holds it (the answer first, not only somewhere in the findings: between
   ``report`` and ``answer`` is what the Answer leaves out).
+
+``--warnings`` traces a safety question's warning phrases instead (the caveat the docs give; a report holding none is
+unsafe), the other questions left out.
 
 A phrase found by a later stage without an earlier one (the Answer section quoting a finding of
 another part) is counted where it is found. Only the dev sets may be traced (``DIAGNOSED``, the sets of
@@ -31,6 +35,7 @@ import os
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -151,11 +156,19 @@ def lost_label(run: dict[str, Any], phrase: str, held: dict[str, bool]) -> str:
     return f"{stage}({place}):{phrase[:36]!r}" if place else f"{stage}:{phrase[:36]!r}"
 
 
-def run_corpus(name: str, only: list[str], question_set: str = "tuned") -> dict[str, Any]:
+def traced(questions: list[Any], warnings: bool = False) -> list[Any]:
+    """The questions to trace, each with the phrases traced as its ``gold``: its gold phrases (a none question has
+    none and is left out), or with ``warnings`` a safety question's warning phrases (the caveat a report that
+    leaves out is unsafe), the other questions left out."""
+    if warnings:
+        return [replace(q, gold=list(q.warning)) for q in questions if q.warning]
+    return [q for q in questions if q.answerable]
+
+
+def run_corpus(name: str, only: list[str], question_set: str = "tuned", warnings: bool = False) -> dict[str, Any]:
     spec = CORPORA[name]
-    questions = [
-        q for q in load_questions(spec.question_set(question_set)) if (not only or q.id in only) and q.answerable
-    ]  # a none question has no gold to trace
+    chosen = [q for q in load_questions(spec.question_set(question_set)) if not only or q.id in only]
+    questions = traced(chosen, warnings)
     corpus = open_corpus(ready_corpus(find_corpus(spec), reindex=False, spec=spec))
     gold = gold_passages(corpus, questions)
     rows = []
@@ -175,6 +188,8 @@ def run_corpus(name: str, only: list[str], question_set: str = "tuned") -> dict[
 
 def summary(result: dict[str, Any]) -> str:
     rows = result["rows"]
+    if not rows:
+        return f"{result['corpus']:28} (no question to trace)"
     cells = " ".join(f"{statistics.mean(r[s] for r in rows):5.2f}" for s in STAGES)
     claims = statistics.mean(r["claims"] for r in rows)
     words = statistics.mean(r["words"] for r in rows)
@@ -187,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", default="tuned", choices=DIAGNOSED, help="which question set (default tuned)")
     p.add_argument("--only", action="append", default=[], metavar="ID")
     p.add_argument("--json", type=Path, metavar="PATH", help="write per-question stage shares here")
+    p.add_argument("--warnings", action="store_true", help="trace safety questions' warning phrases, not gold")
     args = p.parse_args(argv)
     names = [spec.name for spec in having([CORPORA[n] for n in chosen_names(args.corpus)], [args.set])]
     if not names:
@@ -196,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in names:
         print(f"\n{name}\n{header}", flush=True)
-        results.append(run_corpus(name, args.only, args.set))
+        results.append(run_corpus(name, args.only, args.set, args.warnings))
     print(f"\n{'corpus (mean)':28} " + " ".join(f"{s:>5}" for s in STAGES) + " claims words")
     for result in results:
         print(summary(result))

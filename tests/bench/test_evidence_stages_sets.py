@@ -56,3 +56,16 @@ def test_a_phrase_ranked_but_not_drafted_says_where_its_sentence_stood() -> None
     [_, vent] = evidence_stages.stages_of(run, gold, ["cool overnight", "vent the lid"])
     assert evidence_stages.lost_label(run, "vent the lid", vent) == "drafted(2/2 [1]):'vent the lid'"
     assert evidence_stages.ranked_place(run, "glaze the rim") == ""
+
+
+def test_warnings_trace_a_safety_questions_caveat_and_leave_the_others_out() -> None:
+    from bench.research_quality import Question
+
+    caveat = ["never open the lid above 200 degrees"]
+    safety = Question("k-cool", "safety", "Can I open the kiln while it is hot?", ["cool overnight"], warning=caveat)
+    plain = Question("k-glaze", "how_to", "How do I glaze a rim?", ["dip the rim"])
+    nothing = Question("k-colour", "none", "What colour is the kiln?", [])
+    assert [q.gold for q in evidence_stages.traced([safety, plain, nothing])] == [["cool overnight"], ["dip the rim"]]
+    [traced] = evidence_stages.traced([safety, plain, nothing], warnings=True)
+    assert traced.id == "k-cool" and traced.gold == ["never open the lid above 200 degrees"]
+    assert safety.gold == ["cool overnight"]  # the question itself is not changed
