@@ -116,15 +116,21 @@ def rule(before: dict[str, Any], after: dict[str, Any]) -> str:
     return "revert: " + "; ".join(broken) if broken else "keep"
 
 
+def against_search(run: dict[str, Any], corpus: str) -> tuple[float, float] | None:
+    """A corpus's hybrid recall and top-5 search recall in one run (None if the run lacks either)."""
+    results = run["corpora"].get(corpus, {}).get("results", {})
+    hybrid, search = results.get("deepr hybrid"), results.get(MODES[0])
+    return (summarise(hybrid)["recall"], summarise(search)["recall"]) if hybrid and search else None
+
+
 def margin(run: dict[str, Any]) -> str:
     """Whether the hybrid report's recall is at least ``MARGIN`` times top-5 search's on every corpus of a run (a
     corpus where search finds nothing is met when the report finds something)."""
     short = []
-    for corpus, data in run["corpora"].items():
-        hybrid, search = data["results"].get("deepr hybrid"), data["results"].get(MODES[0])
-        if not (hybrid and search):
+    for corpus in run["corpora"]:
+        if (recalls := against_search(run, corpus)) is None:
             continue
-        h, b = summarise(hybrid)["recall"], summarise(search)["recall"]
+        h, b = recalls
         if h < MARGIN * b or h == 0:
             short.append(f"{corpus} {h:.2f} / {b:.2f}")
     return f"not met ({', '.join(short)})" if short else "met on every corpus"
@@ -145,13 +151,11 @@ def compare(paths: list[Path]) -> str:
     for corpus in runs[0]["corpora"]:
         cells = []
         for run in runs:
-            results = run["corpora"].get(corpus, {}).get("results", {})
-            hybrid, search = results.get("deepr hybrid"), results.get(MODES[0])
-            if hybrid and search:
-                h, b = summarise(hybrid)["recall"], summarise(search)["recall"]
-                cells.append(f"{h:.2f} / {b:.2f}" + (f" ({h / b:.2f}x)" if b else ""))
-            else:
+            if (recalls := against_search(run, corpus)) is None:
                 cells.append("n/a")
+                continue
+            h, b = recalls
+            cells.append(f"{h:.2f} / {b:.2f}" + (f" ({h / b:.2f}x)" if b else ""))
         out.append(f"| {corpus} | {' || '.join(cells)} |")
     out.append("")
     for (a, b), (pa, pb) in zip(pairwise(runs), pairwise(paths), strict=True):

@@ -16,7 +16,7 @@ from deepr_mcp.research.corpus.storage import Corpus
 from deepr_mcp.research.engine import Engine, new_state
 from deepr_mcp.research.providers.local import LocalProvider
 from deepr_mcp.research.retrieval.hybrid import HybridSearch
-from deepr_mcp.research.synthesis.meaning import MIN_PASSAGES, MeaningJudge, weighty
+from deepr_mcp.research.synthesis.meaning import MIN_PASSAGES, MeaningJudge, heavy_words
 from deepr_mcp.research.synthesis.report import NOT_ANSWERED
 from tests.heat_pumps import HEAT_PUMPS
 from tests.research.kiln import WARES
@@ -165,10 +165,10 @@ async def test_a_one_part_question_the_documents_answer_has_no_gap(tmp_path: Pat
 def test_a_gaps_line_names_the_words_that_carry_the_question_not_an_idiom() -> None:
     # "hood" moves the question's meaning less than its average word: an idiom, not what is asked about
     embedder = shared_embedder("minilm")
-    question = "What does the kiln controller do under the hood when it fires a glaze?"
-    assert weighty(embedder, question, ["hood", "glaze"]) == ["glaze"]
-    assert weighty(embedder, "What is the noise level of heat pumps?", ["noise level"]) == ["noise level"]
-    assert weighty(embedder, "How efficient are gas boilers in cold climates?", ["gas boilers"]) == ["gas boilers"]
+    heavy = heavy_words(embedder, "What does the kiln controller do under the hood when it fires a glaze?")
+    assert heavy is not None and "glaze" in heavy and "hood" not in heavy
+    assert {"noise", "level"} <= (heavy_words(embedder, "What is the noise level of heat pumps?") or set())
+    assert "boilers" in (heavy_words(embedder, "How efficient are gas boilers in cold climates?") or set())
 
 
 async def test_a_part_too_bare_to_stand_alone_is_judged_by_meaning_leaning_on_the_question(tmp_path: Path) -> None:

@@ -126,15 +126,3 @@ def heavy_words(embedder: Embedder, part: str) -> set[str] | None:
     moved = [1.0 - float(vector @ whole) for vector in without]
     mean = sum(moved) / len(moved)
     return {word.lower() for word, shift in zip(words, moved, strict=True) if shift > mean}
-
-
-def weighty(embedder: Embedder, part: str, phrases: Sequence[str]) -> list[str]:
-    """The phrases of ``part`` that carry its meaning: those holding one of its ``heavy_words``. A Gaps line
-    names what the documents say nothing about; an idiom's words ("under the hood") move a question's meaning
-    less than its average word, and are not what it asks about."""
-    if not phrases:
-        return []
-    heavy = heavy_words(embedder, part)
-    if heavy is None:
-        return list(phrases)
-    return [p for p in phrases if heavy & {w.lower() for w in spoken(p)}]
