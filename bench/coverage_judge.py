@@ -19,9 +19,10 @@ judgement the engine makes and labels it:
 
 It prints, per corpus: how many covered parts the judge calls answered, how many uncovered halves it
 calls gaps, the AUC of the statistic it thresholds (the chance a covered part's statistic exceeds an
-uncovered half's: 0.5 is a coin, 1.0 separates them at some threshold), and how many parts of ``none``
-questions it calls gaps. A better judge (a token-level model, a cross-encoder, the client's own model)
-should raise the AUC, not just move the threshold. ``--dump PATH`` writes every judgement (corpus, part,
+uncovered half's: 0.5 is a coin, 1.0 separates them at some threshold), how many parts of ``none``
+questions it calls gaps, and for questions of one part the AUC of a covered one against a ``none`` one (the choice
+there is between an answer and admitting none). A better judge (a token-level model, a cross-encoder, the client's
+own model) should raise the AUC, not just move the threshold. ``--dump PATH`` writes every judgement (corpus, part,
 verdict, margin, label) as JSON, to weigh another threshold without running the engine again.
 The sets written to be run once (``question_sets.RUN_ONCE``) are refused, unless traced since (``TRACED``): it
 reads the dev sets only.
@@ -146,10 +147,11 @@ def row(name: str, made: list[Judgement]) -> str:
     nones = [j for j in made if j.label == "none"]
     admitted = sum(j.verdict is False for j in nones)
     area = auc([j.statistic for j in covered], [j.statistic for j in uncovered])
-    shown = "n/a" if area is None else f"{area:.2f}"
+    alone = [j.statistic for j in covered if not j.several], [j.statistic for j in nones if not j.several]
+    shown = ["n/a" if a is None else f"{a:.2f}" for a in (area, auc(*alone))]
     return (
-        f"| {name} | {len(made)} | {answered} of {len(covered)} | {gaps} of {len(uncovered)} | {shown} "
-        f"| {admitted} of {len(nones)} |"
+        f"| {name} | {len(made)} | {answered} of {len(covered)} | {gaps} of {len(uncovered)} | {shown[0]} "
+        f"| {admitted} of {len(nones)} | {shown[1]} |"
     )
 
 
@@ -164,9 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     names = [spec.name for spec in having([CORPORA[n] for n in chosen_names(args.corpus)], sets)]
     os.environ["DEEPR_RESEARCH_RETRIEVAL"] = "hybrid"
     heads = ["judgements", "covered parts called answered", "uncovered halves called gaps", "AUC"]
-    heads.append("none parts called gaps")
+    heads += ["none parts called gaps", "AUC, one-part questions: covered / none"]
     print(f"| corpus | {' | '.join(heads)} |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     every: list[Judgement] = []
     dumped: list[dict[str, Any]] = []
     for name in names:

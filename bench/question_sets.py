@@ -130,7 +130,7 @@ SETS = (
                 "four helpers from WRITING.md, modelled on trotter, asked at the session's start (within 40 minutes)"),
     QuestionSet("sailor", "sa", 26, "2026-11-29", Role.RAN_ONCE, 27,
                 "four helpers from WRITING.md, modelled on climber, asked at the session's start (within 35 minutes)"),
-    QuestionSet("rider", "rd", 27, "2026-11-29", Role.UNTOUCHED, 28,
+    QuestionSet("rider", "rd", 27, "2026-11-29", Role.RAN_ONCE, 28,
                 "four helpers from WRITING.md, modelled on paddler, asked at the session's start (within 30 minutes)"),
     QuestionSet("cyclist", "cy", 28, "2026-11-29", Role.UNTOUCHED, 29,
                 "four helpers from WRITING.md, modelled on sailor, asked at the session's start (within 35 minutes)"),

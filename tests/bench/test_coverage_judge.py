@@ -42,8 +42,11 @@ def test_a_row_counts_right_verdicts_per_label_and_ignores_unlabelled_judgements
         Judgement("q4", "part e", False, -1.0, "none"),
         Judgement("q5", "part f", True, 0.5, "none"),
     ]
-    # the parts of none questions are counted apart: gaps called of them, and out of the AUC
-    assert row("kilns", made) == "| kilns | 6 | 1 of 2 | 1 of 1 | 1.00 | 1 of 2 |"
+    # the parts of none questions are counted apart: gaps called of them, and out of the first AUC; the second
+    # weighs one-part questions' covered parts (4.0, 2.5) against their none parts (-1.0, 0.5)
+    assert row("kilns", made) == "| kilns | 6 | 1 of 2 | 1 of 1 | 1.00 | 1 of 2 | 1.00 |"
+    several = [Judgement("q1", "part a", True, 4.0, "covered", several=True), made[4]]
+    assert row("kilns", several).endswith("| 1 of 1 | n/a |")  # no covered part of a one-part question
 
 
 @pytest.mark.parametrize("refused", NEVER_TRACED)
