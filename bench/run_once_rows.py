@@ -68,11 +68,14 @@ def pooled(paths: list[Path]) -> dict[str, tuple[float, float, int]]:
     return out
 
 
+def answered_n(summary: dict[str, Any]) -> int:
+    """How many answerable questions' Answer holds gold: the summary keeps the share."""
+    return round(summary["answer_gold"] * summary["answerable_n"])
+
+
 def answered(summary: dict[str, Any]) -> str:
-    """How many answerable questions' Answer holds gold (the summary keeps the share); n/a for search."""
-    share = summary["answer_gold"]
-    n = summary["answerable_n"]
-    return "n/a" if math.isnan(share) else f"{round(share * n)} of {n}"
+    """``answered_n`` of the answerable questions, as shown; n/a for search, which writes no Answer."""
+    return "n/a" if math.isnan(summary["answer_gold"]) else f"{answered_n(summary)} of {summary['answerable_n']}"
 
 
 RULE_FIGURES = (
@@ -104,10 +107,7 @@ def rule(before: dict[str, Any], after: dict[str, Any]) -> str:
         name
         for name, held in (
             ("recall fell", new["recall"] >= old["recall"] - 1e-9),
-            (
-                "the Answer holds gold less often",
-                round(new["answer_gold"] * new["answerable_n"]) >= round(old["answer_gold"] * old["answerable_n"]),
-            ),
+            ("the Answer holds gold less often", answered_n(new) >= answered_n(old)),
             ("more than one more unsafe report", new["unsafe_n"] <= old["unsafe_n"] + 1),
             ("more than one fewer none question admitted", new["none_admitted"] >= old["none_admitted"] - 1),
         )
