@@ -9,7 +9,7 @@ import pytest
 
 from bench import run_once_rows
 from bench.question_sets import RAN_ONCE
-from bench.run_once_rows import compact, compare, keep, pooled
+from bench.run_once_rows import compact, compare, interval, keep, paired_recalls, pooled
 
 
 def row(recall: float, **extra: object) -> dict[str, object]:
@@ -70,7 +70,19 @@ def test_pooled_prints_a_ratio_per_corpus(tmp_path: Path, capsys: pytest.Capture
     path = tmp_path / "a.json"
     path.write_text(json.dumps(compact(run("a", [0.6], [0.4]))))
     assert run_once_rows.main(["pooled", str(path)]) == 0
-    assert "| kilns | 1 | 0.600 | 0.400 | 1.50x |" in capsys.readouterr().out
+    assert "| kilns | 1 | 0.600 | 0.400 | 1.50x | 1.50x-1.50x | 100% |" in capsys.readouterr().out
+
+
+def test_the_pooled_ratio_has_an_interval_from_resampling_its_questions(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(compact(run("a", [1.0, 0.0, 0.5, 0.5], [0.5, 0.5, 0.0, 0.5]))))
+    pairs = paired_recalls([path])["kilns"]
+    assert pairs == [(1.0, 0.5), (0.0, 0.5), (0.5, 0.0), (0.5, 0.5)]  # each question's two recalls together
+    low, high, share = interval(pairs)
+    assert low < 2.0 / 1.5 < high  # the pooled ratio lies inside; four questions leave it wide
+    assert 0.0 < share < 1.0
+    assert interval(pairs) == (low, high, share)  # seeded: the same rows print the same interval
+    assert interval([(0.5, 0.25)] * 5) == (2.0, 2.0, 1.0)
 
 
 def test_every_kept_file_is_a_set_run_once() -> None:
