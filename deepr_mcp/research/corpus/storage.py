@@ -42,7 +42,6 @@ from deepr_mcp.research.corpus.ingest import (
 )
 from deepr_mcp.research.corpus.ingest.pdf.apart import MEMORY_BYTES as PDF_MEMORY_BYTES
 from deepr_mcp.research.corpus.ingest.regular import DEFAULT_MAX_BYTES, read_regular_file
-from deepr_mcp.research.corpus.lookup import PassageLookup
 from deepr_mcp.research.corpus.rows import detach, replace_chunks, upsert_document
 from deepr_mcp.research.corpus.schema import open_schema
 from deepr_mcp.research.corpus.vector_access import PASSAGE_COLUMNS, CorpusVectors, passage_row
@@ -68,7 +67,7 @@ class Document:
     """The path relative to the folder it was added from (what sources are shown as)."""
 
 
-class Corpus(outbox.LockedOutbox, CorpusVectors, PassageLookup):
+class Corpus(outbox.LockedOutbox, CorpusVectors):
     """Thread-safe (one connection, one lock); async callers use ``anyio.to_thread``."""
 
     def __init__(
@@ -348,6 +347,16 @@ class Corpus(outbox.LockedOutbox, CorpusVectors, PassageLookup):
 
     def passage_count(self) -> int:
         return self.stats()["passages"]
+
+    def passage(self, passage_id: str) -> Passage:
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {PASSAGE_COLUMNS} FROM passages p LEFT JOIN documents d ON d.path = p.path WHERE p.id = ?",
+                (passage_id,),
+            ).fetchone()
+        if row is None:
+            raise NotFound(f"no passage {passage_id!r} in the corpus")
+        return passage_row(row)
 
     def documents(self) -> list[Document]:
         with self._lock:

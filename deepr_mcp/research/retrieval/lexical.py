@@ -44,10 +44,6 @@ from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
 POOL_PER_QUERY = 60
 SEMANTIC_PER_QUERY = 30
 """Nearest passages by meaning added to the pool per phrasing (the sub-question and the agent's queries)."""
-BESIDE_OF = 2
-"""The best candidates whose neighbours in the same section rank just behind them (``Retriever._continued``)."""
-BESIDE_SHARE = 0.8
-"""A neighbour's score as a share of the candidate it continues (the first candidate scores 1)."""
 MEANT_SPREAD = 3.0
 """How far above a query's mean cosine to the corpus (in standard deviations) a passage must be to count
 as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's sit high on any text)."""
@@ -171,33 +167,10 @@ class Retriever:
             meant = self._fuse(vectors, pool)
         if also:
             meant |= self._phrased(also, pool)
-        meant |= self._continued(pool, meant)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
         ranked = ranked[: max(3 * k, 12)]
         chosen = [c.passage for c in mmr(ranked, k)]
         return Evidence(chosen, feedback, meant & {p.id for p in chosen})
-
-    def _continued(self, pool: dict[str, Candidate], meant: frozenset[str]) -> frozenset[str]:
-        """The passages just before and after the best candidates, in the same section, rank just behind them.
-
-        An answer often runs on past a passage's end (the caveat after the rule, the columns after the command), in
-        words neither the question nor its meaning would find on their own. Returns the continuations of passages
-        found by meaning: on the topic too.
-        """
-        beside = getattr(self.corpus, "neighbours", None)
-        if beside is None:
-            return frozenset()
-        on_topic: set[str] = set()
-        for anchor in sorted(pool.values(), key=lambda c: -c.score)[:BESIDE_OF]:
-            for passage in beside([anchor.passage.id]):
-                if passage.location != anchor.passage.location:
-                    continue
-                candidate = pool.get(passage.id) or self._candidate(passage)
-                candidate.score = max(candidate.score, BESIDE_SHARE * anchor.score)
-                pool[passage.id] = candidate
-                if anchor.passage.id in meant:
-                    on_topic.add(passage.id)
-        return frozenset(on_topic)
 
     def _compounds(self, text: str) -> list[str]:
         """Two adjacent words written as one where the corpus has that word ("context manager" ->
