@@ -132,7 +132,7 @@ SETS = (
                 "four helpers from WRITING.md, modelled on climber, asked at the session's start (within 35 minutes)"),
     QuestionSet("rider", "rd", 27, "2026-11-29", Role.RAN_ONCE, 28,
                 "four helpers from WRITING.md, modelled on paddler, asked at the session's start (within 30 minutes)"),
-    QuestionSet("cyclist", "cy", 28, "2026-11-29", Role.UNTOUCHED, 29,
+    QuestionSet("cyclist", "cy", 28, "2026-11-29", Role.RAN_ONCE, 29,
                 "four helpers from WRITING.md, modelled on sailor, asked at the session's start (within 35 minutes)"),
     QuestionSet("runner", "ru", 29, "2026-11-29", Role.UNTOUCHED, 30,
                 "four helpers from WRITING.md, modelled on rider, asked at the session's start (within 10 minutes)"),
