@@ -136,6 +136,8 @@ SETS = (
                 "four helpers from WRITING.md, modelled on sailor, asked at the session's start (within 35 minutes)"),
     QuestionSet("runner", "ru", 29, "2026-11-29", Role.UNTOUCHED, 30,
                 "four helpers from WRITING.md, modelled on rider, asked at the session's start (within 10 minutes)"),
+    QuestionSet("skater", "sk", 30, "2026-11-30", Role.UNTOUCHED, 31,
+                "four helpers from WRITING.md, modelled on cyclist, asked at the session's start (within 35 minutes)"),
 )
 # fmt: on
 """Every question set, in the order they were written."""
