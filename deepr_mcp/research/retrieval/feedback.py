@@ -1,11 +1,10 @@
-"""Pseudo-relevance feedback: the corpus's own words for a topic, and its own meaning, taken from the best passages.
+"""Pseudo-relevance feedback: the corpus's own words for a topic, taken from the best passages.
 
 A question worded unlike the documentation ("path traversal") still retrieves a few right
 passages; the words those passages share and the rest of the pool rarely has ("tarfile",
 "outside") are how the documentation says it, and widen the pool (Rocchio-style feedback).
 Words are taken from the passages' prose, not their code blocks: the made-up data of an example
-("jane", "dave" in a sorting example) is no vocabulary of the topic. By meaning, the question's vector moves
-toward the best passages' vectors (``shifted_query``): they say the topic in the documentation's words.
+("jane", "dave" in a sorting example) is no vocabulary of the topic.
 """
 
 from __future__ import annotations
@@ -14,9 +13,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, Protocol
-
-import numpy as np
+from typing import Protocol
 
 from deepr_mcp.research.passage import Passage
 from deepr_mcp.research.reading.terms import GENERIC
@@ -24,10 +21,6 @@ from deepr_mcp.text.tokenizer import tokenize
 
 FEEDBACK_DOCS = 5
 FEEDBACK_TERMS = 6
-FEEDBACK_VECTORS = 3
-"""The best candidates whose vectors the question's moves toward (``shifted_query``)."""
-FEEDBACK_SHIFT = 1.0
-"""How far it moves: their mean vector counts as much as the question's own (Rocchio's beta over alpha)."""
 _FENCE = re.compile(r"^```[^\n]*\n.*?^```[ \t]*$", re.S | re.M)
 """A fenced code block, left out where feedback words are taken."""
 
@@ -61,15 +54,3 @@ def feedback_terms(pool: Iterable[Ranked], weights: dict[str, float]) -> list[st
         scored.append((share_top * math.log(1 + share_top / share_rest), term))
     scored.sort(reverse=True)
     return [words.get(t, t) for _, t in scored[:FEEDBACK_TERMS] if t in words]
-
-
-def shifted_query(query: Any, best: list[Any], shift: float = FEEDBACK_SHIFT) -> Any | None:
-    """``query`` (a unit vector) moved toward the mean of ``best`` (the vectors of the passages retrieval ranks
-    first), renormalised: Rocchio feedback by meaning. The question is in the user's words and its vector sits
-    where such words do; the passages that answer sit nearer the ones already found, which speak of the topic in
-    the documentation's words. None with fewer than two vectors: one passage is no consensus to move toward."""
-    if len(best) < 2:
-        return None
-    moved = np.asarray(query, dtype=np.float32) + shift * np.mean(np.stack(best), axis=0)
-    norm = float(np.linalg.norm(moved))
-    return moved / norm if norm > 0 else None

@@ -36,7 +36,7 @@ from deepr_mcp.research.passage import Passage, PassageSearch
 from deepr_mcp.research.reading.analysis import QuestionAnalysis, context_of
 from deepr_mcp.research.reading.terms import GENERIC
 from deepr_mcp.research.retrieval.diversity import mmr
-from deepr_mcp.research.retrieval.feedback import FEEDBACK_VECTORS, feedback_terms, shifted_query
+from deepr_mcp.research.retrieval.feedback import feedback_terms
 from deepr_mcp.research.retrieval.hybrid import RRF_K, HybridSearch, Mode, rank_fusion
 from deepr_mcp.research.retrieval.signals import COORD_POWER, COVER_BOOST, coordination, covered, names_all, sides
 from deepr_mcp.text.tokenizer import STOP_WORDS, tokenize
@@ -47,9 +47,6 @@ SEMANTIC_PER_QUERY = 30
 MEANT_SPREAD = 3.0
 """How far above a query's mean cosine to the corpus (in standard deviations) a passage must be to count
 as found by meaning: a scale of the corpus's own cosines, not a cosine (MiniLM's sit high on any text)."""
-FEEDBACK_MEANING_WEIGHT = 1.5
-"""What a candidate's rank by closeness to the question moved toward the best candidates (``_shifted``) counts
-for, beside its rank by words (1) and by meaning (``RESEARCH_MEANING_WEIGHT``)."""
 WEIGHT_ASKED = 1.0
 """A term of the sub-question or of the whole question (a compound question's other clauses weigh
 ``WEIGHT_OPTIONAL``): measured equal to weighing the question's terms 0.8 on every corpus of the bench."""
@@ -168,13 +165,6 @@ class Retriever:
         meant: frozenset[str] = frozenset()
         if self.search is not None:
             meant = self._fuse(vectors, pool)
-            shifted = self._shifted(vectors[0], pool)
-            if shifted is not None:  # the nearest passages to the moved question join, and its ranking is fused
-                for hit in self.search.nearest(shifted[None, :], SEMANTIC_PER_QUERY)[0]:
-                    if hit.id not in pool:
-                        pool[hit.id] = self._candidate(hit)
-                self._score(pool, weights)
-                meant = self._fuse(vectors, pool, shifted)
         if also:
             meant |= self._phrased(also, pool)
         ranked = sorted(pool.values(), key=lambda c: -c.score)
@@ -304,14 +294,7 @@ class Retriever:
         local = Counter(t for c in pool.values() for t in (c.terms.keys() | c.heading) & weights.keys())
         return len(pool), dict(local)
 
-    def _shifted(self, query: Any, pool: dict[str, Candidate]) -> Any | None:
-        """The sub-question's vector moved toward the ``FEEDBACK_VECTORS`` best candidates' (``shifted_query``)."""
-        assert self.search is not None
-        best = [c.passage.id for c in sorted(pool.values(), key=lambda c: -c.score)[:FEEDBACK_VECTORS]]
-        stored = self.search.corpus.vectors_of(self.search.embedder.name, best)
-        return shifted_query(query, [stored[pid] for pid in best if pid in stored])
-
-    def _fuse(self, queries: Any, pool: dict[str, Candidate], shifted: Any = None) -> frozenset[str]:
+    def _fuse(self, queries: Any, pool: dict[str, Candidate]) -> frozenset[str]:
         """Each candidate's score becomes the reciprocal-rank fusion of its word rank and its meaning rank, meaning
         weighing ``RESEARCH_MEANING_WEIGHT``; returns the candidates found by meaning (``Evidence.meant``).
 
@@ -328,10 +311,6 @@ class Retriever:
         rankings, weights = [by_meaning], [RESEARCH_MEANING_WEIGHT]
         if self.mode != "semantic":
             rankings, weights = [by_words, by_meaning], [1.0, RESEARCH_MEANING_WEIGHT]
-        if shifted is not None:  # closeness to the question moved toward the best candidates (``_shifted``)
-            moved = {pid: float(shifted @ vector) for pid, vector in stored.items()}
-            rankings.append(sorted(moved, key=lambda pid: -moved[pid]))
-            weights.append(FEEDBACK_MEANING_WEIGHT)
         fused = rank_fusion(rankings, RRF_K, weights)
         top = max(fused.values(), default=0.0) or 1.0
         for candidate in candidates:
