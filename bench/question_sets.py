@@ -134,7 +134,7 @@ SETS = (
                 "four helpers from WRITING.md, modelled on paddler, asked at the session's start (within 30 minutes)"),
     QuestionSet("cyclist", "cy", 28, "2026-11-29", Role.RAN_ONCE, 29,
                 "four helpers from WRITING.md, modelled on sailor, asked at the session's start (within 35 minutes)"),
-    QuestionSet("runner", "ru", 29, "2026-11-29", Role.UNTOUCHED, 30,
+    QuestionSet("runner", "ru", 29, "2026-11-29", Role.RAN_ONCE, 30,
                 "four helpers from WRITING.md, modelled on rider, asked at the session's start (within 10 minutes)"),
     QuestionSet("skater", "sk", 30, "2026-11-30", Role.UNTOUCHED, 31,
                 "four helpers from WRITING.md, modelled on cyclist, asked at the session's start (within 35 minutes)"),
